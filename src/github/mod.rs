@@ -1,0 +1,1 @@
+//! The GitHub REST client used by `loopguard ci`.
