@@ -6,8 +6,13 @@
 // The core never prints: output goes through values the shell renders.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agents;
+pub mod breaker;
+pub mod config;
 pub mod error;
 pub mod fingerprint;
 pub mod git;
 pub mod github;
 pub mod iteration;
+pub mod rules;
+pub mod run;
