@@ -7,12 +7,17 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agents;
+pub mod cli;
+pub mod commands;
 pub mod breaker;
 pub mod config;
 pub mod error;
 pub mod fingerprint;
 pub mod git;
 pub mod github;
+pub mod hooks;
 pub mod iteration;
+pub mod report;
 pub mod rules;
 pub mod run;
+pub mod store;

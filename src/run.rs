@@ -234,6 +234,58 @@ impl Run {
     }
 }
 
+/// A recorded history judged as the hooks would have judged it, one iteration at a time,
+/// with nobody resuming the breaker (`check`, `replay`).
+pub struct Simulation {
+    pub run: Run,
+    pub events: Vec<Event>,
+    pub evaluation: Evaluation,
+}
+
+/// Steps a fresh breaker through `history`; `fallback` is the time for iterations that
+/// carry none.
+pub fn simulate(config: &Config, history: Vec<Iteration>, fallback: Timestamp) -> Simulation {
+    let facts = rules::attempts(config, &history);
+    let mut run = Run::new(
+        "replay",
+        None,
+        history.first().and_then(|it| it.at).unwrap_or(fallback),
+        None,
+    );
+    let mut events = Vec::new();
+    let mut seen = 0;
+    let mut evaluation = Evaluation::default();
+    for k in 1..=history.len() {
+        let before = seen;
+        while seen < facts.len() && facts[seen].index < k {
+            seen += 1;
+        }
+        let it = &history[k - 1];
+        evaluation = rules::evaluate_facts(
+            config,
+            &history[..k],
+            &facts[..seen],
+            run.breaker.baseline,
+            Usage::default(),
+        );
+        events.extend(run.breaker.step(&Step {
+            config,
+            eval: &evaluation,
+            len: k,
+            iteration: Some(&it.id),
+            new_attempt: seen > before,
+            now: it.at.unwrap_or(fallback),
+            run: &run.id,
+        }));
+    }
+    run.iterations = history;
+    Simulation {
+        run,
+        events,
+        evaluation,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +344,21 @@ mod tests {
             run.iterations[0].test.as_ref().unwrap().outcome,
             TestOutcome::Pass
         );
+    }
+
+    #[test]
+    fn simulation_matches_recording_one_by_one() {
+        let c = Config::default();
+        let history: Vec<Iteration> = ["a", "b", "c", "d"].iter().map(|id| empty(id)).collect();
+        let sim = simulate(&c, history.clone(), ts(0));
+        let mut run = Run::new("r", None, ts(0), None);
+        for it in history {
+            run.record(&c, it, ts(1));
+        }
+        assert_eq!(sim.run.breaker.state, run.breaker.state);
+        assert_eq!(sim.run.breaker.reason, run.breaker.reason);
+        assert_eq!(sim.evaluation.counters, run.evaluate(&c).counters);
+        assert_eq!(sim.events.len(), 1);
     }
 
     #[test]

@@ -177,7 +177,21 @@ pub fn evaluate_with(
     usage: Usage,
 ) -> Evaluation {
     let all = attempts(config, history);
-    let since: Vec<&Facts> = all.iter().filter(|f| f.index >= baseline).collect();
+    evaluate_facts(config, history, &all, baseline, usage)
+}
+
+/// [`evaluate_with`] over facts computed beforehand: `all` must be `attempts(config, h)`
+/// for a history `h` of which `history` is a prefix holding every attempt in `all`
+/// (facts only depend on what came before them, so a replay computes them once).
+pub fn evaluate_facts(
+    config: &Config,
+    history: &[Iteration],
+    all: &[Facts],
+    baseline: usize,
+    usage: Usage,
+) -> Evaluation {
+    let first = all.partition_point(|f| f.index < baseline);
+    let since: Vec<&Facts> = all[first..].iter().collect();
     let window: Vec<&Facts> = {
         let w = config.window as usize;
         since[since.len().saturating_sub(w)..].to_vec()
