@@ -144,6 +144,10 @@ pub struct Breaker {
     /// Whether the run was aborted for good (`on_trip.action: abort`).
     #[serde(default)]
     pub aborted: bool,
+    /// The reason of the trip that started this open/half-open episode (a reopen says it
+    /// again instead of nesting reasons).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_reason: Option<String>,
 }
 
 /// Why `resume` refused.
@@ -227,6 +231,7 @@ impl Breaker {
         match (self.state, trip) {
             (State::Closed, Some(f)) => {
                 self.open(s, f.rule, f.reason.clone());
+                self.first_reason = Some(f.reason.clone());
                 events.push(self.event(s, EventKind::Trip, from));
             }
             (State::HalfOpen | State::Open, Some(f)) if judge_next => {
@@ -241,13 +246,18 @@ impl Breaker {
                     let rule = self.rule.take();
                     self.reason = None;
                     self.opened_at = None;
+                    self.first_reason = None;
                     let mut e = self.event(s, EventKind::Close, from);
                     e.rule = rule;
                     e.reason = Some("progress after the breaker opened".to_owned());
                     events.push(e);
                 } else {
                     let rule = self.rule.unwrap_or(RuleName::Stagnation);
-                    let before = self.reason.clone().unwrap_or_default();
+                    let before = self
+                        .first_reason
+                        .clone()
+                        .or_else(|| self.reason.clone())
+                        .unwrap_or_default();
                     let reason = if before.is_empty() {
                         "no progress after resume".to_owned()
                     } else {

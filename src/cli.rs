@@ -145,7 +145,12 @@ pub struct FingerprintArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The test command and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
     pub command: Vec<OsString>,
 }
 
@@ -223,7 +228,16 @@ mod tests {
 
     #[test]
     fn run_takes_everything_after_the_double_dash() {
-        let cli = Cli::try_parse_from(["loopguard", "run", "--", "cargo", "test", "--", "--nocapture"]).unwrap();
+        let cli = Cli::try_parse_from([
+            "loopguard",
+            "run",
+            "--",
+            "cargo",
+            "test",
+            "--",
+            "--nocapture",
+        ])
+        .unwrap();
         match cli.command {
             Command::Run(r) => assert_eq!(r.command, ["cargo", "test", "--", "--nocapture"]),
             other => panic!("{other:?}"),
@@ -234,7 +248,10 @@ mod tests {
 
     #[test]
     fn hook_args_pass_through() {
-        let cli = Cli::try_parse_from(["loopguard", "hook", "pre-push", "origin", "git@x:y.git"]).unwrap();
-        assert!(matches!(cli.command, Command::Hook(h) if h.name == HookName::PrePush && h.args.len() == 2));
+        let cli = Cli::try_parse_from(["loopguard", "hook", "pre-push", "origin", "git@x:y.git"])
+            .unwrap();
+        assert!(
+            matches!(cli.command, Command::Hook(h) if h.name == HookName::PrePush && h.args.len() == 2)
+        );
     }
 }

@@ -244,7 +244,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(hooks.join("pre-commit")).unwrap().permissions().mode();
+            let mode = fs::metadata(hooks.join("pre-commit"))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o700);
             assert_eq!(
                 fs::read_link(hooks.join("pre-push")).unwrap(),
@@ -253,11 +256,8 @@ mod tests {
         }
         assert!(!hooks.join("post-commit").exists());
         let again = uninstall(&hooks, &chained).unwrap();
-        assert!(
-            again
-                .iter()
-                .all(|(h, c)| *c == HookChange::Absent || (*h == "pre-commit" || *h == "pre-push") && *c == HookChange::NotOurs)
-        );
+        assert!(again.iter().all(|(h, c)| *c == HookChange::Absent
+            || (*h == "pre-commit" || *h == "pre-push") && *c == HookChange::NotOurs));
     }
 
     #[test]

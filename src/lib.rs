@@ -7,9 +7,9 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agents;
+pub mod breaker;
 pub mod cli;
 pub mod commands;
-pub mod breaker;
 pub mod config;
 pub mod error;
 pub mod fingerprint;

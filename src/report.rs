@@ -96,7 +96,11 @@ impl View<'_> {
         }
         out.push_str("counters:\n");
         for (rule, c) in &self.eval.counters {
-            let mark = if c.reached() && c.count > 0 { "  <-" } else { "" };
+            let mark = if c.reached() && c.count > 0 {
+                "  <-"
+            } else {
+                ""
+            };
             out.push_str(&format!(
                 "  {:<17} {:>3} / {}{mark}\n",
                 rule.as_str(),
@@ -132,12 +136,17 @@ impl View<'_> {
             md.push_str(&format!("- **Next model:** {}\n", cell(m)));
         }
         if let (Some(rule), Some(reason)) = (b.rule, &b.reason) {
-            md.push_str(&format!("\n## Stop reason\n\n**{rule}**: {}\n", cell(reason)));
+            md.push_str(&format!(
+                "\n## Stop reason\n\n**{rule}**: {}\n",
+                cell(reason)
+            ));
             if let Some(t) = self.looping_failure(rule) {
                 md.push_str(&t);
             }
         }
-        md.push_str("\n## Counters\n\n| rule | count | threshold | action |\n|---|---:|---:|---|\n");
+        md.push_str(
+            "\n## Counters\n\n| rule | count | threshold | action |\n|---|---:|---:|---|\n",
+        );
         for (rule, c) in &self.eval.counters {
             md.push_str(&format!(
                 "| {rule} | {} | {} | {} |\n",
@@ -197,7 +206,10 @@ impl View<'_> {
             md.push_str(&format!("- **Command:** `{}`\n", code(cmd)));
         }
         if let Some(sig) = &t.signature {
-            md.push_str(&format!("- **Signature:** `{}`\n", &sig[..sig.len().min(16)]));
+            md.push_str(&format!(
+                "- **Signature:** `{}`\n",
+                &sig[..sig.len().min(16)]
+            ));
         }
         if let Some(e) = &t.first_error {
             md.push_str(&format!("- **First error:** `{}`\n", code(e)));
@@ -263,7 +275,14 @@ fn notes(f: &Facts) -> String {
         n.push(format!("repeats `{}`", &id[..id.len().min(7)]));
     }
     if f.claims_done {
-        n.push(if f.backed_by_pass { "claims done (tests pass)" } else { "claims done" }.to_owned());
+        n.push(
+            if f.backed_by_pass {
+                "claims done (tests pass)"
+            } else {
+                "claims done"
+            }
+            .to_owned(),
+        );
     }
     if f.test_only {
         n.push("tests only".to_owned());
@@ -323,9 +342,21 @@ mod tests {
         assert_eq!(doc["rule"], Value::Null);
         assert_eq!(doc["reason"], Value::Null);
         assert_eq!(doc["iterations"], 1);
-        assert_eq!(doc["counters"]["stagnation"], json!({"count": 0, "threshold": 3}));
+        assert_eq!(
+            doc["counters"]["stagnation"],
+            json!({"count": 0, "threshold": 3})
+        );
         assert_eq!(doc["history"][0]["id"], "abc");
-        for rule in ["stagnation", "same_error", "oscillation", "repeated_patch", "false_completion", "test_only", "budget", "constraint"] {
+        for rule in [
+            "stagnation",
+            "same_error",
+            "oscillation",
+            "repeated_patch",
+            "false_completion",
+            "test_only",
+            "budget",
+            "constraint",
+        ] {
             assert!(doc["counters"].get(rule).is_some(), "{rule}");
         }
     }

@@ -37,7 +37,10 @@ pub enum Loaded {
     Missing,
     Found(Box<Run>),
     /// The file could not be used; it was moved to `kept` and the run must be rebuilt.
-    SetAside { kept: PathBuf, why: String },
+    SetAside {
+        kept: PathBuf,
+        why: String,
+    },
 }
 
 impl Store {
@@ -133,7 +136,11 @@ impl Store {
         if !path.exists() {
             return Ok(None);
         }
-        let dest = self.dir.join("runs").join("ended").join(format!("{run_id}.json"));
+        let dest = self
+            .dir
+            .join("runs")
+            .join("ended")
+            .join(format!("{run_id}.json"));
         fs::create_dir_all(dest.parent().expect("has a parent"))?;
         fs::rename(&path, &dest)?;
         Ok(Some(dest))
@@ -247,7 +254,10 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(store.load_run("main", "t2").unwrap(), Loaded::Missing));
+        assert!(matches!(
+            store.load_run("main", "t2").unwrap(),
+            Loaded::Missing
+        ));
 
         let mut future = serde_json::to_value(&run).unwrap();
         future["format"] = 99.into();

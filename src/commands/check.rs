@@ -31,13 +31,11 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<u8> {
 /// when there is no run.
 fn default_range(ws: &Workspace) -> Result<Vec<String>> {
     let Some(head) = &ws.head.id else {
-        return Err(Error::input("the current branch has no commits yet; hint: pass --range").into());
+        return Err(
+            Error::input("the current branch has no commits yet; hint: pass --range").into(),
+        );
     };
-    if let Some(start) = ws
-        .read_run()
-        .ok()
-        .flatten()
-        .and_then(|r| r.start_commit)
+    if let Some(start) = ws.read_run().ok().flatten().and_then(|r| r.start_commit)
         && ws.repo.resolve(&start).is_ok()
     {
         return ws
@@ -68,9 +66,8 @@ pub fn replay(dir: &Path, args: ReplayArgs) -> Result<u8> {
     if name == "-" {
         std::io::stdin().read_to_string(&mut text)?;
     } else {
-        text = std::fs::read_to_string(&args.file).map_err(|e| {
-            Error::input(format!("{name}: cannot read the iteration records: {e}"))
-        })?;
+        text = std::fs::read_to_string(&args.file)
+            .map_err(|e| Error::input(format!("{name}: cannot read the iteration records: {e}")))?;
     }
     let history = parse_records(&text, &name)?;
     let sim = simulate(&config, history, now());

@@ -279,7 +279,9 @@ fn gate(ws: &Workspace, key: &str, branch: Option<&str>) -> Result<u8> {
         breaker.reason.as_deref().unwrap_or("")
     );
     if breaker.aborted {
-        msg.push_str("  the run was aborted (on_trip.action: abort); to start a new run: loopguard reset\n");
+        msg.push_str(
+            "  the run was aborted (on_trip.action: abort); to start a new run: loopguard reset\n",
+        );
     } else {
         msg.push_str("  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n");
     }

@@ -59,7 +59,12 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
         let hooks_dir = ws.repo.hooks_dir();
         let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
         let changes = hooks::install(&hooks_dir, &hooks::chained_dir(ws.store.dir()), &exe)
-            .map_err(|e| Error::env(format!("cannot install the hooks in {}: {e}", hooks_dir.display())))?;
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot install the hooks in {}: {e}",
+                    hooks_dir.display()
+                ))
+            })?;
         for (hook, change) in &changes {
             note(&format!("hook {hook}: {}", change.describe()));
         }
@@ -71,6 +76,7 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
         }
         if let Some(root) = ws.repo.workdir()
             && hooks_dir.starts_with(root)
+            && !hooks_dir.starts_with(ws.repo.common_dir())
         {
             note(&format!(
                 "note: core.hooksPath is {} inside the working tree; if those hooks are tracked, git status shows loopguard's shims",
@@ -85,16 +91,22 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
     })?;
     let branch = ws.head.branch.as_deref().unwrap_or("(detached HEAD)");
     if ws.head.detached {
-        super::warn("HEAD is detached: this run is keyed `(detached)`; check out a branch to give the agent its own run");
+        super::warn(
+            "HEAD is detached: this run is keyed `(detached)`; check out a branch to give the agent its own run",
+        );
     }
     print(&format!(
         "loopguard is guarding {branch} (run {}, profile {})",
         started.1, ws.config.profile
     ))?;
     if !config_path.exists() {
-        note("no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict|balanced|yolo` writes one");
+        note(
+            "no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict|balanced|yolo` writes one",
+        );
     } else {
-        note("hint: commit .loopguard.yml now, before the agent starts: committing exactly this file is setup, an agent changing it trips `constraint`");
+        note(
+            "hint: commit .loopguard.yml now, before the agent starts: committing exactly this file is setup, an agent changing it trips `constraint`",
+        );
     }
     Ok(exit::OK)
 }
@@ -102,8 +114,13 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
 pub fn uninstall(dir: &Path) -> Result<u8> {
     let ws = Workspace::open(dir, None)?;
     let hooks_dir = ws.repo.hooks_dir();
-    let changes = hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir()))
-        .map_err(|e| Error::env(format!("cannot remove the hooks from {}: {e}", hooks_dir.display())))?;
+    let changes =
+        hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|e| {
+            Error::env(format!(
+                "cannot remove the hooks from {}: {e}",
+                hooks_dir.display()
+            ))
+        })?;
     for (hook, change) in &changes {
         note(&format!("hook {hook}: {}", change.describe()));
     }

@@ -46,7 +46,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         | Command::Ingest(_)
         | Command::Event(_)
         | Command::Finish(_)
-        | Command::Ci(_) => Err(crate::error::Error::input("this command is not available yet").into()),
+        | Command::Ci(_) => {
+            Err(crate::error::Error::input("this command is not available yet").into())
+        }
     }
 }
 
@@ -97,7 +99,9 @@ pub fn bold_red(text: &str) -> String {
 /// everything else is the environment (3).
 pub fn git_err(e: crate::git::GitError) -> anyhow::Error {
     match e {
-        crate::git::GitError::BadRevision { .. } => crate::error::Error::input(e.to_string()).into(),
+        crate::git::GitError::BadRevision { .. } => {
+            crate::error::Error::input(e.to_string()).into()
+        }
         _ => crate::error::Error::env(e.to_string()).into(),
     }
 }
@@ -110,5 +114,6 @@ pub fn content_hash(bytes: &[u8]) -> String {
 
 /// A path shown relative to `base` when inside it.
 pub fn shown(path: &Path, base: &Path) -> PathBuf {
-    path.strip_prefix(base).map_or_else(|_| path.to_owned(), Path::to_owned)
+    path.strip_prefix(base)
+        .map_or_else(|_| path.to_owned(), Path::to_owned)
 }

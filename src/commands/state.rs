@@ -90,7 +90,9 @@ pub fn resume(dir: &Path) -> Result<u8> {
     })?;
     match result {
         Ok(()) => {
-            print("breaker half-open: the agent may commit again; the next iteration decides (progress closes the breaker, none opens it again)")?;
+            print(
+                "breaker half-open: the agent may commit again; the next iteration decides (progress closes the breaker, none opens it again)",
+            )?;
             Ok(exit::OK)
         }
         Err(ResumeError::NotOpen(State::HalfOpen)) => {
@@ -137,7 +139,10 @@ pub fn reset(dir: &Path) -> Result<u8> {
         }
         Ok(((old.id, run.id.clone()), vec![event]))
     })?;
-    note(&format!("the run {old_id} ended; its report is in {}", ws.store.dir().join("reports").display()));
+    note(&format!(
+        "the run {old_id} ended; its report is in {}",
+        ws.store.dir().join("reports").display()
+    ));
     print(&format!("breaker closed: new run {new_id}"))?;
     Ok(exit::OK)
 }

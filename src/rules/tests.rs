@@ -42,7 +42,7 @@ impl H {
     }
 
     /// A new tree with a fresh patch.
-    fn new(self) -> H {
+    fn fresh(self) -> H {
         let n = self.its.len();
         self.to(&format!("t{n}"), &format!("p{n}"))
     }
@@ -134,7 +134,7 @@ fn first_trip(its: &[Iteration], config: &Config) -> Option<(usize, RuleName)> {
 #[test]
 fn stagnation_trips_at_three_empty_commits() {
     let c = Config::default();
-    let hist = h().new().empty().empty().empty();
+    let hist = h().fresh().empty().empty().empty();
     assert_eq!(first_trip(&hist.its, &c), Some((4, RuleName::Stagnation)));
     let e = hist.eval();
     assert_eq!(count(&e, RuleName::Stagnation), 3);
@@ -147,11 +147,11 @@ fn stagnation_trips_at_three_empty_commits() {
 
 #[test]
 fn one_initial_plan_and_one_retrigger_commit_pass() {
-    let hist = h().empty().new().new().empty().new().new();
+    let hist = h().empty().fresh().fresh().empty().fresh().fresh();
     let c = Config::default();
     assert_eq!(first_trip(&hist.its, &c), None);
     // Two empty re-triggers in a row are still fine at threshold 3.
-    let hist = h().empty().new().empty().empty().new();
+    let hist = h().empty().fresh().empty().empty().fresh();
     assert_eq!(first_trip(&hist.its, &c), None);
 }
 
@@ -173,12 +173,12 @@ fn oscillation_a_b_a_b_counts_two() {
 fn one_deliberate_revert_passes() {
     // Inject a warning and revert it, then go on working (extensions PRs 7594/7595).
     let hist = h()
-        .new()
+        .fresh()
         .to("W", "warn")
         .to("t0", "-warn")
-        .new()
-        .new()
-        .new();
+        .fresh()
+        .fresh()
+        .fresh();
     assert_eq!(first_trip(&hist.its, &Config::default()), None);
     assert_eq!(count(&hist.eval(), RuleName::Oscillation), 1);
 }
@@ -222,12 +222,12 @@ fn test_improvement_resets_window_counts() {
 #[test]
 fn same_error_trips_at_three_with_code_changes() {
     let hist = h()
-        .new()
+        .fresh()
         .fail("sig-a", 1)
-        .new()
+        .fresh()
         .fail("sig-a", 1)
-        .new() // no evidence: neither extends nor breaks
-        .new()
+        .fresh() // no evidence: neither extends nor breaks
+        .fresh()
         .fail("sig-a", 1);
     let c = Config::default();
     assert_eq!(first_trip(&hist.its, &c), Some((4, RuleName::SameError)));
@@ -241,15 +241,15 @@ fn same_error_trips_at_three_with_code_changes() {
 #[test]
 fn changing_failures_and_a_pass_break_same_error() {
     let hist = h()
-        .new()
+        .fresh()
         .fail("a", 1)
-        .new()
+        .fresh()
         .fail("b", 1)
-        .new()
+        .fresh()
         .fail("a", 1)
-        .new()
+        .fresh()
         .pass()
-        .new()
+        .fresh()
         .fail("a", 1);
     assert_eq!(first_trip(&hist.its, &Config::default()), None);
 }
@@ -257,7 +257,7 @@ fn changing_failures_and_a_pass_break_same_error() {
 #[test]
 fn identical_failures_without_code_change_stagnate() {
     // `run` again on the same tree: the same failure, nothing new.
-    let mut hist = h().new().fail("a", 1);
+    let mut hist = h().fresh().fail("a", 1);
     for _ in 0..3 {
         let mut again = hist.its.last().unwrap().clone();
         again.id = format!("{}+", again.id);
@@ -274,9 +274,9 @@ fn identical_failures_without_code_change_stagnate() {
 #[test]
 fn false_completion_claims_without_passing_evidence() {
     let hist = h()
-        .new()
+        .fresh()
         .msg("Done, everything works")
-        .new()
+        .fresh()
         .msg("All tests pass now");
     let c = Config::default();
     assert_eq!(
@@ -291,31 +291,31 @@ fn false_completion_claims_without_passing_evidence() {
 
     // Backed by passing tests: not false.
     let ok = h()
-        .new()
+        .fresh()
         .msg("Done")
         .pass()
-        .new()
+        .fresh()
         .msg("fixed the flaky test")
         .pass();
     assert_eq!(first_trip(&ok.its, &c), None);
 
     // A claim, then real work, then a claim: not consecutive.
     let apart = h()
-        .new()
+        .fresh()
         .msg("done")
-        .new()
+        .fresh()
         .msg("Refactor")
-        .new()
+        .fresh()
         .msg("done");
     assert_eq!(first_trip(&apart.its, &c), None);
 
     // Claims while the latest evidence fails.
     let failing = h()
-        .new()
+        .fresh()
         .fail("a", 1)
-        .new()
+        .fresh()
         .msg("fixed")
-        .new()
+        .fresh()
         .msg("Completed");
     let e = failing.eval();
     assert_eq!(tripped(&e), Some(RuleName::FalseCompletion));
@@ -328,11 +328,11 @@ fn false_completion_claims_without_passing_evidence() {
 #[test]
 fn test_only_warns_by_default() {
     let hist = h()
-        .new()
+        .fresh()
         .files(&["tests/a.rs"])
-        .new()
+        .fresh()
         .files(&["src/a.rs"])
-        .new()
+        .fresh()
         .files(&["tests/b.rs"]);
     let e = hist.eval();
     assert_eq!(tripped(&e), None);
@@ -357,7 +357,7 @@ fn budget_trips_at_max_iterations() {
     c.rules.budget.max_iterations = 5;
     let mut hist = h();
     for _ in 0..5 {
-        hist = hist.new();
+        hist = hist.fresh();
     }
     assert_eq!(first_trip(&hist.its, &c), Some((5, RuleName::Budget)));
 }
@@ -365,7 +365,7 @@ fn budget_trips_at_max_iterations() {
 #[test]
 fn constraint_trips_at_once() {
     let c = Config::default();
-    let hist = h().new().new().files(&["src/a.rs", ".loopguard.yml"]);
+    let hist = h().fresh().fresh().files(&["src/a.rs", ".loopguard.yml"]);
     let e = hist.eval_with(&c);
     assert_eq!(tripped(&e), Some(RuleName::Constraint));
     assert!(
@@ -374,7 +374,7 @@ fn constraint_trips_at_once() {
             .contains("touched the protected path .loopguard.yml")
     );
 
-    let mut skip = h().new();
+    let mut skip = h().fresh();
     skip.last().skips_added = Some(vec![SkipAdded {
         path: "src/lib.rs".into(),
         line: "#[ignore]".into(),
@@ -387,7 +387,7 @@ fn constraint_trips_at_once() {
             .contains("added a test skip in src/lib.rs: #[ignore]")
     );
 
-    let mut del = h().new();
+    let mut del = h().fresh();
     del.last().files = Some(vec![FileChange {
         path: "tests/parser.rs".into(),
         status: Some(FileStatus::Deleted),
@@ -395,7 +395,7 @@ fn constraint_trips_at_once() {
     }]);
     assert_eq!(tripped(&del.eval()), Some(RuleName::Constraint));
 
-    let wf = h().new().files(&[".github/workflows/ci.yml"]);
+    let wf = h().fresh().files(&[".github/workflows/ci.yml"]);
     assert_eq!(tripped(&wf.eval()), Some(RuleName::Constraint));
 }
 
@@ -403,17 +403,17 @@ fn constraint_trips_at_once() {
 fn context_commits_never_count() {
     // A maintainer's empty commits and a merge from main are context.
     let hist = h()
-        .new()
+        .fresh()
         .empty()
         .kind(IterationKind::Context)
         .empty()
         .kind(IterationKind::Context)
         .empty()
         .kind(IterationKind::Context)
-        .new()
+        .fresh()
         .files(&[".loopguard.yml"])
         .kind(IterationKind::Context)
-        .new();
+        .fresh();
     let e = hist.eval();
     assert_eq!(e.attempts, 2);
     assert_eq!(tripped(&e), None);
@@ -423,7 +423,7 @@ fn context_commits_never_count() {
 fn twelve_commits_of_new_content_never_trip() {
     let mut hist = h();
     for _ in 0..12 {
-        hist = hist.new();
+        hist = hist.fresh();
     }
     assert_eq!(first_trip(&hist.its, &Config::default()), None);
 }
@@ -433,9 +433,9 @@ fn slow_progress_with_failing_tests_never_trips() {
     // Each iteration fixes one more test; the signature changes as failures go away.
     let mut hist = h();
     for i in 0..10u64 {
-        hist = hist.new().fail(&format!("sig{i}"), 10 - i);
+        hist = hist.fresh().fail(&format!("sig{i}"), 10 - i);
     }
-    hist = hist.new().pass();
+    hist = hist.fresh().pass();
     assert_eq!(first_trip(&hist.its, &Config::default()), None);
 }
 
@@ -443,7 +443,7 @@ fn slow_progress_with_failing_tests_never_trips() {
 fn baseline_restarts_counts_but_not_budget() {
     let mut c = Config::default();
     c.rules.budget.max_iterations = 5;
-    let hist = h().new().empty().empty().empty().empty();
+    let hist = h().fresh().empty().empty().empty().empty();
     let fired: Vec<_> = hist.eval_with(&c).fired.iter().map(|f| f.rule).collect();
     assert_eq!(fired, vec![RuleName::Stagnation, RuleName::Budget]);
     let e = evaluate(&c, &hist.its, 4);
@@ -455,7 +455,7 @@ fn baseline_restarts_counts_but_not_budget() {
 fn disabled_rules_have_no_counter() {
     let mut c = Config::default();
     c.rules.oscillation.action = crate::config::RuleAction::Off;
-    let e = h().new().eval_with(&c);
+    let e = h().fresh().eval_with(&c);
     assert!(!e.counters.contains_key(&RuleName::Oscillation));
     assert!(e.counters.contains_key(&RuleName::Stagnation));
 }
@@ -475,9 +475,9 @@ fn unknown_evidence_is_not_a_loop() {
 
 #[test]
 fn whitespace_only_is_not_progress() {
-    let mut hist = h().new();
+    let mut hist = h().fresh();
     for _ in 0..3 {
-        hist = hist.new();
+        hist = hist.fresh();
         hist.last().whitespace_only = Some(true);
     }
     assert_eq!(tripped(&hist.eval()), Some(RuleName::Stagnation));
