@@ -215,10 +215,20 @@ fn write_report(ws: &Workspace) {
     }
 }
 
+/// What git wrote on the hook's stdin; nothing when stdin is a terminal (a person running
+/// the hook by hand) so the hook never waits for input.
+fn hook_input() -> Result<String> {
+    use std::io::IsTerminal;
+    let mut input = String::new();
+    if !std::io::stdin().is_terminal() {
+        std::io::stdin().read_to_string(&mut input)?;
+    }
+    Ok(input)
+}
+
 fn post_rewrite(dir: &Path, args: &[std::ffi::OsString]) -> Result<()> {
     let ws = Workspace::open(dir, None)?;
-    let mut input = String::new();
-    std::io::stdin().read_to_string(&mut input)?;
+    let input = hook_input()?;
     let pairs: Vec<(String, String)> = input
         .lines()
         .filter_map(|l| {
@@ -304,8 +314,7 @@ fn gate(ws: &Workspace, key: &str, branch: Option<&str>) -> Result<u8> {
 
 fn pre_push(dir: &Path) -> Result<u8> {
     let ws = Workspace::open(dir, None)?;
-    let mut input = String::new();
-    std::io::stdin().read_to_string(&mut input)?;
+    let input = hook_input()?;
     // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed.
     let mut branches: Vec<String> = input
         .lines()
@@ -320,8 +329,11 @@ fn pre_push(dir: &Path) -> Result<u8> {
         })
         .collect();
     if input.trim().is_empty() {
-        // The pre-commit framework passes no refs: guard the current branch.
-        branches.extend(ws.head.branch.clone());
+        // The pre-commit framework passes the branch in its environment, not on stdin.
+        let framework = std::env::var("PRE_COMMIT_LOCAL_BRANCH")
+            .ok()
+            .map(|b| b.strip_prefix("refs/heads/").unwrap_or(&b).to_owned());
+        branches.extend(framework.or_else(|| ws.head.branch.clone()));
     }
     branches.dedup();
     let mut code = exit::OK;
