@@ -9,7 +9,9 @@
 //! - `same_error`: consecutive failing attempts with the latest signature; attempts
 //!   without evidence neither extend nor break the streak.
 //! - `oscillation`, `repeated_patch`: events among the last `window` attempts after the
-//!   last attempt whose tests improved. A new tree alone does not reset them: re-applying
+//!   last attempt whose tests improved. A return that only walks further back right after
+//!   another return (revert the last change, then the one before it) is unwinding, not
+//!   flipping, and does not count; A->B->A->B counts 2. A new tree alone does not reset them: re-applying
 //!   an old patch on top of other work gives a new tree, and is exactly the loop to catch.
 //! - `false_completion`: consecutive claiming attempts at the end whose latest evidence
 //!   fails or is missing.
@@ -287,6 +289,7 @@ pub fn evaluate_facts(
     );
     let returns: Vec<(&Facts, &str)> = after_improvement
         .iter()
+        .filter(|f| !f.unwinds)
         .filter_map(|f| f.returns_to.as_deref().map(|r| (**f, r)))
         .collect();
     add(

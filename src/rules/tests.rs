@@ -184,6 +184,37 @@ fn one_deliberate_revert_passes() {
 }
 
 #[test]
+fn unwinding_two_changes_is_not_oscillation() {
+    // dotnet/extensions PR 7594: add A, add B, inject a warning, revert it, revert B.
+    let hist = h()
+        .to("A", "a")
+        .to("B", "b")
+        .to("W", "w")
+        .to("B", "-w")
+        .to("A", "-b");
+    let e = hist.eval();
+    assert_eq!(count(&e, RuleName::Oscillation), 1);
+    assert_eq!(tripped(&e), None);
+    // With an empty "Initial plan" in between (PR 7595), still unwinding.
+    let hist = h()
+        .to("A", "a")
+        .to("B", "b")
+        .to("W", "w")
+        .to("B", "-w")
+        .empty()
+        .to("A", "-b");
+    assert_eq!(count(&hist.eval(), RuleName::Oscillation), 1);
+    // Flipping back and forth after the unwinding counts again.
+    let hist = h()
+        .to("A", "a")
+        .to("B", "b")
+        .to("A", "-b")
+        .to("B", "b2")
+        .to("A", "-b2");
+    assert_eq!(count(&hist.eval(), RuleName::Oscillation), 3);
+}
+
+#[test]
 fn repeated_patch_trips_when_a_reverted_patch_is_reapplied_twice() {
     // P, revert, Q, P again (on a new tree), R, revert again.
     let hist = h()
