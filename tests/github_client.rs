@@ -742,3 +742,20 @@ fn open_issues_with_a_label_leave_prs_out() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_log_over_the_cap_keeps_its_tail() {
+    let filler = "ok: a passing line of output\n".repeat(1_300_000); // ~37 MiB
+    let log = format!("{filler}error: the failure at the end\n");
+    assert!(log.len() > loopguard::github::MAX_LOG_BYTES);
+    let gh = FakeGitHub::start_blocking()
+        .with_run(RunSpec::new(100, "abc").job(JobSpec::failed(200, "test", &log)));
+    match client(&gh).job_log(200).unwrap() {
+        JobLog::Found { text, truncated } => {
+            assert!(truncated);
+            assert_eq!(text.len(), loopguard::github::MAX_LOG_BYTES);
+            assert!(text.ends_with("error: the failure at the end\n"));
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -686,3 +686,54 @@ fn error_chain(err: impl std::error::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut map = HeaderMap::new();
+        for (k, v) in headers {
+            map.insert(
+                http::header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                v.parse().unwrap(),
+            );
+        }
+        Reply {
+            status: 403,
+            headers: map,
+            body: Bytes::from(body.to_owned()),
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn facts_read_github_headers_and_the_server_clock() {
+        let r = reply(
+            &[
+                ("date", "Wed, 25 Nov 2026 10:00:00 GMT"),
+                ("retry-after", "7"),
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "1795600000"),
+            ],
+            r#"{"message":"API rate limit exceeded for installation ID 1."}"#,
+        );
+        let f = r.facts();
+        assert_eq!(f.now, 1_795_600_800, "the server's Date, not ours");
+        assert_eq!(f.retry_after, Some(7));
+        assert_eq!(f.ratelimit_remaining, Some(0));
+        assert_eq!(f.ratelimit_reset, Some(1_795_600_000));
+        assert_eq!(f.message, "api rate limit exceeded for installation id 1.");
+        assert!(f.is_primary_rate_limit());
+    }
+
+    #[test]
+    fn error_messages_are_one_bounded_line() {
+        assert_eq!(github_message(br#"{"message":"a\nb"}"#), "a b");
+        assert_eq!(
+            github_message(b"<html>\r\n502</html>"),
+            "<html>  502</html>"
+        );
+        assert_eq!(github_message(&[b'x'; 1000]).len(), 200);
+    }
+}

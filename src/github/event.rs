@@ -64,7 +64,12 @@ pub struct ActionsVars {
 
 impl ActionsVars {
     pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// As [`from_env`](Self::from_env), reading variables through `lookup`.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let number = |name: &str| var(name).and_then(|v| v.trim().parse().ok());
         ActionsVars {
             event_name: var("GITHUB_EVENT_NAME").unwrap_or_default(),
@@ -523,6 +528,25 @@ mod tests {
         let ctx = parse_event(&vars("workflow_dispatch"), "{}").unwrap();
         assert_eq!(ctx.event, EventKind::Other("workflow_dispatch".into()));
         assert_eq!(ctx.head_sha, "merge000");
+    }
+
+    #[test]
+    fn variables() {
+        let vars = ActionsVars::from_lookup(|name| match name {
+            "GITHUB_EVENT_NAME" => Some("pull_request".into()),
+            "GITHUB_EVENT_PATH" => {
+                Some("/home/runner/work/_temp/_github_workflow/event.json".into())
+            }
+            "GITHUB_RUN_ID" => Some("123456789".into()),
+            "GITHUB_RUN_ATTEMPT" => Some("x".into()),
+            "GITHUB_SHA" => Some(" ".into()),
+            _ => None,
+        });
+        assert_eq!(vars.event_name, "pull_request");
+        assert_eq!(vars.run_id, Some(123_456_789));
+        assert_eq!(vars.run_attempt, None, "not a number: unknown");
+        assert_eq!(vars.sha, None, "blank: unset");
+        assert!(vars.event_path.is_some());
     }
 
     #[test]
