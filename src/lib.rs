@@ -8,6 +8,7 @@
 
 pub mod agents;
 pub mod breaker;
+pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -1,0 +1,243 @@
+//! Iteration records from GitHub's commit payloads, for a checkout that does not have the
+//! PR's history (a shallow clone, a `workflow_run` job). Pure.
+//!
+//! The patch id and the test skips are computed from the per-file `patch` hunks GitHub
+//! sends, with the same hashing and skip detection as the git reader, so a record from the
+//! API judges like one from git. What the payload does not carry stays unknown: the parent
+//! tree of a commit whose parent is outside the PR, and whatever a file without a `patch`
+//! (binary, or too large) changed line by line.
+
+use crate::git::patch_id::{FilePatchHasher, PatchIdBuilder};
+use crate::git::skips::skips_added;
+use crate::github::{Commit, CommitFile};
+use crate::iteration::{FileChange, FileStatus, Iteration};
+
+/// A record for `commit` (with its `files` when it was fetched alone); `parent_tree` is the
+/// tree of its first parent when known.
+pub fn iteration_from_commit(commit: &Commit, parent_tree: Option<&str>) -> Iteration {
+    let git = &commit.commit;
+    let author = git
+        .author
+        .as_ref()
+        .filter(|a| !a.name.is_empty() || !a.email.is_empty())
+        .map(|a| format!("{} <{}>", a.name, a.email));
+    let at = git
+        .committer
+        .as_ref()
+        .or(git.author.as_ref())
+        .and_then(|s| s.date.as_deref())
+        .and_then(|d| d.parse().ok());
+    let tree = git
+        .tree
+        .as_ref()
+        .map(|t| t.sha.clone())
+        .filter(|t| !t.is_empty());
+    let parents: Vec<String> = commit.parents.iter().map(|p| p.sha.clone()).collect();
+    let mut it = Iteration {
+        id: commit.sha.clone(),
+        author,
+        tree,
+        parent_tree: parent_tree.map(str::to_owned),
+        parents: Some(parents),
+        message: Some(git.message.clone()),
+        at,
+        ..Iteration::default()
+    };
+    add_file_evidence(&mut it, &commit.files);
+    it
+}
+
+/// The list form of a commit (PR commits) carries no files: only what that says.
+pub fn iteration_from_listed_commit(commit: &Commit, parent_tree: Option<&str>) -> Iteration {
+    let mut it = iteration_from_commit(commit, parent_tree);
+    it.files = None;
+    it.patch_id = None;
+    it.whitespace_only = None;
+    it.skips_added = None;
+    it
+}
+
+fn status_of(file: &CommitFile) -> Option<FileStatus> {
+    match file.status.as_str() {
+        "added" | "copied" => Some(FileStatus::Added),
+        "removed" => Some(FileStatus::Deleted),
+        "renamed" => Some(FileStatus::Renamed),
+        "unchanged" => None,
+        // `modified`, `changed` (mode or type), and anything new GitHub may add.
+        _ => Some(FileStatus::Modified),
+    }
+}
+
+/// The added and removed lines of a `patch` (unified hunks without file headers).
+fn changed_lines(patch: &str) -> (Vec<&str>, Vec<&str>) {
+    let mut added = Vec::new();
+    let mut removed = Vec::new();
+    let mut in_hunk = false;
+    for line in patch.lines() {
+        if line.starts_with("@@") {
+            in_hunk = true;
+        } else if !in_hunk {
+            continue;
+        } else if let Some(rest) = line.strip_prefix('+') {
+            added.push(rest);
+        } else if let Some(rest) = line.strip_prefix('-') {
+            removed.push(rest);
+        }
+    }
+    (added, removed)
+}
+
+fn squeeze(lines: &[&str]) -> String {
+    lines
+        .iter()
+        .flat_map(|l| l.chars())
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+fn add_file_evidence(it: &mut Iteration, files: &[CommitFile]) {
+    let mut changes = Vec::new();
+    let mut patch_id = PatchIdBuilder::default();
+    let mut skips = Vec::new();
+    let mut whitespace_only = true;
+    for file in files {
+        let Some(status) = status_of(file) else {
+            continue;
+        };
+        let old = file
+            .previous_filename
+            .as_deref()
+            .filter(|_| status == FileStatus::Renamed)
+            .unwrap_or(&file.filename);
+        let mut hasher = FilePatchHasher::new(status, old.as_bytes(), file.filename.as_bytes());
+        match &file.patch {
+            Some(patch) => {
+                let (added, removed) = changed_lines(patch);
+                for line in &removed {
+                    hasher.removed(line.as_bytes());
+                }
+                for line in &added {
+                    hasher.added(line.as_bytes());
+                }
+                skips.extend(skips_added(
+                    &file.filename,
+                    added.iter().map(|l| l.as_bytes()),
+                    removed.iter().map(|l| l.as_bytes()),
+                ));
+                whitespace_only &= status == FileStatus::Modified
+                    && !(added.is_empty() && removed.is_empty())
+                    && squeeze(&added) == squeeze(&removed);
+            }
+            None => {
+                hasher.opaque(None, Some(file.filename.as_bytes()));
+                whitespace_only = false;
+            }
+        }
+        patch_id.push(hasher);
+        changes.push(FileChange {
+            path: file.filename.clone(),
+            added: Some(file.additions),
+            deleted: Some(file.deletions),
+            status: Some(status),
+            old_path: (status == FileStatus::Renamed)
+                .then(|| file.previous_filename.clone())
+                .flatten(),
+            binary: file.patch.is_none() && file.additions == 0 && file.deletions == 0,
+        });
+    }
+    it.whitespace_only = Some(!changes.is_empty() && whitespace_only);
+    it.patch_id = patch_id.finish();
+    it.skips_added = (!skips.is_empty()).then_some(skips);
+    it.files = Some(changes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(files: serde_json::Value) -> Commit {
+        serde_json::from_value(serde_json::json!({
+            "sha": "c1",
+            "commit": {
+                "message": "Fix counting\n\nCo-authored-by: Claude <noreply@anthropic.com>",
+                "author": {"name": "Copilot", "email": "198982749+Copilot@users.noreply.github.com", "date": "2026-11-25T10:00:00Z"},
+                "committer": {"name": "GitHub", "email": "noreply@github.com", "date": "2026-11-25T10:01:00Z"},
+                "tree": {"sha": "tree1"}
+            },
+            "author": null,
+            "parents": [{"sha": "p1"}],
+            "files": files
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn fields_from_the_payload() {
+        let it = iteration_from_commit(&commit(serde_json::json!([])), Some("tree0"));
+        assert_eq!(it.id, "c1");
+        assert_eq!(
+            it.author.as_deref(),
+            Some("Copilot <198982749+Copilot@users.noreply.github.com>")
+        );
+        assert_eq!(it.tree.as_deref(), Some("tree1"));
+        assert_eq!(it.parent_tree.as_deref(), Some("tree0"));
+        assert_eq!(it.parents, Some(vec!["p1".to_owned()]));
+        assert_eq!(it.at.unwrap().to_string(), "2026-11-25T10:01:00Z");
+        assert_eq!(it.files, Some(vec![]));
+        let unknown_parent = iteration_from_commit(&commit(serde_json::json!([])), None);
+        assert!(unknown_parent.is_empty_change(), "no files: empty");
+        assert_eq!(it.patch_id, None, "an empty change has no patch id");
+    }
+
+    #[test]
+    fn patch_ids_ignore_whitespace_and_file_order() {
+        let a = serde_json::json!([
+            {"filename": "src/a.rs", "status": "modified", "additions": 1, "deletions": 1,
+             "patch": "@@ -1,2 +1,2 @@\n fn a() {\n-    1\n+    2\n"},
+            {"filename": "src/b.rs", "status": "added", "additions": 1, "deletions": 0,
+             "patch": "@@ -0,0 +1 @@\n+pub fn b() {}\n"}
+        ]);
+        let b = serde_json::json!([
+            {"filename": "src/b.rs", "status": "added", "additions": 1, "deletions": 0,
+             "patch": "@@ -0,0 +1 @@\n+pub   fn b() {}\n"},
+            {"filename": "src/a.rs", "status": "modified", "additions": 1, "deletions": 1,
+             "patch": "@@ -7,2 +7,2 @@\n fn a() {\n-  1\n+  2\n"}
+        ]);
+        let x = iteration_from_commit(&commit(a), None);
+        let y = iteration_from_commit(&commit(b), None);
+        assert!(x.patch_id.is_some());
+        assert_eq!(x.patch_id, y.patch_id);
+        assert_eq!(x.whitespace_only, Some(false));
+        let files = x.files.unwrap();
+        assert_eq!(files[1].status, Some(FileStatus::Added));
+        assert_eq!((files[0].added, files[0].deleted), (Some(1), Some(1)));
+    }
+
+    #[test]
+    fn whitespace_only_skips_and_renames() {
+        let ws = serde_json::json!([
+            {"filename": "src/a.rs", "status": "modified", "additions": 1, "deletions": 1,
+             "patch": "@@ -1 +1 @@\n-fn a(){}\n+fn a() {}\n"}
+        ]);
+        assert_eq!(
+            iteration_from_commit(&commit(ws), None).whitespace_only,
+            Some(true)
+        );
+        let skip = serde_json::json!([
+            {"filename": "tests/count.rs", "status": "modified", "additions": 1, "deletions": 0,
+             "patch": "@@ -3,2 +3,3 @@\n #[test]\n+#[ignore]\n fn counts() {}\n"},
+            {"filename": "new/name.rs", "previous_filename": "old/name.rs", "status": "renamed",
+             "additions": 0, "deletions": 0},
+            {"filename": "logo.png", "status": "modified", "additions": 0, "deletions": 0}
+        ]);
+        let it = iteration_from_commit(&commit(skip), None);
+        let skips = it.skips_added.unwrap();
+        assert_eq!(skips[0].path, "tests/count.rs");
+        assert_eq!(skips[0].line, "#[ignore]");
+        let files = it.files.unwrap();
+        assert_eq!(files[1].old_path.as_deref(), Some("old/name.rs"));
+        assert!(files[2].binary);
+        let listed = iteration_from_listed_commit(&commit(serde_json::json!([])), None);
+        assert_eq!((listed.files, listed.patch_id), (None, None));
+    }
+}

@@ -1,0 +1,267 @@
+//! What `loopguard ci` remembers about a PR between runs, kept in its sticky comment
+//! (`github::sticky` wraps it in the marker and the versioned, base64 state line).
+//!
+//! The breaker itself is not stored: every run judges the PR's history afresh (see
+//! [`super::judge`]), so a re-run, a force-push or a lost comment cannot leave a stale
+//! state behind. What cannot be recomputed is kept: the test evidence of earlier head
+//! commits, a maintainer's resumes, what loopguard already wrote (label, issue), the last
+//! verdict (to tell a new trip from an old one), and iteration records read from the API
+//! (to spare requests). Maps are ordered so an unchanged state serialises to the same
+//! bytes and the comment is not rewritten.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::breaker::{State, TerminalStatus};
+use crate::iteration::{Iteration, TestEvidence};
+use crate::rules::RuleName;
+
+/// The state of one PR.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CiState {
+    pub pr: u64,
+    /// Test evidence per commit id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub evidence: BTreeMap<String, TestEvidence>,
+    /// Iteration records per commit id, when the history came from the API.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub records: BTreeMap<String, Iteration>,
+    /// A maintainer let the agent try again (removed the label), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumes: Vec<Resume>,
+    /// loopguard put its label on the PR (so its absence now means someone removed it).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub labelled: bool,
+    /// The stuck-loop issue filed for this PR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<IssueRef>,
+    /// The verdict of the last run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<Verdict>,
+}
+
+/// A resume: the breaker goes half-open after commit `after`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resume {
+    pub after: String,
+    pub at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// The stuck-loop issue as loopguard last wrote it: enough to tell whether it needs
+/// writing again without reading it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssueRef {
+    pub number: u64,
+    /// sha256 of the title and body last written.
+    pub digest: String,
+    pub open: bool,
+}
+
+/// The breaker as a run left it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub head: String,
+    pub state: State,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_status: Option<TerminalStatus>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Longest commit message a cached record keeps (the claim of completion is pinned from
+/// the whole message first).
+const RECORD_MESSAGE_CHARS: usize = 500;
+
+impl CiState {
+    pub fn new(pr: u64) -> CiState {
+        CiState {
+            pr,
+            ..CiState::default()
+        }
+    }
+
+    /// Drops what no longer belongs to the PR's history (`ids`, oldest first): evidence
+    /// and records of commits that a force-push removed, and evidence older than
+    /// `keep_evidence` iterations, which no rule looks back to.
+    pub fn retain_history(&mut self, ids: &[String], keep_evidence: usize) {
+        let all: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
+        let recent: BTreeSet<&str> = ids
+            .iter()
+            .rev()
+            .take(keep_evidence)
+            .map(String::as_str)
+            .collect();
+        self.evidence.retain(|id, _| recent.contains(id.as_str()));
+        self.records.retain(|id, _| all.contains(id.as_str()));
+        self.resumes.retain(|r| all.contains(r.after.as_str()));
+    }
+
+    /// Makes room: drops the file lists of the oldest records first, then the oldest
+    /// records. `false` when there is nothing left to drop.
+    pub fn shed(&mut self, order: &[String]) -> bool {
+        for id in order {
+            if let Some(r) = self.records.get_mut(id)
+                && r.files.is_some()
+            {
+                r.files = None;
+                r.skips_added = None;
+                return true;
+            }
+        }
+        for id in order {
+            if self.records.remove(id).is_some() {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// A record made small for the state: the claim of completion pinned (so a shortened
+/// message cannot change it), the message cut, and the derivable parent tree left out.
+pub fn compact_record(it: &Iteration, claims_done: bool) -> Iteration {
+    let mut r = it.clone();
+    r.test = None;
+    r.parent_tree = None;
+    r.claims_done = Some(claims_done);
+    if let Some(message) = &it.message {
+        r.message = Some(cut_message(message, RECORD_MESSAGE_CHARS));
+    }
+    r
+}
+
+/// Cuts a message, keeping its `Co-authored-by:` trailers (they decide whose commit it is).
+fn cut_message(message: &str, max_chars: usize) -> String {
+    if message.chars().count() <= max_chars {
+        return message.to_owned();
+    }
+    let head: String = message.chars().take(max_chars).collect();
+    let trailers: Vec<&str> = message
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("co-authored-by:")
+        })
+        .collect();
+    if trailers.is_empty() {
+        head
+    } else {
+        format!("{head}\n\n{}", trailers.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iteration::Outcome;
+
+    fn ids(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("c{i}")).collect()
+    }
+
+    #[test]
+    fn serialisation_is_stable_and_small_when_empty() {
+        let s = CiState::new(7);
+        assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"pr":7}"#);
+        let mut a = CiState::new(7);
+        let mut b = CiState::new(7);
+        for id in ["b", "a", "c"] {
+            a.evidence.insert(id.into(), TestEvidence::default());
+        }
+        for id in ["c", "a", "b"] {
+            b.evidence.insert(id.into(), TestEvidence::default());
+        }
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+    }
+
+    #[test]
+    fn history_bounds_what_is_kept() {
+        let mut s = CiState::new(1);
+        for id in ids(5).iter().chain([&"gone".to_owned()]) {
+            s.evidence.insert(
+                id.clone(),
+                TestEvidence {
+                    outcome: Outcome::Fail,
+                    ..TestEvidence::default()
+                },
+            );
+            s.records.insert(
+                id.clone(),
+                Iteration {
+                    id: id.clone(),
+                    ..Iteration::default()
+                },
+            );
+        }
+        s.resumes.push(Resume {
+            after: "gone".into(),
+            at: Timestamp::UNIX_EPOCH,
+            by: None,
+        });
+        s.retain_history(&ids(5), 3);
+        assert_eq!(
+            s.evidence.keys().cloned().collect::<Vec<_>>(),
+            ["c2", "c3", "c4"]
+        );
+        assert_eq!(s.records.len(), 5);
+        assert!(s.resumes.is_empty());
+    }
+
+    #[test]
+    fn shedding_drops_files_first_then_records() {
+        let mut s = CiState::new(1);
+        for id in ids(2) {
+            s.records.insert(
+                id.clone(),
+                Iteration {
+                    id,
+                    files: Some(vec![]),
+                    ..Iteration::default()
+                },
+            );
+        }
+        let order = ids(2);
+        assert!(s.shed(&order));
+        assert_eq!(s.records["c0"].files, None);
+        assert!(s.records["c1"].files.is_some());
+        assert!(s.shed(&order));
+        assert!(s.shed(&order));
+        assert_eq!(s.records.len(), 1);
+        assert!(s.shed(&order));
+        assert!(!s.shed(&order));
+    }
+
+    #[test]
+    fn compact_records_keep_trailers_and_the_claim() {
+        let long = format!(
+            "Fix it\n\n{}\n\nCo-authored-by: Claude <noreply@anthropic.com>",
+            "x".repeat(900)
+        );
+        let it = Iteration {
+            id: "a".into(),
+            message: Some(long),
+            parent_tree: Some("p".into()),
+            test: Some(TestEvidence::default()),
+            ..Iteration::default()
+        };
+        let r = compact_record(&it, true);
+        let m = r.message.unwrap();
+        assert!(m.chars().count() < 600);
+        assert!(m.ends_with("Co-authored-by: Claude <noreply@anthropic.com>"));
+        assert_eq!((r.claims_done, r.parent_tree, r.test), (Some(true), None, None));
+    }
+}
