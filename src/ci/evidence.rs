@@ -132,7 +132,10 @@ test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
     fn passing_log_passes_and_nothing_recognised_is_no_evidence() {
         let fp = fingerprint_bytes(CARGO_PASS.as_bytes());
         let t = evidence_from_fingerprint(&fp, "test.log").unwrap();
-        assert_eq!((t.outcome, t.signature, t.failing), (Outcome::Pass, None, None));
+        assert_eq!(
+            (t.outcome, t.signature, t.failing),
+            (Outcome::Pass, None, None)
+        );
         let empty = fingerprint_bytes(b"");
         assert_eq!(evidence_from_fingerprint(&empty, "empty.log"), None);
     }

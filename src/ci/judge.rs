@@ -56,7 +56,15 @@ pub fn judge(
         events.extend(breaker.apply_cooldown(config, k - 1, at, RUN_ID));
         let recovered = new_attempt
             && breaker.state == State::Open
-            && try_recovery(config, history, &facts[..seen], k, at, &mut breaker, &mut events);
+            && try_recovery(
+                config,
+                history,
+                &facts[..seen],
+                k,
+                at,
+                &mut breaker,
+                &mut events,
+            );
         if !recovered {
             let evaluation = rules::evaluate_facts(
                 config,
@@ -84,13 +92,8 @@ pub fn judge(
         }
     }
     events.extend(breaker.apply_cooldown(config, history.len(), now, RUN_ID));
-    let evaluation = rules::evaluate_facts(
-        config,
-        history,
-        &facts,
-        breaker.baseline,
-        Usage::default(),
-    );
+    let evaluation =
+        rules::evaluate_facts(config, history, &facts, breaker.baseline, Usage::default());
     Judgement {
         breaker,
         events,
@@ -219,16 +222,23 @@ mod tests {
         let j = judge(&c, &h, &[], ts(0));
         assert_eq!(j.breaker.state, State::Open);
         assert_eq!(j.breaker.rule, Some(RuleName::SameError));
-        assert_eq!(j.breaker.terminal_status, Some(TerminalStatus::AbortedStuck));
+        assert_eq!(
+            j.breaker.terminal_status,
+            Some(TerminalStatus::AbortedStuck)
+        );
         let sim = crate::run::simulate(&c, h, ts(0));
-        assert_eq!(sim.run.breaker, j.breaker, "no resumes: the same as `check`");
+        assert_eq!(
+            sim.run.breaker, j.breaker,
+            "no resumes: the same as `check`"
+        );
         assert_eq!(sim.evaluation.counters, j.evaluation.counters);
     }
 
     #[test]
     fn recovery_table() {
         let c = Config::default();
-        let cases: &[(&[Option<(Outcome, &str)>], State)] = &[
+        type Case<'a> = (&'a [Option<(Outcome, &'a str)>], State);
+        let cases: &[Case<'_>] = &[
             // Still the same failure after the trip: stays open.
             (&[FAIL_A, FAIL_A, FAIL_A, FAIL_A], State::Open),
             // Tests pass: closed.

@@ -54,9 +54,13 @@ pub enum IssueAction {
     Nothing,
     Create,
     /// Write title and body, and open it if closed.
-    Update { number: u64 },
+    Update {
+        number: u64,
+    },
     /// Write title and body, and close it (the PR recovered).
-    Close { number: u64 },
+    Close {
+        number: u64,
+    },
 }
 
 /// What to do with the sticky comment.
@@ -252,7 +256,14 @@ mod tests {
             ),
         ];
         for (f, want) in cases {
-            assert_eq!(plan(&f), want, "{:?} label={} issue={:?}", f.state, f.label_on_pr, f.issue);
+            assert_eq!(
+                plan(&f),
+                want,
+                "{:?} label={} issue={:?}",
+                f.state,
+                f.label_on_pr,
+                f.issue
+            );
         }
         let none = Facts {
             channels: Channels::default(),

@@ -207,7 +207,11 @@ impl Report<'_> {
     fn counters(&self) -> String {
         let mut md = String::from("\n| rule | count | threshold |\n|---|---:|---:|\n");
         for (rule, c) in &self.judgement.evaluation.counters {
-            let mark = if Some(*rule) == self.rule() { " ⛔" } else { "" };
+            let mark = if Some(*rule) == self.rule() {
+                " ⛔"
+            } else {
+                ""
+            };
             md.push_str(&format!(
                 "| `{rule}`{mark} | {} | {} |\n",
                 c.count, c.threshold
@@ -266,10 +270,14 @@ impl Report<'_> {
         let mut md = String::new();
         let status = match (self.state(), self.change) {
             (State::Open, _) => format!("**Status:** stuck (`{}`)", self.state()),
-            (State::HalfOpen, _) => "**Status:** half-open: a maintainer let the agent try again".to_owned(),
+            (State::HalfOpen, _) => {
+                "**Status:** half-open: a maintainer let the agent try again".to_owned()
+            }
             (State::Closed, _) => format!("**Status:** recovered: {}", self.recovery()),
         };
-        md.push_str(&format!("loopguard stopped the agent on #{pr}.\n\n{status}\n\n"));
+        md.push_str(&format!(
+            "loopguard stopped the agent on #{pr}.\n\n{status}\n\n"
+        ));
         md.push_str(&format!("- **Pull request:** #{pr}\n"));
         md.push_str(&format!("- **Rule:** `{rule}`\n"));
         let reason = b.first_reason.as_ref().or(b.reason.as_ref());
@@ -363,10 +371,10 @@ pub fn display_history(config: &Config, history: &[Iteration]) -> Vec<Iteration>
         .map(|it| {
             let mut copy = it.clone();
             copy.kind = Some(filter.kind(config, it));
-            copy.claims_done = Some(
-                it.claims_done
-                    .unwrap_or_else(|| it.message.as_deref().is_some_and(|m| config.claims_done(m))),
-            );
+            copy.claims_done =
+                Some(it.claims_done.unwrap_or_else(|| {
+                    it.message.as_deref().is_some_and(|m| config.claims_done(m))
+                }));
             copy.message = Some(safe_subject(it.subject()));
             copy
         })
@@ -466,7 +474,11 @@ mod tests {
         ];
         for (before, now, want) in cases {
             let prev = before.map(v);
-            assert_eq!(Change::between(prev.as_ref(), now), want, "{before:?} {now:?}");
+            assert_eq!(
+                Change::between(prev.as_ref(), now),
+                want,
+                "{before:?} {now:?}"
+            );
         }
     }
 
@@ -477,11 +489,23 @@ mod tests {
         let j = judge(&c, &h, &[], jiff::Timestamp::UNIX_EPOCH);
         let r = report(&c, &h, &j, Change::Tripped);
         let md = r.comment();
-        assert!(md.starts_with("### loopguard: stuck loop — `same_error`"), "{md}");
-        assert!(md.contains("**Stop reason** (`same_error`): the same failure"), "{md}");
+        assert!(
+            md.starts_with("### loopguard: stuck loop — `same_error`"),
+            "{md}"
+        );
+        assert!(
+            md.contains("**Stop reason** (`same_error`): the same failure"),
+            "{md}"
+        );
         assert!(md.contains("| `same_error` ⛔ | 3 | 3 |"), "{md}");
-        assert!(md.contains("- **Looping signature:** `9f2c9f2c9f2c9f2c`"), "{md}");
-        assert!(md.contains("- **First error:** ``assertion `left == right` failed``"), "{md}");
+        assert!(
+            md.contains("- **Looping signature:** `9f2c9f2c9f2c9f2c`"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- **First error:** ``assertion `left == right` failed``"),
+            "{md}"
+        );
         assert!(md.contains("## Recent iterations"), "{md}");
         assert!(md.contains("Fix counting 3"), "{md}");
         assert!(md.contains("Stuck-loop issue: #12"), "{md}");
@@ -490,7 +514,11 @@ mod tests {
         assert_eq!(title, "loopguard: PR #7 is stuck in a loop (same_error)");
         assert!(body.contains("- **Rule:** `same_error`"), "{body}");
         assert!(body.contains("- **From:** `target/test.log`"), "{body}");
-        assert_eq!(body.matches("\n- `").count(), 3, "three commits involved: {body}");
+        assert_eq!(
+            body.matches("\n- `").count(),
+            3,
+            "three commits involved: {body}"
+        );
     }
 
     #[test]
@@ -537,10 +565,16 @@ mod tests {
         let r = report(&c, &h, &j, Change::Recovered);
         let md = r.comment();
         assert!(md.starts_with("### loopguard: recovered"), "{md}");
-        assert!(md.contains("**Recovered:** the tests pass at `0000000000`"), "{md}");
+        assert!(
+            md.contains("**Recovered:** the tests pass at `0000000000`"),
+            "{md}"
+        );
         assert!(!md.contains("Stop reason"), "{md}");
         let (_, body) = r.issue(7);
-        assert!(body.contains("**Status:** recovered: the tests pass"), "{body}");
+        assert!(
+            body.contains("**Status:** recovered: the tests pass"),
+            "{body}"
+        );
 
         let quiet = history("Fix", "boom", 1);
         let j = judge(&c, &quiet, &[], jiff::Timestamp::UNIX_EPOCH);
@@ -553,9 +587,7 @@ mod tests {
     fn display_copy_judges_alike() {
         let c = Config::default();
         let mut h = history("All tests pass, done", "boom", 2);
-        h[0].message = Some(
-            "x\n\nCo-authored-by: Claude <noreply@anthropic.com>".into(),
-        );
+        h[0].message = Some("x\n\nCo-authored-by: Claude <noreply@anthropic.com>".into());
         h[1].author = Some("Jane <jane@example.com>".into());
         let safe = display_history(&c, &h);
         let a = attempts(&c, &h);
@@ -565,6 +597,9 @@ mod tests {
             a.iter().map(|f| f.claims_done).collect::<Vec<_>>(),
             b.iter().map(|f| f.claims_done).collect::<Vec<_>>()
         );
-        assert_eq!(safe_subject("a_b [c](d) &#64;"), "a\\_b \\[c\\]\\(d\\) &amp;\\#\u{200B}64;");
+        assert_eq!(
+            safe_subject("a_b [c](d) &#64;"),
+            "a\\_b \\[c\\]\\(d\\) &amp;\\#\u{200B}64;"
+        );
     }
 }

@@ -262,6 +262,9 @@ mod tests {
         let m = r.message.unwrap();
         assert!(m.chars().count() < 600);
         assert!(m.ends_with("Co-authored-by: Claude <noreply@anthropic.com>"));
-        assert_eq!((r.claims_done, r.parent_tree, r.test), (Some(true), None, None));
+        assert_eq!(
+            (r.claims_done, r.parent_tree, r.test),
+            (Some(true), None, None)
+        );
     }
 }

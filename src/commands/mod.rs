@@ -2,6 +2,7 @@
 #![allow(clippy::print_stderr)]
 
 mod check;
+mod ci;
 mod hook;
 mod init;
 mod state;
@@ -33,6 +34,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Resume => state::resume(&dir),
         Command::Reset => state::reset(&dir),
         Command::Check(a) => check::check(&dir, a),
+        Command::Ci(a) => ci::ci(&dir, a),
         Command::Replay(a) => check::replay(&dir, a),
         Command::Completions(a) => {
             use clap::CommandFactory;
@@ -45,8 +47,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         | Command::Run(_)
         | Command::Ingest(_)
         | Command::Event(_)
-        | Command::Finish(_)
-        | Command::Ci(_) => {
+        | Command::Finish(_) => {
             Err(crate::error::Error::input("this command is not available yet").into())
         }
     }

@@ -1,0 +1,957 @@
+//! `loopguard ci` end to end: the real binary, a real git repository built here, real
+//! `cargo test` logs (tests/fixtures/github/logs, made by its generate.sh), real-shaped
+//! event payloads (tests/fixtures/github/events), and the wiremock GitHub of
+//! tests/support/github_fake.rs standing in for the API.
+
+#[path = "support/github_fake.rs"]
+mod github_fake;
+#[path = "support/gitrepo.rs"]
+mod gitrepo;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use github_fake::{
+    BOT_LOGIN, CommitSpec, FakeGitHub, Fault, FileSpec, JobSpec, LogSpec, PrSpec, RecordedRequest,
+    RunSpec,
+};
+use gitrepo::TestRepo;
+use loopguard::github::{GitHubClient, RepoId, Token};
+
+const TOKEN: &str = "ghs_ci0test0SECRET0token0value0123456789";
+const ZWSP: char = '\u{200B}';
+const COPILOT: (&str, &str) = ("Copilot", "198982749+Copilot@users.noreply.github.com");
+const BRANCH: &str = "copilot/fix-word-count";
+const LABEL: &str = "loopguard:stuck";
+/// The config of the base branch in most tests: every PR channel on.
+const CONFIG: &str = "on_trip:\n  notify: [summary, label, comment, issue]\n";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/github")
+}
+
+fn log_path(name: &str) -> String {
+    fixtures().join("logs").join(name).display().to_string()
+}
+
+fn log_text(name: &str) -> String {
+    std::fs::read_to_string(fixtures().join("logs").join(name)).unwrap()
+}
+
+/// An event payload fixture with its placeholders filled.
+fn payload(name: &str, fill: &[(&str, &str)]) -> String {
+    let mut text = std::fs::read_to_string(fixtures().join("events").join(name)).unwrap();
+    for (k, v) in fill {
+        text = text.replace(k, v);
+    }
+    text
+}
+
+/// What one run of `loopguard ci` left.
+#[derive(Debug)]
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    outputs: BTreeMap<String, String>,
+    summary: String,
+}
+
+/// Reads a `GITHUB_OUTPUT` file (`name<<DELIMITER\nvalue\nDELIMITER\n` entries).
+fn parse_outputs(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let (name, delimiter) = line.split_once("<<").expect("heredoc entries only");
+        let mut value = Vec::new();
+        for l in lines.by_ref() {
+            if l == delimiter {
+                break;
+            }
+            value.push(l);
+        }
+        out.insert(name.to_owned(), value.join("\n"));
+    }
+    out
+}
+
+/// Runs `loopguard ci` in `checkout` as a GitHub Actions step would.
+fn run_ci(
+    gh: &FakeGitHub,
+    checkout: &TestRepo,
+    event: &str,
+    payload: &str,
+    args: &[&str],
+) -> Outcome {
+    let tmp = tempfile::tempdir().unwrap();
+    let event_path = tmp.path().join("event.json");
+    let output = tmp.path().join("output");
+    let summary = tmp.path().join("summary");
+    std::fs::write(&event_path, payload).unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loopguard"));
+    checkout.apply_env(&mut cmd);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GITHUB_") || k.starts_with("RUNNER_") || k.starts_with("LOOPGUARD_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.current_dir(checkout.path())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_API_URL", gh.uri())
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_REPOSITORY", gh.repository())
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_EVENT_NAME", event)
+        .env("GITHUB_EVENT_PATH", &event_path)
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_RUN_ID", "990001")
+        .env("GITHUB_SHA", "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed")
+        .env("LOOPGUARD_GITHUB_TIME_SCALE", "0.001")
+        .env("LOOPGUARD_NOW", "2026-11-25T12:00:00Z")
+        .env("NO_COLOR", "1")
+        .arg("ci")
+        .args(args);
+    let out = Command::from_std(cmd).output().unwrap();
+    let outcome = Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
+        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+    };
+    assert!(
+        !outcome.stdout.contains(TOKEN) && !outcome.stderr.contains(TOKEN),
+        "the token leaked: {outcome:?}"
+    );
+    outcome
+}
+
+/// The fake's view of a commit of `repo`, as the commits API would serve it.
+fn commit_spec(repo: &TestRepo, sha: &str) -> CommitSpec {
+    let field = |fmt: &str| repo.git(&["log", "-1", &format!("--format={fmt}"), sha]);
+    let mut spec = CommitSpec::new(sha, field("%B").trim_end())
+        .author(&field("%an"), &field("%ae"), None)
+        .tree(&repo.tree(sha))
+        .date(&field("%cI"));
+    for p in field("%P").split_whitespace() {
+        spec = spec.parent(p);
+    }
+    let mut files = Vec::new();
+    let numstat = repo.git(&["diff-tree", "-r", "--no-commit-id", "--numstat", sha]);
+    let status = repo.git(&["diff-tree", "-r", "--no-commit-id", "--name-status", sha]);
+    for (num, st) in numstat.lines().zip(status.lines()) {
+        let mut n = num.split('\t');
+        let added: u64 = n.next().unwrap().parse().unwrap_or(0);
+        let deleted: u64 = n.next().unwrap().parse().unwrap_or(0);
+        let path = n.next().unwrap();
+        let diff = repo.git(&["diff-tree", "-p", "-r", "--no-commit-id", sha, "--", path]);
+        let patch = diff.find("@@").map(|at| format!("{}\n", &diff[at..]));
+        let mut f = match st.chars().next() {
+            Some('A') => FileSpec::added(path, added),
+            Some('D') => FileSpec::removed(path, deleted),
+            _ => FileSpec::modified(path, added, deleted),
+        };
+        f.patch = patch;
+        files.push(f);
+    }
+    spec.files(files)
+}
+
+/// A repository whose `main` holds the word counter and `config`, and an agent branch.
+struct Project {
+    repo: TestRepo,
+    base: String,
+    attempts: Vec<String>,
+}
+
+impl Project {
+    fn new(config: &str) -> Project {
+        let repo = TestRepo::new();
+        repo.author("Maintainer", "maintainer@example.com");
+        repo.write(".loopguard.yml", config);
+        repo.write(
+            "src/lib.rs",
+            "pub fn count_words(s: &str) -> usize {\n    s.len()\n}\n",
+        );
+        let base = repo.commit("Word counter");
+        repo.checkout_new(BRANCH);
+        repo.author(COPILOT.0, COPILOT.1);
+        Project {
+            repo,
+            base,
+            attempts: Vec::new(),
+        }
+    }
+
+    /// The agent commits another version of the counter.
+    fn attempt(&mut self, body: &str, message: &str) -> String {
+        self.repo.write(
+            "src/lib.rs",
+            format!("pub fn count_words(s: &str) -> usize {{\n    {body}\n}}\n"),
+        );
+        let sha = self.repo.commit(message);
+        self.attempts.push(sha.clone());
+        sha
+    }
+
+    /// The agent pushes an empty commit (to re-run CI).
+    fn attempt_empty(&mut self, message: &str) -> String {
+        let sha = self.repo.commit_empty(message);
+        self.attempts.push(sha.clone());
+        sha
+    }
+
+    /// The PR as the fake serves it, its head at `head`.
+    fn pr(&self, number: u64, head: &str) -> PrSpec {
+        let upto = self.attempts.iter().position(|a| a == head).unwrap();
+        PrSpec::new(number, head)
+            .base("main", &self.base)
+            .head_ref(BRANCH)
+            .commits(
+                self.attempts[..=upto]
+                    .iter()
+                    .map(|sha| commit_spec(&self.repo, sha))
+                    .collect(),
+            )
+    }
+
+    fn sync_event(&self, head: &str) -> String {
+        payload(
+            "pull_request.synchronize.json",
+            &[
+                ("{{HEAD_SHA}}", head),
+                ("{{BASE_SHA}}", &self.base),
+                ("{{BEFORE}}", &self.base),
+            ],
+        )
+    }
+}
+
+fn writes(gh: &FakeGitHub) -> Vec<String> {
+    gh.writes()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect()
+}
+
+fn count(requests: &[RecordedRequest], method: &str, suffix: &str) -> usize {
+    requests
+        .iter()
+        .filter(|r| r.method == method && r.path.ends_with(suffix))
+        .count()
+}
+
+fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
+    let ours: Vec<_> = gh
+        .comments_on(pr)
+        .into_iter()
+        .filter(|c| c.author.as_deref() == Some(BOT_LOGIN))
+        .collect();
+    assert_eq!(ours.len(), 1, "exactly one loopguard comment: {ours:#?}");
+    ours[0].body.clone()
+}
+
+/// Different code each time, the same failing test with the same error.
+const SAME: [(&str, &str); 4] = [
+    (
+        "s.split(' ').filter(|w| w.len() > 1).count()",
+        "same-failure-1.log",
+    ),
+    (
+        "s.split_whitespace().filter(|w| w.len() >= 2).count()",
+        "same-failure-2.log",
+    ),
+    (
+        "s.split(' ').filter(|w| w.len() > 1).count() + 0",
+        "same-failure-1.log",
+    ),
+    (
+        "s.split_whitespace().filter(|w| w.chars().count() > 1).count()",
+        "same-failure-2.log",
+    ),
+];
+
+#[test]
+fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let mut last = None;
+    for (i, (body, log)) in SAME.iter().enumerate() {
+        let head = p.attempt(body, &format!("Fix word counting, try {}", i + 1));
+        gh.add_pr(p.pr(7, &head));
+        let out = run_ci(
+            &gh,
+            &p.repo,
+            "pull_request",
+            &p.sync_event(&head),
+            &["--log", &log_path(log)],
+        );
+        match i {
+            0 | 1 => {
+                assert_eq!(out.code, 0, "{out:#?}");
+                assert_eq!(out.outputs["tripped"], "false");
+                assert_eq!(out.outputs["state"], "closed");
+                assert!(gh.labels(7).is_empty());
+                assert!(gh.issues().is_empty());
+                // The state lives in the comment from the first run on.
+                assert!(sticky_body(&gh, 7).contains("loopguard: no loop"));
+            }
+            _ => {
+                assert_eq!(out.code, 1, "{out:#?}");
+                assert_eq!(out.outputs["tripped"], "true");
+                assert_eq!(out.outputs["state"], "open");
+                assert_eq!(out.outputs["rule"], "same_error");
+                assert_eq!(out.outputs["terminal-status"], "aborted_stuck");
+                assert!(
+                    out.outputs["reason"].contains("counts_three_words"),
+                    "{out:#?}"
+                );
+                assert_eq!(out.outputs["signature"].len(), 64);
+                assert_eq!(out.outputs["next-model"], "");
+                assert_eq!(gh.labels(7), [LABEL]);
+                let issues = gh.issues();
+                assert_eq!(issues.len(), 1, "{issues:#?}");
+                let issue = &issues[0];
+                assert_eq!(issue.state, "open");
+                assert_eq!(
+                    issue.title,
+                    "loopguard: PR #7 is stuck in a loop (same_error)"
+                );
+                assert!(issue.body.starts_with("<!-- loopguard:issue pr=7 -->"));
+                assert!(
+                    issue.body.contains("- **Rule:** `same_error`"),
+                    "{}",
+                    issue.body
+                );
+                assert!(issue.body.contains("counts_three_words"), "{}", issue.body);
+                assert!(issue.body.contains("- **From:**"), "{}", issue.body);
+                assert!(issue.body.contains(&p.attempts[0][..7]), "commits involved");
+                assert_eq!(issue.labels, ["loopguard"]);
+                let comment = sticky_body(&gh, 7);
+                assert!(
+                    comment.contains("### loopguard: stuck loop — `same_error`"),
+                    "{comment}"
+                );
+                assert!(comment.contains("| `same_error` ⛔ |"), "{comment}");
+                assert!(comment.contains("## Recent iterations"), "{comment}");
+                assert!(comment.contains(&format!("Stuck-loop issue: #{}", issue.number)));
+                assert!(
+                    out.summary
+                        .contains("## loopguard: stuck loop — `same_error`")
+                );
+                assert!(
+                    out.stdout
+                        .lines()
+                        .any(|l| l.starts_with("::error title=loopguard%3A same_error::")),
+                    "{}",
+                    out.stdout
+                );
+                if let Some(previous) = &last {
+                    assert_ne!(previous, &comment, "the fourth run updates the comment");
+                }
+                last = Some(comment);
+            }
+        }
+    }
+    // Four runs: one comment created then edited, one issue created then edited, one label.
+    let w = writes(&gh);
+    assert_eq!(
+        w.iter()
+            .filter(|x| x.ends_with("/issues/7/comments"))
+            .count(),
+        1,
+        "{w:#?}"
+    );
+    assert_eq!(
+        w.iter()
+            .filter(|x| *x == "POST /repos/octo-org/widgets/issues")
+            .count(),
+        1
+    );
+    assert!(
+        w.iter()
+            .any(|x| x.starts_with("PATCH /repos/octo-org/widgets/issues/")
+                && !x.contains("comments")),
+        "{w:#?}"
+    );
+    assert_eq!(
+        w.iter().filter(|x| x.ends_with("/issues/7/labels")).count(),
+        1,
+        "{w:#?}"
+    );
+    // The fourth run's issue body names four commits and the fourth head.
+    let issue = &gh.issues()[0];
+    assert!(issue.body.contains(&p.attempts[3][..10]), "{}", issue.body);
+}
+
+#[test]
+fn a_pr_making_progress_never_trips() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let steps = [
+        (
+            "s.split(' ').filter(|w| w.len() > 1).count()",
+            "same-failure-1.log",
+        ),
+        ("s.split(' ').count()", "other-failure.log"),
+        (
+            "s.split(' ').filter(|w| !w.is_empty()).count()",
+            "other-failure.log",
+        ),
+        ("s.split_whitespace().count()", "pass.log"),
+        ("s.split_whitespace().count() // tidy", "pass.log"),
+    ];
+    for (i, (body, log)) in steps.iter().enumerate() {
+        let head = p.attempt(body, &format!("Counting, step {}", i + 1));
+        gh.add_pr(p.pr(7, &head));
+        let out = run_ci(
+            &gh,
+            &p.repo,
+            "pull_request",
+            &p.sync_event(&head),
+            &["--log", &log_path(log)],
+        );
+        assert_eq!(out.code, 0, "step {i}: {out:#?}");
+        assert_eq!(out.outputs["tripped"], "false");
+    }
+    assert!(gh.labels(7).is_empty());
+    assert!(gh.issues().is_empty());
+    let body = sticky_body(&gh, 7);
+    assert!(body.contains("loopguard: no loop"), "{body}");
+    assert!(
+        body.contains("| 5 |"),
+        "five iterations in the table: {body}"
+    );
+}
+
+#[test]
+fn a_config_change_on_the_pr_head_is_ignored_and_trips_constraint() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    // The agent loosens its guard: no constraint rule, no PR channels.
+    p.repo.write(
+        ".loopguard.yml",
+        "rules:\n  constraint: {action: off}\n  same_error: {threshold: 50}\non_trip:\n  notify: [summary]\n",
+    );
+    let head = p.attempt("s.split_whitespace().count()", "Relax the guard");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path("pass.log")],
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert_eq!(out.outputs["rule"], "constraint");
+    assert_eq!(out.outputs["terminal-status"], "aborted_constraint");
+    assert!(out.outputs["reason"].contains(".loopguard.yml"), "{out:#?}");
+    // The base's notify list was used: label, comment and issue are there.
+    assert_eq!(gh.labels(7), [LABEL]);
+    assert_eq!(gh.issues().len(), 1);
+    assert!(sticky_body(&gh, 7).contains("`constraint`"));
+}
+
+#[test]
+fn a_fork_pr_under_workflow_run_is_found_by_head_and_judged_from_job_logs() {
+    // The privileged workflow checks out the default branch only: the PR's commits are
+    // not in it, and no sticky comment exists yet, so history and earlier evidence come
+    // from the API (PR commits, commit files, workflow runs of earlier heads, job logs).
+    let mut p = Project::new(CONFIG);
+    let mut heads = Vec::new();
+    for (body, _) in &SAME[..3] {
+        heads.push(p.attempt(body, "Fix word counting"));
+    }
+    let checkout = TestRepo::new();
+    checkout.write("README.md", "widgets\n");
+    checkout.commit("Default branch");
+    let gh = FakeGitHub::start_blocking()
+        .with_file(&p.base, ".loopguard.yml", CONFIG.as_bytes())
+        .with_pr(p.pr(9, &heads[2]).fork("someone/widgets").head_ref("main"));
+    for (i, head) in heads.iter().enumerate() {
+        let id = 5000 + i as u64;
+        gh.add_run(
+            RunSpec::new(id, head)
+                .head("main", Some("someone/widgets"))
+                .job(JobSpec::succeeded(id * 10, "lint", "ok"))
+                .job(JobSpec::failed(
+                    id * 10 + 1,
+                    "test",
+                    &log_text("same-failure-1.job.log"),
+                )),
+        );
+    }
+    let event = payload(
+        "workflow_run.completed.fork.json",
+        &[("\"{{RUN_ID}}\"", "5002"), ("{{HEAD_SHA}}", &heads[2])],
+    );
+    let out = run_ci(&gh, &checkout, "workflow_run", &event, &[]);
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert_eq!(out.outputs["rule"], "same_error");
+    assert_eq!(gh.labels(9), [LABEL]);
+    assert_eq!(gh.issues().len(), 1);
+    let comment = sticky_body(&gh, 9);
+    assert!(
+        comment.contains("job test"),
+        "the evidence names its job: {comment}"
+    );
+    let requests = gh.requests();
+    assert_eq!(count(&requests, "GET", "/pulls/9/commits"), 1);
+    assert_eq!(count(&requests, "GET", "/actions/runs/5002/jobs"), 1);
+    // Only the failed jobs' logs are read, one per run.
+    assert_eq!(count(&requests, "GET", "/logs"), 3, "{:#?}", requests);
+    // The contents API gave the base's config.
+    assert_eq!(count(&requests, "GET", "/contents/.loopguard.yml"), 1);
+}
+
+#[test]
+fn a_shallow_checkout_reads_history_from_the_api_and_a_steady_run_is_cheap() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let mut head = String::new();
+    // Ten iterations, each a different failure or a pass: no trip.
+    for i in 0..10 {
+        let (body, log) = if i % 2 == 0 {
+            (
+                format!("s.split(' ').count() + {i} - {i}"),
+                "other-failure.log",
+            )
+        } else {
+            (
+                format!("s.split_whitespace().count() + {i} - {i}"),
+                "pass.log",
+            )
+        };
+        head = p.attempt(&body, &format!("Iteration {i}"));
+        let _ = log;
+    }
+    gh.add_pr(p.pr(7, &head));
+    // This very run, in progress: its workflow is where earlier heads' runs are looked up.
+    let mut this_run = RunSpec::new(990001, &head).conclusion(None);
+    this_run.status = "in_progress".into();
+    gh.add_run(this_run);
+    let gh = gh.with_file(&p.base, ".loopguard.yml", CONFIG.as_bytes());
+    let shallow = TestRepo::clone_from(&p.repo, &["--depth", "1", "--branch", BRANCH]);
+    let event = p.sync_event(&head);
+    let first = run_ci(
+        &gh,
+        &shallow,
+        "pull_request",
+        &event,
+        &["--log", &log_path("pass.log")],
+    );
+    assert_eq!(first.code, 0, "{first:#?}");
+    let requests = gh.requests();
+    assert_eq!(count(&requests, "GET", "/pulls/7/commits"), 1);
+    // Every commit's files were read once (the checkout has none of them).
+    for sha in &p.attempts {
+        assert_eq!(
+            count(&requests, "GET", &format!("/commits/{sha}")),
+            1,
+            "{sha}"
+        );
+    }
+    let body = sticky_body(&gh, 7);
+    assert!(body.contains("| 10 |"), "ten iterations: {body}");
+
+    // Steady state: the same run again. The comment's state holds the records and the
+    // evidence: no commit is read again and nothing is written.
+    gh.clear_requests();
+    let again = run_ci(
+        &gh,
+        &shallow,
+        "pull_request",
+        &event,
+        &["--log", &log_path("pass.log")],
+    );
+    assert_eq!(again.code, 0, "{again:#?}");
+    let requests = gh.requests();
+    let list: Vec<String> = requests
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(gh.writes().is_empty(), "{list:#?}");
+    assert!(
+        requests.len() <= 10,
+        "steady state: {} requests: {list:#?}",
+        requests.len()
+    );
+    assert_eq!(
+        requests.len(),
+        4,
+        "pull, commits, config, comments: {list:#?}"
+    );
+    println!(
+        "steady-state requests (API history, 10 iterations): {}",
+        requests.len()
+    );
+}
+
+#[test]
+fn a_steady_run_with_full_history_in_the_checkout_is_cheaper_still() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let mut head = String::new();
+    for i in 0..10 {
+        head = p.attempt(
+            &format!("s.split_whitespace().count() + {i} - {i}"),
+            &format!("Iteration {i}"),
+        );
+    }
+    gh.add_pr(p.pr(7, &head));
+    let mut this_run = RunSpec::new(990001, &head).conclusion(None);
+    this_run.status = "in_progress".into();
+    gh.add_run(this_run);
+    let event = p.sync_event(&head);
+    let first = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &event,
+        &["--log", &log_path("pass.log")],
+    );
+    assert_eq!(first.code, 0, "{first:#?}");
+    gh.clear_requests();
+    let again = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &event,
+        &["--log", &log_path("pass.log")],
+    );
+    assert_eq!(again.code, 0);
+    let requests = gh.requests();
+    assert!(gh.writes().is_empty());
+    assert_eq!(requests.len(), 2, "pull and comments: {requests:#?}");
+    println!(
+        "steady-state requests (git history, 10 iterations): {}",
+        requests.len()
+    );
+}
+
+#[test]
+fn removing_the_label_resumes_and_the_next_push_decides() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let mut head = String::new();
+    for (i, (body, log)) in SAME[..3].iter().enumerate() {
+        head = p.attempt(body, &format!("Try {i}"));
+        gh.add_pr(p.pr(7, &head));
+        run_ci(
+            &gh,
+            &p.repo,
+            "pull_request",
+            &p.sync_event(&head),
+            &["--log", &log_path(log)],
+        );
+    }
+    assert_eq!(gh.labels(7), [LABEL]);
+    // A maintainer takes the label off.
+    let maintainer = GitHubClient::builder()
+        .api_url(gh.uri())
+        .token(Token::new("ghp_maintainer0token").unwrap())
+        .repo(RepoId::new("octo-org", "widgets"))
+        .time_scale(0.001)
+        .build()
+        .unwrap();
+    assert!(maintainer.remove_label(7, LABEL).unwrap());
+    let event = payload(
+        "pull_request.unlabeled.json",
+        &[("{{HEAD_SHA}}", &head), ("{{BASE_SHA}}", &p.base)],
+    );
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &event,
+        &["--log", &log_path("same-failure-1.log")],
+    );
+    assert_eq!(out.code, 0, "half-open does not fail the step: {out:#?}");
+    assert_eq!(out.outputs["state"], "half_open");
+    assert!(gh.labels(7).is_empty());
+    assert!(sticky_body(&gh, 7).contains("half-open"));
+
+    // The agent only re-runs CI (an empty commit) and fails the same way: open again,
+    // label back. (A code change would have been progress: half-open closes on it.)
+    let next = p.attempt_empty("Retry CI");
+    gh.add_pr(p.pr(7, &next));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&next),
+        &["--log", &log_path("same-failure-2.log")],
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert!(
+        out.outputs["reason"].starts_with("no progress after resume"),
+        "{out:#?}"
+    );
+    assert_eq!(gh.labels(7), [LABEL]);
+
+    // Then it fixes the bug: the breaker closes, the label comes off, the issue closes.
+    let fixed = p.attempt("s.split_whitespace().count()", "Fix it for real");
+    gh.add_pr(p.pr(7, &fixed));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&fixed),
+        &["--log", &log_path("pass.log")],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(out.outputs["state"], "closed");
+    assert!(gh.labels(7).is_empty());
+    let body = sticky_body(&gh, 7);
+    assert!(body.contains("### loopguard: recovered"), "{body}");
+    assert!(body.contains("the tests pass at"), "{body}");
+    let issues = gh.issues();
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].state, "closed");
+    assert!(
+        issues[0].body.contains("**Status:** recovered"),
+        "{}",
+        issues[0].body
+    );
+}
+
+#[test]
+fn hostile_log_text_comes_out_inert() {
+    let config = "rules:\n  same_error: {threshold: 1}\non_trip:\n  notify: [summary, label, comment, issue]\n";
+    let mut p = Project::new(config);
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt("s.split_whitespace().count()", "Add a test cc @org/team");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path("hostile.log")],
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    let comment = sticky_body(&gh, 7);
+    let issue = gh.issues()[0].body.clone();
+    for (what, text) in [
+        ("comment", &comment),
+        ("issue", &issue),
+        ("summary", &out.summary),
+    ] {
+        assert!(
+            text.contains("add-mask"),
+            "{what} quotes the failure: {text}"
+        );
+        assert!(!text.contains("@org/team"), "{what} mentions: {text}");
+        assert!(text.contains(&format!("@{ZWSP}org/team")), "{what}: {text}");
+        for line in text.lines() {
+            assert!(!line.trim_start().starts_with("::"), "{what}: {line}");
+        }
+    }
+    // On the log, the text is fenced by stop-commands; outside the fence only loopguard's
+    // own annotation starts with `::`.
+    let mut fenced = false;
+    let mut token = String::new();
+    for line in out.stdout.lines() {
+        if let Some(t) = line.strip_prefix("::stop-commands::") {
+            fenced = true;
+            token = format!("::{t}::");
+        } else if fenced && line == token {
+            fenced = false;
+        } else if !fenced && line.starts_with("::") {
+            assert!(line.starts_with("::error title=loopguard"), "{line}");
+            assert!(!line.contains("::add-mask::"), "{line}");
+        }
+    }
+    assert!(!out.outputs["reason"].is_empty());
+}
+
+#[test]
+fn server_errors_and_rate_limits_are_retried_without_duplicates() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    gh.fail_next("GET", r"/pulls/7$", Fault::Status(502), 2);
+    gh.fail_next(
+        "POST",
+        r"/issues/7/comments$",
+        Fault::StatusAfterApply(502),
+        1,
+    );
+    gh.fail_next(
+        "GET",
+        r"/issues/7/comments$",
+        Fault::TooManyRequests { retry_after: 2 },
+        1,
+    );
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path("same-failure-1.log")],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    let requests = gh.requests();
+    assert_eq!(
+        count(&requests, "GET", "/pulls/7"),
+        3,
+        "two 502s, then the answer"
+    );
+    // The comment was created by the attempt that answered 502; the retry found it.
+    assert_eq!(gh.comments_on(7).len(), 1);
+    assert_eq!(count(&requests, "POST", "/issues/7/comments"), 1);
+}
+
+#[test]
+fn a_missing_permission_fails_with_the_permissions_hint() {
+    let mut p = Project::new(
+        "rules:\n  same_error: {threshold: 1}\non_trip:\n  notify: [summary, issue]\n",
+    );
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    gh.fail_next("GET", r"/issues$", Fault::NotAccessibleByIntegration, 1);
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path("same-failure-1.log")],
+    );
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr
+            .contains("Resource not accessible by integration"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("issues: write   # missing"),
+        "{}",
+        out.stderr
+    );
+    // The step's own outputs were written before GitHub refused.
+    assert_eq!(out.outputs["tripped"], "true");
+}
+
+#[test]
+fn an_expired_log_is_noted_and_judged_as_an_unread_failure() {
+    let mut p = Project::new(CONFIG);
+    let head = p.attempt(SAME[0].0, "Try 1");
+    let checkout = TestRepo::new();
+    checkout.write("README.md", "widgets\n");
+    checkout.commit("Default branch");
+    let gh = FakeGitHub::start_blocking()
+        .with_file(&p.base, ".loopguard.yml", CONFIG.as_bytes())
+        .with_pr(p.pr(9, &head).fork("someone/widgets").head_ref("main"))
+        .with_run(
+            RunSpec::new(6000, &head)
+                .head("main", Some("someone/widgets"))
+                .job(JobSpec::failed(60001, "test", "").log(LogSpec::Expired)),
+        );
+    let event = payload(
+        "workflow_run.completed.fork.json",
+        &[("\"{{RUN_ID}}\"", "6000"), ("{{HEAD_SHA}}", &head)],
+    );
+    let out = run_ci(&gh, &checkout, "workflow_run", &event, &[]);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(
+        out.summary.contains("is expired \\(410\\)"),
+        "{}",
+        out.summary
+    );
+    assert!(out.stderr.contains("expired (410)"), "{}", out.stderr);
+    assert_eq!(out.outputs["signature"], "");
+}
+
+#[test]
+fn push_reports_only_and_dry_run_writes_nothing() {
+    let mut p = Project::new(
+        "rules:\n  same_error: {threshold: 1}\non_trip:\n  notify: [summary, label, comment, issue]\n",
+    );
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    let event = payload(
+        "push.json",
+        &[("{{HEAD_SHA}}", &head), ("{{BEFORE}}", &p.base)],
+    );
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "push",
+        &event,
+        &["--log", &log_path("same-failure-1.log")],
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert_eq!(out.outputs["rule"], "same_error");
+    assert!(
+        gh.requests().is_empty(),
+        "a push with the history in the checkout needs no API: {:#?}",
+        gh.requests()
+    );
+
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path("same-failure-1.log"), "--dry-run"],
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert!(gh.writes().is_empty(), "{:#?}", gh.writes());
+    assert!(out.stdout.contains("dry run: "), "{}", out.stdout);
+    for planned in [
+        "POST /repos/octo-org/widgets/issues/7/labels",
+        "POST /repos/octo-org/widgets/issues:",
+        "POST /repos/octo-org/widgets/issues/7/comments",
+    ] {
+        assert!(out.stdout.contains(planned), "{planned}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn bad_input_names_the_problem() {
+    let mut p = Project::new("rules:\n  same_error: {threshold: 0}\n");
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", "nope.log"],
+    );
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains(".loopguard.yml@"),
+        "the config, at the base: {}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("rules.same_error.threshold"),
+        "{}",
+        out.stderr
+    );
+
+    let mut p = Project::new(CONFIG);
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", "nope.log"],
+    );
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains("nope.log: no such file"),
+        "{}",
+        out.stderr
+    );
+}
