@@ -178,8 +178,8 @@ gen_nextest() {
         rm -f "$LOGS/nextest/$s/junit.log"
     done
     # A test that fails once and passes on the retry is not a failure.
-    AS=passing emit nextest flaky flaky-retries cargo nextest run --color never --retries 2
-    AS=passing emit nextest flaky gha-flaky-retries cargo nextest run --color always --retries 2
+    FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky flaky-retries cargo nextest run --color never --retries 2
+    FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky gha-flaky-retries cargo nextest run --color always --retries 2
 }
 
 gen_pytest() {

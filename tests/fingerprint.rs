@@ -176,7 +176,7 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     m.insert("nextest/two-failures", two_cargo);
     m.insert(
         "cargo/doctest",
-        vec![(Test, "src/lib.rs - is_blank (line <n>)", "assertion failed: wordcount::is_blank(\"  \\t \")")],
+        vec![(Test, "src/lib.rs - is_blank (line <n>)", "assertion failed: wordcount::is_blank(\" \\t \")")],
     );
     m.insert(
         "pytest/assert-count",

@@ -14,7 +14,7 @@ use super::ghactions::CleanLine;
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAILED", "---- ", "failures:", "panicked", "error", "test result: "];
+pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error"];
 
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
@@ -223,13 +223,13 @@ mod tests {
 
     #[test]
     fn old_panic_format() {
-        let log = "---- t stdout ----\nthread 't' panicked at 'called `Option::unwrap()` on a `None` value', src/lib.rs:3:9\n\nfailures:\n    t\n";
+        let log = "failures:\n\n---- t stdout ----\nthread 't' panicked at 'called `Option::unwrap()` on a `None` value', src/lib.rs:3:9\n\nfailures:\n    t\n";
         assert_eq!(failures(log)[0].2, "called `Option::unwrap()` on a `None` value");
     }
 
     #[test]
     fn should_panic_and_result_errors() {
-        let log = "---- t stdout ----\nnote: test did not panic as expected at src/lib.rs:54:8\n\
+        let log = "failures:\n\n---- t stdout ----\nnote: test did not panic as expected at src/lib.rs:54:8\n\
             ---- u stdout ----\nError: \"bad config\"\n\nfailures:\n    t\n    u\n";
         let f = failures(log);
         assert_eq!(f[0].2, "note: test did not panic as expected at src/lib.rs");

@@ -13,7 +13,7 @@ use super::ghactions::{CleanLine, Marker};
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["rror", "ERROR", "FAIL", "fatal", "FATAL", "Exception", "##[error]"];
+pub(crate) const TRIGGERS: &[&str] = &["rror", "ERROR", "FAIL", "fatal", "FATAL", "Exception"];
 
 /// Error lines kept: the first ones are the cause, the rest usually consequences.
 const MAX_GENERIC: usize = 20;

@@ -14,7 +14,7 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["--- FAIL", "FAIL\t", "panic", ".go:", "=== ", "ok  \t", "running tests:"];
+pub(crate) const TRIGGERS: &[&str] = &["FAIL", "panic", ".go:", "=== ", "ok  \t"];
 
 static FAIL_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\s*)--- FAIL: (\S+) \(.*\)$").expect("because it is valid"));
@@ -28,6 +28,9 @@ static PANIC: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^panic: (.+?)(?: \[recovered\])?$").expect("because it is valid"));
 static PACKAGE_FAIL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^FAIL\s+(\S+)(?:\s+\[([a-z ]+)\]|\s+[\d.]+s)?$").expect("because it is valid"));
+static TEST_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[\w./-]+\.((?:Test|Example|Fuzz)\w*)\(").expect("because it is valid")
+});
 static RUNNING_TEST: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s+(Test\S*|Example\S*|Fuzz\S*|Benchmark\S*) \(.*\)$").expect("because it is valid"));
 
@@ -45,8 +48,14 @@ pub(crate) struct GoParser {
     failed: Vec<(String, bool)>,
     /// A panic not tied to a test yet: (message, kind).
     orphan_panic: Option<(String, FailureKind)>,
-    /// After `panic: test timed out`: the `running tests:` list follows.
+    /// After `panic: test timed out`: the `running tests:` list (Go >= 1.20) or the
+    /// goroutine dump (a `pkg.TestX(...)` frame) names the test.
     timed_out: bool,
+    timeout_named: bool,
+    /// In the goroutine dump: the current goroutine's test frame, and whether it is a
+    /// parallel test still paused (not the one that hung).
+    frame_test: Option<String>,
+    frame_paused: bool,
 }
 
 impl LineParser for GoParser {
@@ -93,6 +102,7 @@ impl LineParser for GoParser {
             let message = format!("panic: {}", &c[1]);
             let kind = if c[1].starts_with("test timed out") {
                 self.timed_out = true;
+                self.timeout_named = false;
                 FailureKind::Timeout
             } else {
                 FailureKind::Crash
@@ -106,17 +116,17 @@ impl LineParser for GoParser {
             }
         } else if self.timed_out && text == "running tests:" {
             // The list of tests that were running follows.
-        } else if let Some(c) = RUNNING_TEST.captures(text).filter(|_| self.timed_out) {
-            if let Some((message, kind)) = &self.orphan_panic {
-                out.fail(Runner::Go, *kind, &c[1], Some(message));
-                self.mark_message(&c[1].to_string());
-                self.failed.push((c[1].to_string(), true));
-            }
+        } else if self.timed_out && !self.timeout_named && self.dump_line(text, out) {
+            // A line of the goroutine dump after a timeout.
         } else if let Some(c) = PACKAGE_FAIL.captures(text) {
             out.saw(Runner::Go);
+            if self.timed_out && !self.timeout_named {
+                // The dump's last goroutine ends at the package's FAIL line.
+                self.dump_line("", out);
+            }
             self.timed_out = false;
             if let Some((message, kind)) = self.orphan_panic.take()
-                && !self.failed.iter().any(|(_, has)| *has)
+                && !self.timeout_named
             {
                 out.fail(Runner::Go, kind, &c[1], Some(&message));
             }
@@ -144,6 +154,36 @@ impl LineParser for GoParser {
 }
 
 impl GoParser {
+    /// Follows the goroutine dump after `panic: test timed out` to name the test that hung:
+    /// the `running tests:` list when Go prints one, else the goroutine with a test frame
+    /// that is not paused in `t.Parallel`. Returns whether the line was part of the dump.
+    fn dump_line(&mut self, text: &str, out: &mut Collector) -> bool {
+        let named = if let Some(c) = RUNNING_TEST.captures(text) {
+            Some(c[1].to_string())
+        } else if text.starts_with("goroutine ") {
+            self.frame_test = None;
+            self.frame_paused = false;
+            return true;
+        } else if let Some(c) = TEST_FRAME.captures(text) {
+            self.frame_test.get_or_insert_with(|| c[1].to_string());
+            return true;
+        } else if text.contains("testing.(*T).Parallel(") {
+            self.frame_paused = true;
+            return true;
+        } else if text.is_empty() && !self.frame_paused {
+            self.frame_test.take()
+        } else {
+            return text.starts_with('\t') || text == "running tests:";
+        };
+        let Some(test) = named else { return true };
+        if let Some((message, kind)) = &self.orphan_panic {
+            out.fail(Runner::Go, *kind, &test, Some(message));
+            self.failed.push((test, true));
+            self.timeout_named = true;
+        }
+        true
+    }
+
     fn message(&mut self, out: &mut Collector, id: &str, message: &str) {
         out.add_message(Runner::Go, id, message);
         self.mark_message(id);

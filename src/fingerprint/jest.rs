@@ -11,7 +11,7 @@ use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAIL", "\u{25cf} ", "Tests:"];
+pub(crate) const TRIGGERS: &[&str] = &["FAIL", "\u{25cf} ", "pass", "fail"];
 
 #[derive(Debug, Default)]
 pub(crate) struct JestParser {

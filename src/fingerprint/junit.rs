@@ -115,7 +115,8 @@ impl Body {
         let line = String::from_utf8_lossy(&self.line).into_owned();
         self.line.clear();
         let trimmed = line.trim();
-        if self.first_line.is_none() && !trimmed.is_empty() {
+        // jest-junit opens a suite error with jest's own `● Test suite failed to run` title.
+        if self.first_line.is_none() && !trimmed.is_empty() && !trimmed.starts_with('\u{25cf}') {
             self.first_line = Some(trimmed.to_string());
         }
         self.panic.line(&line);
@@ -135,10 +136,11 @@ impl Body {
             Producer::Nextest => self.panic.take().or(attr_first_line),
             Producer::Pytest => self.section.message().or(attr_first_line),
             Producer::Jest => self.first_line.or(attr_first_line).map(|m| {
-                // jest-junit prints matcher errors as `Error: expect(...)`; the log does not.
+                // jest-junit gives the stack's first line, `Error: message` for a plain
+                // `Error`; jest's log shows the message alone (other types keep their name).
                 match m.strip_prefix("Error: ") {
-                    Some(rest) if rest.starts_with("expect(") => rest.to_string(),
-                    _ => m,
+                    Some(rest) => rest.to_string(),
+                    None => m,
                 }
             }),
             Producer::Vitest => self.first_line.or(attr_first_line),

@@ -11,7 +11,7 @@ use super::ghactions::{CleanLine, Marker};
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["failing", "passing (", "Exception during run"];
+pub(crate) const TRIGGERS: &[&str] = &["fail", "pass", "Exception"];
 
 static FAILING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s+\d+ failing$").expect("because it is valid"));

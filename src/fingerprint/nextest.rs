@@ -19,7 +19,8 @@ use super::ghactions::CleanLine;
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAIL [", "TRY ", "SIG", "ABORT [", "TIMEOUT [", "FLAKY", "Summary ["];
+// Single words: colour codes split `FAIL [` into `FAIL\x1b[0m [` on the raw line.
+pub(crate) const TRIGGERS: &[&str] = &["FAIL", "TRY", "SIG", "ABORT", "TIMEOUT", "pass"];
 
 static STATUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(

@@ -14,7 +14,7 @@ use super::normalize::truncate_chars;
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAILED", "ERROR", "= FAILURES =", "= ERRORS =", "passed", "failed", "error", "test session starts"];
+pub(crate) const TRIGGERS: &[&str] = &["FAIL", "ERROR", "pass", "fail", "error"];
 
 /// E lines kept per section: the error is among the first ones.
 const MAX_E_LINES: usize = 16;

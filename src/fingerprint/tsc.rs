@@ -8,7 +8,8 @@ use super::ghactions::CleanLine;
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["error TS"];
+// `error` alone: `--pretty` colours `error` and ` TS2322` separately.
+pub(crate) const TRIGGERS: &[&str] = &["error"];
 
 static PLAIN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S.*?)\(\d+,\d+\): error (TS\d+: .*)$").expect("because it is valid")

@@ -9,7 +9,7 @@ use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 
-pub(crate) const TRIGGERS: &[&str] = &["\u{23af}", "FAIL ", "Test Files", "RUN  v"];
+pub(crate) const TRIGGERS: &[&str] = &["\u{23af}", "FAIL", "pass", "fail"];
 
 #[derive(Debug, Default)]
 pub(crate) struct VitestParser {
