@@ -19,12 +19,10 @@ pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error"];
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
 });
-static SECTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^---- (.+?) std(?:out|err) ----$").expect("because it is valid")
-});
-static RUSTC_ERROR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^error(?:\[E\d{4}\])?: (.+)$").expect("because it is valid")
-});
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^---- (.+?) std(?:out|err) ----$").expect("because it is valid"));
+static RUSTC_ERROR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^error(?:\[E\d{4}\])?: (.+)$").expect("because it is valid"));
 static RUSTC_ARROW: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--> (.+?):\d+:\d+$").expect("because it is valid"));
 
@@ -38,10 +36,7 @@ enum State {
     #[default]
     Idle,
     /// Inside `---- NAME stdout ----`: the first panic message names the failure.
-    Section {
-        id: String,
-        message: PanicMessage,
-    },
+    Section { id: String, message: PanicMessage },
     /// After `failures:`: either sections or the list of failing names follow.
     FailureList,
     /// After a rustc `error...:` line, waiting for its ` --> file` line.
@@ -53,7 +48,10 @@ impl LineParser for CargoParser {
         let text = line.text.as_str();
         match &mut self.state {
             State::Section { id, message } => {
-                if text.starts_with("---- ") || text == "failures:" || text.starts_with("test result: ") {
+                if text.starts_with("---- ")
+                    || text == "failures:"
+                    || text.starts_with("test result: ")
+                {
                     let id = std::mem::take(id);
                     let message = std::mem::take(message).take();
                     out.fail(Runner::Cargo, FailureKind::Test, &id, message.as_deref());
@@ -98,25 +96,41 @@ impl LineParser for CargoParser {
 
     fn finish(&mut self, out: &mut Collector) {
         if let State::Section { id, message } = std::mem::take(&mut self.state) {
-            out.fail(Runner::Cargo, FailureKind::Test, &id, message.take().as_deref());
+            out.fail(
+                Runner::Cargo,
+                FailureKind::Test,
+                &id,
+                message.take().as_deref(),
+            );
         }
     }
 }
 
 impl CargoParser {
     fn idle_line(&mut self, text: &str, out: &mut Collector) {
-        if let Some(c) = SECTION.captures(text) {
+        // Cheap byte tests first: most lines that reach here are no cargo line at all.
+        if let Some(c) = text
+            .starts_with("---- ")
+            .then(|| SECTION.captures(text))
+            .flatten()
+        {
             self.state = State::Section {
                 id: c[1].to_string(),
                 message: PanicMessage::default(),
             };
-        } else if let Some(c) = RESULT_LINE.captures(text) {
+        } else if let Some(c) = is_failed_result(text)
+            .then(|| RESULT_LINE.captures(text))
+            .flatten()
+        {
             out.fail(Runner::Cargo, FailureKind::Test, &c[1], None);
         } else if text == "failures:" {
             self.state = State::FailureList;
         } else if text.starts_with("test result: ") {
             out.saw(Runner::Cargo);
-        } else if let Some(c) = RUSTC_ERROR.captures(text)
+        } else if let Some(c) = text
+            .starts_with("error")
+            .then(|| RUSTC_ERROR.captures(text))
+            .flatten()
             && !is_cargo_summary_error(&c[1])
         {
             self.state = State::RustcError {
@@ -125,6 +139,10 @@ impl CargoParser {
             };
         }
     }
+}
+
+fn is_failed_result(text: &str) -> bool {
+    text.starts_with("test ") && text.ends_with("FAILED")
 }
 
 /// cargo's own closing lines repeat that something failed; they name no failure.
@@ -157,7 +175,8 @@ pub(crate) struct PanicMessage {
 }
 
 static PANIC_OLD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^thread '[^']*'(?: \(\d+\))? panicked at '(.*)', \S+$").expect("because it is valid")
+    Regex::new(r"^thread '[^']*'(?: \(\d+\))? panicked at '(.*)', \S+$")
+        .expect("because it is valid")
 });
 static PANIC_NEW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^thread '[^']*'(?: \(\d+\))? panicked at \S+?:$").expect("because it is valid")
@@ -217,14 +236,21 @@ mod tests {
             test result: FAILED. 1 passed; 1 failed; 0 ignored\n";
         assert_eq!(
             failures(log),
-            [("a::b".into(), FailureKind::Test, "assertion `left == right` failed".into())]
+            [(
+                "a::b".into(),
+                FailureKind::Test,
+                "assertion `left == right` failed".into()
+            )]
         );
     }
 
     #[test]
     fn old_panic_format() {
         let log = "failures:\n\n---- t stdout ----\nthread 't' panicked at 'called `Option::unwrap()` on a `None` value', src/lib.rs:3:9\n\nfailures:\n    t\n";
-        assert_eq!(failures(log)[0].2, "called `Option::unwrap()` on a `None` value");
+        assert_eq!(
+            failures(log)[0].2,
+            "called `Option::unwrap()` on a `None` value"
+        );
     }
 
     #[test]
@@ -244,26 +270,40 @@ mod tests {
         assert_eq!(
             failures(log),
             [
-                ("src/lib.rs".into(), FailureKind::Build, "error[E0308]: mismatched types".into()),
-                ("src/main.rs".into(), FailureKind::Build, "error[E0425]: cannot find value `y` in this scope".into()),
+                (
+                    "src/lib.rs".into(),
+                    FailureKind::Build,
+                    "error[E0308]: mismatched types".into()
+                ),
+                (
+                    "src/main.rs".into(),
+                    FailureKind::Build,
+                    "error[E0425]: cannot find value `y` in this scope".into()
+                ),
             ]
         );
     }
 
     #[test]
     fn passing_summary_is_no_failure() {
-        let log = "running 3 tests\ntest a ... ok\ntest result: ok. 3 passed; 0 failed; 0 ignored\n";
+        let log =
+            "running 3 tests\ntest a ... ok\ntest result: ok. 3 passed; 0 failed; 0 ignored\n";
         let fp = fingerprint_bytes(log.as_bytes());
         assert_eq!(fp.signature, None);
         assert_eq!(fp.runner, Some(crate::fingerprint::Runner::Cargo));
         // Test names that contain the words are still passing tests.
-        let log = "test it_reports_failures ... ok\ntest error_paths ... ok\ntest result: ok. 0 failed\n";
+        let log =
+            "test it_reports_failures ... ok\ntest error_paths ... ok\ntest result: ok. 0 failed\n";
         assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
     }
 
     #[test]
     fn indented_libtest_output_is_not_cargos() {
         let log = "    test t ... FAILED\n    failures:\n        t\n";
-        assert!(failures(log).iter().all(|f| f.0 != "t" || f.2 != "test failed"));
+        assert!(
+            failures(log)
+                .iter()
+                .all(|f| f.0 != "t" || f.2 != "test failed")
+        );
     }
 }

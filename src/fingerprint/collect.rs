@@ -82,9 +82,7 @@ impl Collector {
     ) {
         self.saw(runner);
         let id = normalize_id(id);
-        let message = message
-            .map(normalize_message)
-            .filter(|m| !m.is_empty());
+        let message = message.map(normalize_message).filter(|m| !m.is_empty());
         let per_message = matches!(kind, FailureKind::Build) || fallback;
         let key = (runner, id, if per_message { message.clone() } else { None });
         if let Some(&i) = self.index.get(&key) {
@@ -93,7 +91,9 @@ impl Collector {
             if draft.message.is_none() {
                 draft.message = message;
             }
-            if draft.kind == FailureKind::Test && matches!(kind, FailureKind::Crash | FailureKind::Timeout) {
+            if draft.kind == FailureKind::Test
+                && matches!(kind, FailureKind::Crash | FailureKind::Timeout)
+            {
                 draft.kind = kind;
             }
             return;
@@ -148,7 +148,9 @@ impl Collector {
             .into_iter()
             .filter(|d| !d.withdrawn && (!d.fallback || !any_specific))
             .map(|d| Failure {
-                message: d.message.unwrap_or_else(|| default_message(d.kind).to_string()),
+                message: d
+                    .message
+                    .unwrap_or_else(|| default_message(d.kind).to_string()),
                 id: d.id,
                 kind: d.kind,
                 runner: d.runner,
@@ -187,9 +189,24 @@ mod tests {
     #[test]
     fn build_errors_per_message() {
         let mut c = Collector::default();
-        c.fail(Runner::Cargo, FailureKind::Build, "src/lib.rs", Some("error[E0308]: a"));
-        c.fail(Runner::Cargo, FailureKind::Build, "src/lib.rs", Some("error[E0425]: b"));
-        c.fail(Runner::Cargo, FailureKind::Build, "src/lib.rs", Some("error[E0308]: a"));
+        c.fail(
+            Runner::Cargo,
+            FailureKind::Build,
+            "src/lib.rs",
+            Some("error[E0308]: a"),
+        );
+        c.fail(
+            Runner::Cargo,
+            FailureKind::Build,
+            "src/lib.rs",
+            Some("error[E0425]: b"),
+        );
+        c.fail(
+            Runner::Cargo,
+            FailureKind::Build,
+            "src/lib.rs",
+            Some("error[E0308]: a"),
+        );
         assert_eq!(c.into_fingerprint().failures.len(), 2);
     }
 
@@ -210,7 +227,12 @@ mod tests {
     fn withdrawn_failures_vanish_and_passing_logs_keep_the_runner() {
         let mut c = Collector::default();
         c.saw(Runner::Nextest);
-        c.fail(Runner::Nextest, FailureKind::Test, "flaky", Some("first try fails"));
+        c.fail(
+            Runner::Nextest,
+            FailureKind::Test,
+            "flaky",
+            Some("first try fails"),
+        );
         c.withdraw(Runner::Nextest, "flaky");
         assert!(!c.has(Runner::Nextest, "flaky"));
         let fp = c.into_fingerprint();

@@ -98,7 +98,9 @@ impl fmt::Display for Runner {
 
 /// A runner name that is not one of [`Runner::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown runner {0:?} (expected one of cargo, nextest, pytest, jest, vitest, mocha, go, junit, generic)")]
+#[error(
+    "unknown runner {0:?} (expected one of cargo, nextest, pytest, jest, vitest, mocha, go, junit, generic)"
+)]
 pub struct UnknownRunner(pub String);
 
 impl FromStr for Runner {

@@ -23,7 +23,8 @@ static ERROR_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
         .expect("because it is valid")
 });
 static EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:Uncaught )?([A-Za-z_$][\w$.]*(?:Error|Exception))(?::\s+\S.*)?$").expect("because it is valid")
+    Regex::new(r"^(?:Uncaught )?([A-Za-z_$][\w$.]*(?:Error|Exception))(?::\s+\S.*)?$")
+        .expect("because it is valid")
 });
 static COMPILER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S+?):\d+(?::\d+)?:\s*(?:fatal )?error:\s*(\S.*)$").expect("because it is valid")
@@ -58,7 +59,11 @@ impl LineParser for GenericParser {
 /// The kind of error a line reports (`error`, `error[E0599]`, `fatal`, `ValueError`, a
 /// compiler's file), or `None` when the line is not an error line.
 fn error_id(text: &str) -> Option<String> {
-    if let Some(c) = ERROR_PREFIX.captures(text) {
+    let starts_like_error = matches!(text.as_bytes().first(), Some(b'e' | b'E' | b'f' | b'F'));
+    if let Some(c) = starts_like_error
+        .then(|| ERROR_PREFIX.captures(text))
+        .flatten()
+    {
         let id = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
             (Some(_), Some(code), _, _) => format!("error{}", code.as_str()),
             (Some(_), None, _, _) => "error".to_string(),
@@ -67,8 +72,15 @@ fn error_id(text: &str) -> Option<String> {
         };
         return (!is_count(&c[5])).then_some(id);
     }
-    if let Some(c) = COMPILER.captures(text) {
+    if let Some(c) = text
+        .contains("error:")
+        .then(|| COMPILER.captures(text))
+        .flatten()
+    {
         return Some(c[1].to_string());
+    }
+    if !text.contains("Error") && !text.contains("Exception") {
+        return None;
     }
     EXCEPTION.captures(text).map(|c| c[1].to_string())
 }
@@ -102,19 +114,28 @@ mod tests {
 
     fn generic(log: &str) -> Vec<(String, String)> {
         let fp = fingerprint_bytes(log.as_bytes());
-        assert!(fp.failures.iter().all(|f| f.runner == Runner::Generic && f.kind == FailureKind::Error));
+        assert!(
+            fp.failures
+                .iter()
+                .all(|f| f.runner == Runner::Generic && f.kind == FailureKind::Error)
+        );
         fp.failures.into_iter().map(|f| (f.id, f.message)).collect()
     }
 
     #[test]
     fn error_looking_lines() {
         assert_eq!(
-            generic("building\nerror: linker `cc` not found\nValueError: bad input 3\nsrc/x.c:3:5: error: unknown type name 'foo'\nfatal: not a git repository\n"),
+            generic(
+                "building\nerror: linker `cc` not found\nValueError: bad input 3\nsrc/x.c:3:5: error: unknown type name 'foo'\nfatal: not a git repository\n"
+            ),
             [
                 ("ValueError".into(), "ValueError: bad input <n>".into()),
                 ("error".into(), "error: linker `cc` not found".into()),
                 ("fatal".into(), "fatal: not a git repository".into()),
-                ("src/x.c".into(), "src/x.c: error: unknown type name 'foo'".into()),
+                (
+                    "src/x.c".into(),
+                    "src/x.c: error: unknown type name 'foo'".into()
+                ),
             ]
         );
     }
@@ -132,7 +153,10 @@ mod tests {
     fn annotations_count() {
         assert_eq!(
             generic("##[error]Unable to resolve action `actions/chekout@v4`\n"),
-            [("error".into(), "Unable to resolve action `actions/chekout@v4`".into())]
+            [(
+                "error".into(),
+                "Unable to resolve action `actions/chekout@v4`".into()
+            )]
         );
     }
 }

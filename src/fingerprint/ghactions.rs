@@ -163,8 +163,14 @@ mod tests {
         assert_eq!(clean(b"2026-11-25T10:00:00Z hello"), "hello");
         assert_eq!(clean(b"2026-11-25T10:00:00.1Z"), "");
         // Not a timestamp: kept as is.
-        assert_eq!(clean(b"2026-11-25 10:00:00 hello"), "2026-11-25 10:00:00 hello");
-        assert_eq!(clean(b"2026-11-25T10:00:00.1Zhello"), "2026-11-25T10:00:00.1Zhello");
+        assert_eq!(
+            clean(b"2026-11-25 10:00:00 hello"),
+            "2026-11-25 10:00:00 hello"
+        );
+        assert_eq!(
+            clean(b"2026-11-25T10:00:00.1Zhello"),
+            "2026-11-25T10:00:00.1Zhello"
+        );
     }
 
     #[test]

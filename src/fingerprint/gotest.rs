@@ -18,21 +18,26 @@ pub(crate) const TRIGGERS: &[&str] = &["FAIL", "panic", ".go:", "=== ", "ok  \t"
 
 static FAIL_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\s*)--- FAIL: (\S+) \(.*\)$").expect("because it is valid"));
-static RUN_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)$").expect("because it is valid"));
+static RUN_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)$").expect("because it is valid")
+});
 static LOG_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\s+)(\S+\.go:\d+: .*)$").expect("because it is valid"));
 static BUILD_ERROR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+\.go):\d+(?::\d+)?: (.+)$").expect("because it is valid"));
-static PANIC: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^panic: (.+?)(?: \[recovered\])?$").expect("because it is valid"));
-static PACKAGE_FAIL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^FAIL\s+(\S+)(?:\s+\[([a-z ]+)\]|\s+[\d.]+s)?$").expect("because it is valid"));
+static PANIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^panic: (.+?)(?: \[recovered\])?$").expect("because it is valid")
+});
+static PACKAGE_FAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^FAIL\s+(\S+)(?:\s+\[([a-z ]+)\]|\s+[\d.]+s)?$").expect("because it is valid")
+});
 static TEST_FRAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[\w./-]+\.((?:Test|Example|Fuzz)\w*)\(").expect("because it is valid")
 });
-static RUNNING_TEST: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s+(Test\S*|Example\S*|Fuzz\S*|Benchmark\S*) \(.*\)$").expect("because it is valid"));
+static RUNNING_TEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s+(Test\S*|Example\S*|Fuzz\S*|Benchmark\S*) \(.*\)$")
+        .expect("because it is valid")
+});
 
 #[derive(Debug, Default)]
 pub(crate) struct GoParser {
@@ -65,8 +70,12 @@ impl LineParser for GoParser {
 
         if let Some((id, indent)) = &self.after_fail {
             let deeper = text.len() - text.trim_start().len() > *indent;
-            if deeper && !FAIL_LINE.is_match(text) {
-                if let Some(c) = LOG_LINE.captures(text) {
+            if deeper && !is_fail_line(text) {
+                if let Some(c) = text
+                    .contains(".go:")
+                    .then(|| LOG_LINE.captures(text))
+                    .flatten()
+                {
                     let id = id.clone();
                     self.message(out, &id, &c[2]);
                 }
@@ -75,7 +84,12 @@ impl LineParser for GoParser {
             self.after_fail = None;
         }
 
-        if let Some(c) = FAIL_LINE.captures(text) {
+        let go_file = text.contains(".go:");
+        if let Some(c) = text
+            .contains("--- FAIL: ")
+            .then(|| FAIL_LINE.captures(text))
+            .flatten()
+        {
             let id = c[2].to_string();
             let indent = c[1].len();
             out.saw(Runner::Go);
@@ -88,9 +102,13 @@ impl LineParser for GoParser {
             }
             self.after_fail = Some((id.clone(), indent));
             self.just_failed = Some(id);
-        } else if let Some(c) = RUN_LINE.captures(text) {
+        } else if let Some(c) = text
+            .starts_with("=== ")
+            .then(|| RUN_LINE.captures(text))
+            .flatten()
+        {
             self.current = Some(c[1].to_string());
-        } else if let Some(c) = LOG_LINE.captures(text) {
+        } else if let Some(c) = go_file.then(|| LOG_LINE.captures(text)).flatten() {
             if let Some(current) = &self.current
                 && self.early_messages.len() < MAX_FAILURES
             {
@@ -98,7 +116,11 @@ impl LineParser for GoParser {
                     .entry(current.clone())
                     .or_insert_with(|| c[2].to_string());
             }
-        } else if let Some(c) = PANIC.captures(text) {
+        } else if let Some(c) = text
+            .starts_with("panic: ")
+            .then(|| PANIC.captures(text))
+            .flatten()
+        {
             let message = format!("panic: {}", &c[1]);
             let kind = if c[1].starts_with("test timed out") {
                 self.timed_out = true;
@@ -118,7 +140,11 @@ impl LineParser for GoParser {
             // The list of tests that were running follows.
         } else if self.timed_out && !self.timeout_named && self.dump_line(text, out) {
             // A line of the goroutine dump after a timeout.
-        } else if let Some(c) = PACKAGE_FAIL.captures(text) {
+        } else if let Some(c) = text
+            .starts_with("FAIL")
+            .then(|| PACKAGE_FAIL.captures(text))
+            .flatten()
+        {
             out.saw(Runner::Go);
             if self.timed_out && !self.timeout_named {
                 // The dump's last goroutine ends at the package's FAIL line.
@@ -130,7 +156,7 @@ impl LineParser for GoParser {
             {
                 out.fail(Runner::Go, kind, &c[1], Some(&message));
             }
-        } else if let Some(c) = BUILD_ERROR.captures(text) {
+        } else if let Some(c) = go_file.then(|| BUILD_ERROR.captures(text)).flatten() {
             let file = c[1].strip_prefix("./").unwrap_or(&c[1]);
             out.fail(Runner::Go, FailureKind::Build, file, Some(&c[2]));
         } else if text.starts_with("ok  \t") || text.starts_with("ok  ") {
@@ -146,11 +172,20 @@ impl LineParser for GoParser {
         // A parent test fails because its subtest failed: the subtest is the failure.
         for (id, has_message) in &self.failed {
             let prefix = format!("{id}/");
-            if !has_message && self.failed.iter().any(|(other, _)| other.starts_with(&prefix)) {
+            if !has_message
+                && self
+                    .failed
+                    .iter()
+                    .any(|(other, _)| other.starts_with(&prefix))
+            {
                 out.withdraw(Runner::Go, id);
             }
         }
     }
+}
+
+fn is_fail_line(text: &str) -> bool {
+    text.contains("--- FAIL: ") && FAIL_LINE.is_match(text)
 }
 
 impl GoParser {
@@ -202,7 +237,10 @@ mod tests {
 
     fn failures(log: &str) -> Vec<(String, FailureKind, String)> {
         let fp = fingerprint_bytes(log.as_bytes());
-        fp.failures.into_iter().map(|f| (f.id, f.kind, f.message)).collect()
+        fp.failures
+            .into_iter()
+            .map(|f| (f.id, f.kind, f.message))
+            .collect()
     }
 
     #[test]
@@ -210,8 +248,16 @@ mod tests {
         let plain = "--- FAIL: TestA (0.00s)\n    a_test.go:12: got 4, want 3\n--- FAIL: TestB (0.00s)\n    --- FAIL: TestB/v2 (0.00s)\n        a_test.go:28: got \"v2\"\nFAIL\nFAIL\texample.com/a\t0.006s\nFAIL\n";
         let verbose = "=== RUN   TestA\n=== PAUSE TestA\n=== RUN   TestB\n=== CONT  TestA\n    a_test.go:14: got 4, want 3\n--- FAIL: TestA (0.00s)\n=== RUN   TestB/v2\n=== CONT  TestB/v2\n    a_test.go:30: got \"v2\"\n--- FAIL: TestB (0.00s)\n    --- PASS: TestB/x (0.00s)\n    --- FAIL: TestB/v2 (0.00s)\nFAIL\nFAIL\texample.com/a\t0.005s\n";
         let expected = vec![
-            ("TestA".to_string(), FailureKind::Test, "a_test.go: got <n>, want <n>".to_string()),
-            ("TestB/v2".to_string(), FailureKind::Test, "a_test.go: got \"v2\"".to_string()),
+            (
+                "TestA".to_string(),
+                FailureKind::Test,
+                "a_test.go: got <n>, want <n>".to_string(),
+            ),
+            (
+                "TestB/v2".to_string(),
+                FailureKind::Test,
+                "a_test.go: got \"v2\"".to_string(),
+            ),
         ];
         assert_eq!(failures(plain), expected);
         assert_eq!(failures(verbose), expected);
@@ -222,7 +268,11 @@ mod tests {
         let log = "--- FAIL: TestA (0.00s)\npanic: assignment to entry in nil map [recovered]\n\tpanic: assignment to entry in nil map\n\ngoroutine 6 [running]:\nexample.com/a.TestA(0xc000007860)\n\t/tmp/x/a_test.go:11 +0x5b\nFAIL\texample.com/a\t0.007s\n";
         assert_eq!(
             failures(log),
-            [("TestA".into(), FailureKind::Crash, "panic: assignment to entry in nil map".into())]
+            [(
+                "TestA".into(),
+                FailureKind::Crash,
+                "panic: assignment to entry in nil map".into()
+            )]
         );
     }
 
@@ -231,7 +281,11 @@ mod tests {
         let log = "panic: test timed out after 1s\nrunning tests:\n\tTestSlow (1s)\n\ngoroutine 1 [running]:\nFAIL\texample.com/a\t1.012s\n";
         assert_eq!(
             failures(log),
-            [("TestSlow".into(), FailureKind::Timeout, "panic: test timed out after <dur>".into())]
+            [(
+                "TestSlow".into(),
+                FailureKind::Timeout,
+                "panic: test timed out after <dur>".into()
+            )]
         );
     }
 
@@ -240,7 +294,11 @@ mod tests {
         let log = "# example.com/a [example.com/a.test]\n./a.go:20:9: invalid operation: w + 1 (mismatched types string and untyped int)\nFAIL\texample.com/a [build failed]\nFAIL\n";
         assert_eq!(
             failures(log),
-            [("a.go".into(), FailureKind::Build, "invalid operation: w + <n> (mismatched types string and untyped int)".into())]
+            [(
+                "a.go".into(),
+                FailureKind::Build,
+                "invalid operation: w + <n> (mismatched types string and untyped int)".into()
+            )]
         );
     }
 

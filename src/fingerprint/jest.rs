@@ -71,7 +71,11 @@ impl LineParser for JestParser {
 
 /// `describe › nested › test` -> `describe nested test` (jest-junit's naming).
 pub(crate) fn jest_id(title: &str) -> String {
-    title.split(" \u{203a} ").map(str::trim).collect::<Vec<_>>().join(" ")
+    title
+        .split(" \u{203a} ")
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `FAIL __tests__/x.test.js` (optionally with a duration): jest's per-file header. Go's
@@ -92,19 +96,32 @@ mod tests {
         let log = "FAIL __tests__/a.test.js\n  \u{25cf} count \u{203a} counts three words\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: 3\n\nFAIL __tests__/b.test.js\n  \u{25cf} Test suite failed to run\n\n    Cannot find module '../src/x' from '__tests__/b.test.js'\n\nTests:       1 failed, 2 passed, 3 total\n";
         let fp = fingerprint_bytes(log.as_bytes());
         assert_eq!(fp.runner, Some(Runner::Jest));
-        let got: Vec<_> = fp.failures.iter().map(|f| (f.id.as_str(), f.kind, f.message.as_str())).collect();
+        let got: Vec<_> = fp
+            .failures
+            .iter()
+            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
+            .collect();
         assert_eq!(
             got,
             [
-                ("__tests__/b.test.js", FailureKind::Error, "Cannot find module '../src/x' from '__tests__/b.test.js'"),
-                ("count counts three words", FailureKind::Test, "expect(received).toBe(expected) // Object.is equality"),
+                (
+                    "__tests__/b.test.js",
+                    FailureKind::Error,
+                    "Cannot find module '../src/x' from '__tests__/b.test.js'"
+                ),
+                (
+                    "count counts three words",
+                    FailureKind::Test,
+                    "expect(received).toBe(expected) // Object.is equality"
+                ),
             ]
         );
     }
 
     #[test]
     fn passing_summary_is_no_failure() {
-        let log = "PASS __tests__/failure-modes.test.js\nTests:       0 failed, 5 passed, 5 total\n";
+        let log =
+            "PASS __tests__/failure-modes.test.js\nTests:       0 failed, 5 passed, 5 total\n";
         let fp = fingerprint_bytes(log.as_bytes());
         assert_eq!(fp.signature, None);
         assert_eq!(fp.runner, Some(Runner::Jest));

@@ -14,8 +14,8 @@ use super::failure::{FailureKind, Runner};
 use super::jest::jest_id;
 use super::pytest::SectionMessage;
 use super::signature::Fingerprint;
-use super::xml::{XmlSink, XmlTokenizer};
 use super::stream::MAX_LINE_BYTES;
+use super::xml::{XmlSink, XmlTokenizer};
 
 #[derive(Debug, Default)]
 pub(crate) struct JunitParser {
@@ -146,7 +146,9 @@ impl Body {
             Producer::Vitest => self.first_line.or(attr_first_line),
             Producer::Unknown | Producer::Other => {
                 let typed = match (attr_first_line, self.type_attr) {
-                    (Some(m), Some(t)) if !m.contains(&t) && !t.is_empty() => Some(format!("{t}: {m}")),
+                    (Some(m), Some(t)) if !m.contains(&t) && !t.is_empty() => {
+                        Some(format!("{t}: {m}"))
+                    }
                     (Some(m), _) => Some(m),
                     (None, Some(t)) if !t.is_empty() => Some(t),
                     (None, _) => None,
@@ -158,7 +160,10 @@ impl Body {
 }
 
 fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    attrs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    attrs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 impl XmlSink for Report {
@@ -187,11 +192,12 @@ impl XmlSink for Report {
                 }
                 // vitest reports a file that failed to load as a case named after the file.
                 let suite_failed = self.producer == Producer::Vitest && case.name == case.classname;
-                let kind = if (name == "error" && self.producer != Producer::Nextest) || suite_failed {
-                    FailureKind::Error
-                } else {
-                    FailureKind::Test
-                };
+                let kind =
+                    if (name == "error" && self.producer != Producer::Nextest) || suite_failed {
+                        FailureKind::Error
+                    } else {
+                        FailureKind::Test
+                    };
                 let body = Body {
                     message_attr: attr(attrs, "message").map(str::to_string),
                     type_attr: attr(attrs, "type").map(str::to_string),
@@ -231,11 +237,14 @@ impl XmlSink for Report {
 impl Report {
     fn end_case(&mut self) {
         let Some(case) = self.case.take() else { return };
-        let Some((kind, body)) = case.failure else { return };
+        let Some((kind, body)) = case.failure else {
+            return;
+        };
         let producer = self.producer;
         let id = case_id(producer, &case.classname, &case.name, kind);
         let message = body.message(producer);
-        self.collector.fail(producer.runner(), kind, &id, message.as_deref());
+        self.collector
+            .fail(producer.runner(), kind, &id, message.as_deref());
     }
 }
 
@@ -260,7 +269,11 @@ fn case_id(producer: Producer, classname: &str, name: &str, kind: FailureKind) -
 fn pytest_node_id(classname: &str, name: &str, kind: FailureKind) -> String {
     if classname.is_empty() {
         let path = format!("{}.py", name.replace('.', "/"));
-        return if kind == FailureKind::Error { path } else { name.to_string() };
+        return if kind == FailureKind::Error {
+            path
+        } else {
+            name.to_string()
+        };
     }
     let parts: Vec<&str> = classname.split('.').collect();
     let module_len = parts
@@ -301,12 +314,24 @@ mod tests {
 </testsuite>"#;
         let fp = fingerprint_bytes(xml);
         assert_eq!(fp.runner, Some(Runner::Junit));
-        let got: Vec<_> = fp.failures.iter().map(|f| (f.id.as_str(), f.kind, f.message.as_str())).collect();
+        let got: Vec<_> = fp
+            .failures
+            .iter()
+            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
+            .collect();
         assert_eq!(
             got,
             [
-                ("com.example.WordCountTest.countsThreeWords", FailureKind::Test, "org.opentest4j.AssertionFailedError: expected: <<n>> but was: <<n>>"),
-                ("com.example.WordCountTest.readsFile", FailureKind::Error, "java.io.FileNotFoundException: <tmp>/words.txt (No such file or directory)"),
+                (
+                    "com.example.WordCountTest.countsThreeWords",
+                    FailureKind::Test,
+                    "org.opentest4j.AssertionFailedError: expected: <<n>> but was: <<n>>"
+                ),
+                (
+                    "com.example.WordCountTest.readsFile",
+                    FailureKind::Error,
+                    "java.io.FileNotFoundException: <tmp>/words.txt (No such file or directory)"
+                ),
             ]
         );
     }
@@ -320,8 +345,17 @@ mod tests {
 
     #[test]
     fn pytest_ids() {
-        assert_eq!(pytest_node_id("tests.test_x", "test_y[v2 utf8-3]", FailureKind::Test), "tests/test_x.py::test_y[v2 utf8-3]");
-        assert_eq!(pytest_node_id("tests.test_x.TestC", "test_y", FailureKind::Test), "tests/test_x.py::TestC::test_y");
-        assert_eq!(pytest_node_id("", "tests.test_parse", FailureKind::Error), "tests/test_parse.py");
+        assert_eq!(
+            pytest_node_id("tests.test_x", "test_y[v2 utf8-3]", FailureKind::Test),
+            "tests/test_x.py::test_y[v2 utf8-3]"
+        );
+        assert_eq!(
+            pytest_node_id("tests.test_x.TestC", "test_y", FailureKind::Test),
+            "tests/test_x.py::TestC::test_y"
+        );
+        assert_eq!(
+            pytest_node_id("", "tests.test_parse", FailureKind::Error),
+            "tests/test_parse.py"
+        );
     }
 }

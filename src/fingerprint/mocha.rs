@@ -35,16 +35,21 @@ impl LineParser for MochaParser {
         let text = line.text.trim_end();
         if let Some(rest) = text.trim_start().strip_prefix("Exception during run: ") {
             out.saw(Runner::Mocha);
-            out.fail(Runner::Mocha, FailureKind::Error, "exception during run", Some(rest));
+            out.fail(
+                Runner::Mocha,
+                FailureKind::Error,
+                "exception during run",
+                Some(rest),
+            );
             return;
         }
-        if FAILING.is_match(text) {
+        if text.ends_with(" failing") && FAILING.is_match(text) {
             out.saw(Runner::Mocha);
             self.in_report = true;
             self.blanks = 0;
             return;
         }
-        if PASSING.is_match(text) {
+        if text.contains(" passing (") && PASSING.is_match(text) {
             out.saw(Runner::Mocha);
             return;
         }
@@ -59,7 +64,7 @@ impl LineParser for MochaParser {
             self.title.clear();
             return;
         }
-        if let Some(c) = HEADER.captures(text) {
+        if let Some(c) = text.contains(") ").then(|| HEADER.captures(text)).flatten() {
             self.title = vec![c[1].trim().to_string()];
             self.title_done = self.close_title();
             return;
@@ -112,12 +117,24 @@ mod tests {
         let log = "\n  2 passing (25ms)\n  2 failing\n\n  1) countWords\n       counts three words:\n\n      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n4 !== 3\n\n      at Context.<anonymous> (test/a.spec.js:9:12)\n\n  2) readWords\n       \"before each\" hook for \"reads a file\":\n     Error: ENOENT: no such file or directory, scandir '/tmp/wc-D3HGmW/fixtures'\n      at Object.readdirSync (node:fs:1521:26)\n\n";
         let fp = fingerprint_bytes(log.as_bytes());
         assert_eq!(fp.runner, Some(Runner::Mocha));
-        let got: Vec<_> = fp.failures.iter().map(|f| (f.id.as_str(), f.kind, f.message.as_str())).collect();
+        let got: Vec<_> = fp
+            .failures
+            .iter()
+            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
+            .collect();
         assert_eq!(
             got,
             [
-                ("countWords counts three words", FailureKind::Test, "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"),
-                ("readWords \"before each\" hook for \"reads a file\"", FailureKind::Error, "Error: ENOENT: no such file or directory, scandir '<tmp>/fixtures'"),
+                (
+                    "countWords counts three words",
+                    FailureKind::Test,
+                    "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:"
+                ),
+                (
+                    "readWords \"before each\" hook for \"reads a file\"",
+                    FailureKind::Error,
+                    "Error: ENOENT: no such file or directory, scandir '<tmp>/fixtures'"
+                ),
             ]
         );
     }

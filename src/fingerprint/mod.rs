@@ -47,7 +47,7 @@ pub use stream::Fingerprinter;
 /// in fixed-size chunks so memory stays bounded whatever the input's size.
 pub fn fingerprint_reader(mut r: impl std::io::Read) -> std::io::Result<Fingerprint> {
     let mut fingerprinter = Fingerprinter::new();
-    let mut buf = vec![0u8; 256 * 1024];
+    let mut buf = vec![0u8; 64 * 1024];
     loop {
         match r.read(&mut buf) {
             Ok(0) => break,

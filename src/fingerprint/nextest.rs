@@ -47,7 +47,9 @@ struct Capture {
 impl LineParser for NextestParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.as_str();
-        let status = STATUS.captures(text);
+        let status = is_status_shaped(text)
+            .then(|| STATUS.captures(text))
+            .flatten();
         if status.is_none() && self.capturing.is_some() {
             if ends_output(text) {
                 self.flush(out);
@@ -114,12 +116,19 @@ impl NextestParser {
     }
 }
 
+/// Every status line has its duration in brackets: `FAIL [   0.006s]`.
+fn is_status_shaped(text: &str) -> bool {
+    text.contains(" [") && text.contains("s]")
+}
+
 /// The end of a test's captured output: the run's separator, its summary, or its end.
 fn ends_output(text: &str) -> bool {
     let t = text.trim_start();
     t.starts_with("────")
         || t.starts_with("------------")
-        || t.starts_with("Summary [") || t.starts_with("error: ") || t.starts_with("Cancelling")
+        || t.starts_with("Summary [")
+        || t.starts_with("error: ")
+        || t.starts_with("Cancelling")
 }
 
 #[cfg(test)]
@@ -150,7 +159,9 @@ mod tests {
         let fp = fingerprint_bytes(flaky.as_bytes());
         assert_eq!(fp.signature, None, "{fp:?}");
         assert_eq!(fp.runner, Some(Runner::Nextest));
-        let failing = flaky.replace("TRY 2 PASS", "TRY 2 FAIL").replace("   FLAKY 2/3", "  TRY 2 FAIL");
+        let failing = flaky
+            .replace("TRY 2 PASS", "TRY 2 FAIL")
+            .replace("   FLAKY 2/3", "  TRY 2 FAIL");
         let fp = fingerprint_bytes(failing.as_bytes());
         assert_eq!(fp.failures.len(), 1);
         assert_eq!(fp.failures[0].message, "first try fails");
@@ -160,7 +171,17 @@ mod tests {
     fn timeouts_and_signals() {
         let log = "     TIMEOUT [  60.002s] wc tests::slow\n     SIGSEGV [   0.100s] wc tests::segv\n────────────\n";
         let fp = fingerprint_bytes(log.as_bytes());
-        let kinds: Vec<_> = fp.failures.iter().map(|f| (f.id.as_str(), f.kind)).collect();
-        assert_eq!(kinds, [("tests::segv", FailureKind::Crash), ("tests::slow", FailureKind::Timeout)]);
+        let kinds: Vec<_> = fp
+            .failures
+            .iter()
+            .map(|f| (f.id.as_str(), f.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("tests::segv", FailureKind::Crash),
+                ("tests::slow", FailureKind::Timeout)
+            ]
+        );
     }
 }

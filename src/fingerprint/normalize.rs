@@ -118,7 +118,10 @@ fn hash_or_word(word: &str) -> String {
 
 /// Control characters become spaces and runs of whitespace one space.
 fn single_line(s: &str) -> Cow<'_, str> {
-    let clean = !s.contains("  ") && !s.chars().any(|c| c.is_control() || c.is_whitespace() && c != ' ');
+    let clean = !s.contains("  ")
+        && !s
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() && c != ' ');
     if clean {
         return Cow::Borrowed(s);
     }
@@ -175,15 +178,27 @@ mod tests {
     #[test]
     fn identifiers_with_digits_stay() {
         let m = normalize_message("error[E0308]: mismatched types in v2 utf8 x86_64 TS2322 sha256");
-        assert_eq!(m, "error[E0308]: mismatched types in v2 utf8 x86_64 TS2322 sha256");
-        differ("No module named 'wordcount_v2'", "No module named 'wordcount_v3'");
-        differ("FirstWord(\"v2 utf8\") = \"v2\"", "FirstWord(\"v2 utf8\") = \"utf8\"");
+        assert_eq!(
+            m,
+            "error[E0308]: mismatched types in v2 utf8 x86_64 TS2322 sha256"
+        );
+        differ(
+            "No module named 'wordcount_v2'",
+            "No module named 'wordcount_v3'",
+        );
+        differ(
+            "FirstWord(\"v2 utf8\") = \"v2\"",
+            "FirstWord(\"v2 utf8\") = \"utf8\"",
+        );
     }
 
     #[test]
     fn message_words_and_types_stay() {
         differ("TypeError: x is undefined", "RangeError: x is undefined");
-        differ("assertion `left == right` failed", "assertion failed: is_blank(x)");
+        differ(
+            "assertion `left == right` failed",
+            "assertion failed: is_blank(x)",
+        );
     }
 
     #[test]
@@ -216,18 +231,21 @@ mod tests {
             "Cannot find module '/home/runner/work/wc/wc/src/missing.js'",
             "Cannot find module '/home/alice/code/wc/src/missing.js'",
         );
-        same(
-            "in /__w/wc/wc/src/lib.rs",
-            r"in D:\a\wc\wc\src/lib.rs",
-        );
+        same("in /__w/wc/wc/src/lib.rs", r"in D:\a\wc\wc\src/lib.rs");
         // Relative paths are names: they stay.
         differ("at src/lib.rs", "at src/main.rs");
     }
 
     #[test]
     fn positions_go_but_files_stay() {
-        same("panicked at src/lib.rs:39:9:", "panicked at src/lib.rs:44:9:");
-        same("src/main.ts(3,7): error TS2322", "src/main.ts(8,7): error TS2322");
+        same(
+            "panicked at src/lib.rs:39:9:",
+            "panicked at src/lib.rs:44:9:",
+        );
+        same(
+            "src/main.ts(3,7): error TS2322",
+            "src/main.ts(8,7): error TS2322",
+        );
         same("wordcount_test.go:12: got 4", "wordcount_test.go:17: got 4");
         differ("src/lib.rs:3", "src/main.rs:3");
     }
@@ -239,11 +257,20 @@ mod tests {
             "run 00000000-1111-2222-3333-444444444444 at 2027-01-02T23:59:59Z",
         );
         same("object at 0x7f3a2b1c", "object at 0x55d0c0de");
-        same("binary wordcount-a07f0cfb7275c93a", "binary wordcount-05ffad2ebf2bf229");
+        same(
+            "binary wordcount-a07f0cfb7275c93a",
+            "binary wordcount-05ffad2ebf2bf229",
+        );
         same("timed out after 2.5s", "timed out after 10ms");
         same("test timed out after 10m0s", "test timed out after 1m30s");
-        same("thread 'main' (27674) panicked", "thread 'main' (1) panicked");
-        same("listening on 127.0.0.1:43121 pid 991", "listening on 127.0.0.1:8080 pid 7");
+        same(
+            "thread 'main' (27674) panicked",
+            "thread 'main' (1) panicked",
+        );
+        same(
+            "listening on 127.0.0.1:43121 pid 991",
+            "listening on 127.0.0.1:8080 pid 7",
+        );
         same("-test.shuffle 1764108000123", "-test.shuffle 42");
     }
 

@@ -25,10 +25,13 @@ static SECTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^_{2,} (.+?) _{2,}$").expect("because it is valid"));
 static LOCATION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\S+:\d+: ([A-Za-z_][\w.]*)$").expect("because it is valid"));
-static RULE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^=+( .* )?=+$").expect("because it is valid"));
+static RULE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^=+( .* )?=+$").expect("because it is valid"));
 static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[]+(?:\[[^\]]*\])?)(?: - (.*))?$")
-        .expect("because it is valid")
+    Regex::new(
+        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[]+(?:\[[^\]]*\])?)(?: - (.*))?$",
+    )
+    .expect("because it is valid")
 });
 static VERBOSE_RESULT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S+::\S.*?) (FAILED|ERROR)(?:\s+\[\s*\d+%\])?$").expect("because it is valid")
@@ -69,12 +72,16 @@ impl LineParser for PytestParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.trim_end();
         if self.in_report {
-            if let Some(c) = SECTION.captures(text) {
+            if let Some(c) = text
+                .starts_with("__")
+                .then(|| SECTION.captures(text))
+                .flatten()
+            {
                 self.close_section();
                 self.section = Some(Section::new(&c[1]));
                 return;
             }
-            if RULE.is_match(text) {
+            if text.starts_with('=') && RULE.is_match(text) {
                 self.close_section();
                 self.in_report = false;
             } else {
@@ -84,15 +91,24 @@ impl LineParser for PytestParser {
                 return;
             }
         }
-        if REPORT_START.is_match(text) {
+        if text.starts_with('=') && REPORT_START.is_match(text) {
             out.saw(Runner::Pytest);
             self.in_report = true;
-        } else if let Some(c) = SUMMARY.captures(text) {
-            let message = c.get(3).map(|m| m.as_str().trim_end_matches("...").trim().to_string());
+        } else if let Some(c) = is_summary_shaped(text)
+            .then(|| SUMMARY.captures(text))
+            .flatten()
+        {
+            let message = c
+                .get(3)
+                .map(|m| m.as_str().trim_end_matches("...").trim().to_string());
             self.node(&c[2], &c[1], message);
-        } else if let Some(c) = VERBOSE_RESULT.captures(text) {
+        } else if let Some(c) = text
+            .contains("::")
+            .then(|| VERBOSE_RESULT.captures(text))
+            .flatten()
+        {
             self.node(&c[1], &c[2], None);
-        } else if FINAL_COUNTS.is_match(text) || text.contains("= test session starts =") {
+        } else if text.contains(" in ") && FINAL_COUNTS.is_match(text) {
             out.saw(Runner::Pytest);
         }
     }
@@ -121,10 +137,20 @@ impl LineParser for PytestParser {
         // Without a summary (`-rN`), the section names are all there is.
         for (section, used) in sections.iter().zip(used) {
             if !used {
-                out.fail(Runner::Pytest, section.kind, &section.name, section.message().as_deref());
+                out.fail(
+                    Runner::Pytest,
+                    section.kind,
+                    &section.name,
+                    section.message().as_deref(),
+                );
             }
         }
     }
+}
+
+/// `FAILED id`, `ERROR id`, or the same behind an xdist worker tag.
+fn is_summary_shaped(text: &str) -> bool {
+    text.starts_with("FAILED ") || text.starts_with("ERROR ") || text.starts_with("[gw")
 }
 
 impl PytestParser {
@@ -143,7 +169,11 @@ impl PytestParser {
             FailureKind::Test
         };
         let message = message.filter(|m| !m.is_empty());
-        if let Some(existing) = self.nodes.iter_mut().find(|(i, k, _)| i == id && *k == kind) {
+        if let Some(existing) = self
+            .nodes
+            .iter_mut()
+            .find(|(i, k, _)| i == id && *k == kind)
+        {
             if existing.2.is_none() {
                 existing.2 = message;
             }
@@ -203,7 +233,11 @@ impl SectionMessage {
                     self.e_lines.push(truncate_chars(rest, 400));
                 }
             }
-        } else if let Some(c) = LOCATION.captures(text) {
+        } else if let Some(c) = text
+            .contains(": ")
+            .then(|| LOCATION.captures(text))
+            .flatten()
+        {
             self.error_type = Some(c[1].to_string());
         }
     }
@@ -235,7 +269,10 @@ mod tests {
 
     fn failures(log: &str) -> Vec<(String, FailureKind, String)> {
         let fp = fingerprint_bytes(log.as_bytes());
-        fp.failures.into_iter().map(|f| (f.id, f.kind, f.message)).collect()
+        fp.failures
+            .into_iter()
+            .map(|f| (f.id, f.kind, f.message))
+            .collect()
     }
 
     const REPORT: &str = "============================= test session starts ==============================\n\
@@ -258,8 +295,16 @@ ERROR tests/test_x.py::test_z - RuntimeError: no so...\n\
         assert_eq!(
             failures(REPORT),
             [
-                ("tests/test_x.py::TestC::test_y[v2-3]".into(), FailureKind::Test, "AssertionError: assert <n> == <n>".into()),
-                ("tests/test_x.py::test_z".into(), FailureKind::Error, "RuntimeError: no source".into()),
+                (
+                    "tests/test_x.py::TestC::test_y[v2-3]".into(),
+                    FailureKind::Test,
+                    "AssertionError: assert <n> == <n>".into()
+                ),
+                (
+                    "tests/test_x.py::test_z".into(),
+                    FailureKind::Error,
+                    "RuntimeError: no source".into()
+                ),
             ]
         );
     }
@@ -283,7 +328,11 @@ ERROR tests/test_parse.py\n\
 !!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n";
         assert_eq!(
             failures(log),
-            [("tests/test_parse.py".into(), FailureKind::Error, "SyntaxError: expected ':'".into())]
+            [(
+                "tests/test_parse.py".into(),
+                FailureKind::Error,
+                "SyntaxError: expected ':'".into()
+            )]
         );
     }
 

@@ -234,7 +234,10 @@ mod tests {
         );
         assert_eq!(fp.runner, Some(Runner::Go));
         let tie = Fingerprint::from_failures(
-            vec![failure("a", "x", Runner::Pytest), failure("b", "x", Runner::Cargo)],
+            vec![
+                failure("a", "x", Runner::Pytest),
+                failure("b", "x", Runner::Cargo),
+            ],
             None,
         );
         assert_eq!(tie.runner, Some(Runner::Cargo));
@@ -266,7 +269,11 @@ mod tests {
     #[test]
     fn text_output_never_starts_a_line_with_log_text() {
         let fp = Fingerprint::from_failures(
-            vec![failure("::error::x", "::set-output name=a::b", Runner::Generic)],
+            vec![failure(
+                "::error::x",
+                "::set-output name=a::b",
+                Runner::Generic,
+            )],
             None,
         );
         for line in fp.render_text().lines().skip(3) {

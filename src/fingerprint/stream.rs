@@ -265,7 +265,8 @@ impl Fingerprinter {
     fn extend_carry(&mut self, bytes: &[u8]) {
         self.carrying = true;
         let room = MAX_LINE_BYTES.saturating_sub(self.carry.len());
-        self.carry.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.carry
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     /// A complete line that arrived in pieces (already cut to `MAX_LINE_BYTES`).
@@ -310,7 +311,10 @@ mod tests {
 
     #[test]
     fn sniffs_xml_and_text() {
-        assert_eq!(sniff(b"\xEF\xBB\xBF  <?xml version", false), Some(Mode::Junit));
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBF  <?xml version", false),
+            Some(Mode::Junit)
+        );
         assert_eq!(sniff(b"<testsuites>", false), Some(Mode::Junit));
         assert_eq!(sniff(b"<test", false), None);
         assert_eq!(sniff(b"<test", true), Some(Mode::Text));

@@ -24,6 +24,9 @@ pub(crate) struct TscParser;
 impl LineParser for TscParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.trim_end();
+        if !text.contains("error TS") {
+            return;
+        }
         if let Some(c) = PLAIN.captures(text).or_else(|| PRETTY.captures(text)) {
             let message = format!("error {}", &c[2]);
             out.fail(Runner::Generic, FailureKind::Build, &c[1], Some(&message));

@@ -72,12 +72,24 @@ mod tests {
         let log = " \u{276f} test/a.test.js (2 tests | 1 failed)\n   \u{00d7} count > three 3ms\n\n\u{23af}\u{23af} Failed Suites 1 \u{23af}\u{23af}\n\n FAIL  test/b.test.js [ test/b.test.js ]\nError: Cannot find module '../src/x.js'\n\u{23af}\u{23af} Failed Tests 1 \u{23af}\u{23af}\n\n FAIL  test/a.test.js > count > three\nAssertionError: expected 4 to be 3 // Object.is equality\n\n Test Files  2 failed (2)\n";
         let fp = fingerprint_bytes(log.as_bytes());
         assert_eq!(fp.runner, Some(Runner::Vitest));
-        let got: Vec<_> = fp.failures.iter().map(|f| (f.id.as_str(), f.kind, f.message.as_str())).collect();
+        let got: Vec<_> = fp
+            .failures
+            .iter()
+            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
+            .collect();
         assert_eq!(
             got,
             [
-                ("test/a.test.js > count > three", FailureKind::Test, "AssertionError: expected <n> to be <n> // Object.is equality"),
-                ("test/b.test.js", FailureKind::Error, "Error: Cannot find module '../src/x.js'"),
+                (
+                    "test/a.test.js > count > three",
+                    FailureKind::Test,
+                    "AssertionError: expected <n> to be <n> // Object.is equality"
+                ),
+                (
+                    "test/b.test.js",
+                    FailureKind::Error,
+                    "Error: Cannot find module '../src/x.js'"
+                ),
             ]
         );
     }
@@ -85,6 +97,11 @@ mod tests {
     #[test]
     fn fail_lines_outside_the_failure_report_are_not_vitests() {
         let log = " FAIL  something > else\nAssertionError: x\n Test Files  1 passed (1)\n";
-        assert!(fingerprint_bytes(log.as_bytes()).failures.iter().all(|f| f.runner != Runner::Vitest));
+        assert!(
+            fingerprint_bytes(log.as_bytes())
+                .failures
+                .iter()
+                .all(|f| f.runner != Runner::Vitest)
+        );
     }
 }

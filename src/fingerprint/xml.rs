@@ -53,7 +53,11 @@ impl XmlTokenizer {
                             sink.text(&data[..i]);
                         }
                         self.buf.clear();
-                        self.state = if data[i] == b'<' { State::Tag } else { State::Entity };
+                        self.state = if data[i] == b'<' {
+                            State::Tag
+                        } else {
+                            State::Entity
+                        };
                         data = &data[i + 1..];
                     }
                 },
@@ -260,7 +264,7 @@ pub(crate) fn decode_entities(s: &str) -> String {
         let after = &rest[i + 1..];
         match after.find(';').filter(|&e| e <= 12) {
             Some(e) => {
-                out.push_str(&decode_entity(after[..e].as_bytes()));
+                out.push_str(&decode_entity(&after.as_bytes()[..e]));
                 rest = &after[e + 1..];
             }
             None => {
@@ -293,7 +297,8 @@ mod tests {
     impl XmlSink for Events {
         fn start(&mut self, name: &str, attrs: &[(String, String)], self_closing: bool) {
             self.flush();
-            self.0.push(format!("start {name} {attrs:?} {self_closing}"));
+            self.0
+                .push(format!("start {name} {attrs:?} {self_closing}"));
         }
         fn end(&mut self, name: &str) {
             self.flush();
