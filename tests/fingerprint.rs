@@ -59,7 +59,11 @@ fn fixtures() -> Vec<Fixture> {
             }
         }
     }
-    assert!(all.len() > 300, "only {} fixtures: run scripts/gen-fixtures.sh", all.len());
+    assert!(
+        all.len() > 300,
+        "only {} fixtures: run scripts/gen-fixtures.sh",
+        all.len()
+    );
     all
 }
 
@@ -70,7 +74,9 @@ fn name_of(p: &Path) -> String {
 fn by_failure(all: &[Fixture]) -> BTreeMap<(String, String), Vec<&Fixture>> {
     let mut map: BTreeMap<(String, String), Vec<&Fixture>> = BTreeMap::new();
     for f in all {
-        map.entry((f.runner.clone(), f.failure.clone())).or_default().push(f);
+        map.entry((f.runner.clone(), f.failure.clone()))
+            .or_default()
+            .push(f);
     }
     map
 }
@@ -86,13 +92,18 @@ fn every_variant_of_a_failure_gives_one_signature() {
         let first = variants[0];
         for v in &variants[1..] {
             assert_eq!(
-                v.fingerprint.signature, first.fingerprint.signature,
+                v.fingerprint.signature,
+                first.fingerprint.signature,
                 "{runner}/{failure}: variants differ\n{}\n{}",
                 describe(first),
                 describe(v)
             );
         }
-        assert!(variants.len() >= 4, "{runner}/{failure}: only {} variants", variants.len());
+        assert!(
+            variants.len() >= 4,
+            "{runner}/{failure}: only {} variants",
+            variants.len()
+        );
     }
 }
 
@@ -103,7 +114,11 @@ fn passing_runs_have_no_signature_and_failing_runs_have_one() {
             assert_eq!(f.fingerprint.signature, None, "{}", describe(&f));
             assert!(f.fingerprint.failures.is_empty());
         } else {
-            let sig = f.fingerprint.signature.as_deref().unwrap_or_else(|| panic!("{}", describe(&f)));
+            let sig = f
+                .fingerprint
+                .signature
+                .as_deref()
+                .unwrap_or_else(|| panic!("{}", describe(&f)));
             assert_eq!(sig.len(), 64);
             assert!(sig.bytes().all(|b| b.is_ascii_hexdigit()));
         }
@@ -115,8 +130,12 @@ fn different_failures_of_a_runner_give_different_signatures() {
     let all = fixtures();
     let mut seen: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
     for ((runner, failure), variants) in by_failure(&all) {
-        let Some(sig) = variants[0].fingerprint.signature.clone() else { continue };
-        if let Some((other, _)) = seen.insert((runner.clone(), sig), (failure.clone(), runner.clone())) {
+        let Some(sig) = variants[0].fingerprint.signature.clone() else {
+            continue;
+        };
+        if let Some((other, _)) =
+            seen.insert((runner.clone(), sig), (failure.clone(), runner.clone()))
+        {
             panic!("{runner}: {failure} and {other} give the same signature");
         }
     }
@@ -145,21 +164,49 @@ fn each_runner_is_recognised() {
 fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str, &'static str)>> {
     use FailureKind::*;
     let assert_cargo = vec![
-        (Test, "counts_words_in_file", "assertion `left == right` failed"),
-        (Test, "tests::counts_three_words", "assertion `left == right` failed"),
+        (
+            Test,
+            "counts_words_in_file",
+            "assertion `left == right` failed",
+        ),
+        (
+            Test,
+            "tests::counts_three_words",
+            "assertion `left == right` failed",
+        ),
     ];
     let unwrap_none = "called `Option::unwrap()` on a `None` value";
     let panic_cargo = vec![
         (Test, "counts_words_in_file", unwrap_none),
         (Test, "tests::counts_three_words", unwrap_none),
     ];
-    let should_panic = vec![(Test, "tests::rejects_empty_key", "note: test did not panic as expected at src/lib.rs")];
+    let should_panic = vec![(
+        Test,
+        "tests::rejects_empty_key",
+        "note: test did not panic as expected at src/lib.rs",
+    )];
     let compile_error = vec![(Build, "src/lib.rs", "error[E0308]: mismatched types")];
-    let missing_file = vec![(Test, "counts_words_in_file", "cannot read <tmp>/words.txt: No such file or directory (os error <n>)")];
+    let missing_file = vec![(
+        Test,
+        "counts_words_in_file",
+        "cannot read <tmp>/words.txt: No such file or directory (os error <n>)",
+    )];
     let two_cargo = vec![
-        (Test, "counts_words_in_file", "assertion `left == right` failed"),
-        (Test, "tests::counts_three_words", "assertion `left == right` failed"),
-        (Test, "tests::rejects_empty_key", "note: test did not panic as expected at src/lib.rs"),
+        (
+            Test,
+            "counts_words_in_file",
+            "assertion `left == right` failed",
+        ),
+        (
+            Test,
+            "tests::counts_three_words",
+            "assertion `left == right` failed",
+        ),
+        (
+            Test,
+            "tests::rejects_empty_key",
+            "note: test did not panic as expected at src/lib.rs",
+        ),
     ];
     let mut m = BTreeMap::new();
     m.insert("cargo/assert-count", assert_cargo.clone());
@@ -176,11 +223,19 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     m.insert("nextest/two-failures", two_cargo);
     m.insert(
         "cargo/doctest",
-        vec![(Test, "src/lib.rs - is_blank (line <n>)", "assertion failed: wordcount::is_blank(\" \\t \")")],
+        vec![(
+            Test,
+            "src/lib.rs - is_blank (line <n>)",
+            "assertion failed: wordcount::is_blank(\" \\t \")",
+        )],
     );
     m.insert(
         "pytest/assert-count",
-        vec![(Test, "tests/test_wordcount.py::test_counts_three_words", "AssertionError: assert <n> == <n>")],
+        vec![(
+            Test,
+            "tests/test_wordcount.py::test_counts_three_words",
+            "AssertionError: assert <n> == <n>",
+        )],
     );
     m.insert(
         "pytest/type-error",
@@ -192,12 +247,23 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     );
     m.insert(
         "pytest/fixture-error",
-        vec![(Error, "tests/test_parse.py::test_first_of_sentence", "RuntimeError: sentence source unavailable")],
+        vec![(
+            Error,
+            "tests/test_parse.py::test_first_of_sentence",
+            "RuntimeError: sentence source unavailable",
+        )],
     );
-    m.insert("pytest/collection-error", vec![(Error, "tests/test_parse.py", "SyntaxError: expected ':'")]);
+    m.insert(
+        "pytest/collection-error",
+        vec![(Error, "tests/test_parse.py", "SyntaxError: expected ':'")],
+    );
     m.insert(
         "pytest/import-error",
-        vec![(Error, "tests/test_parse.py", "ModuleNotFoundError: No module named 'wordcount_v2'")],
+        vec![(
+            Error,
+            "tests/test_parse.py",
+            "ModuleNotFoundError: No module named 'wordcount_v2'",
+        )],
     );
     m.insert(
         "pytest/missing-file",
@@ -217,33 +283,75 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     );
     m.insert(
         "go/assert-count",
-        vec![(Test, "TestCountThreeWords", "wordcount_test.go: CountWords(\"one two three\") = <n>, want <n>")],
+        vec![(
+            Test,
+            "TestCountThreeWords",
+            "wordcount_test.go: CountWords(\"one two three\") = <n>, want <n>",
+        )],
     );
-    m.insert("go/panic-count", vec![(Crash, "TestCountThreeWords", "panic: assignment to entry in nil map")]);
+    m.insert(
+        "go/panic-count",
+        vec![(
+            Crash,
+            "TestCountThreeWords",
+            "panic: assignment to entry in nil map",
+        )],
+    );
     m.insert(
         "go/subtest",
-        vec![(Test, "TestFirstWord/v2", "wordcount_test.go: FirstWord(\"v2 utf8\") = \"v2\", want \"utf8\"")],
+        vec![(
+            Test,
+            "TestFirstWord/v2",
+            "wordcount_test.go: FirstWord(\"v2 utf8\") = \"v2\", want \"utf8\"",
+        )],
     );
     m.insert(
         "go/build-error",
-        vec![(Build, "wordcount.go", "invalid operation: words[<n>] + <n> (mismatched types string and untyped int)")],
+        vec![(
+            Build,
+            "wordcount.go",
+            "invalid operation: words[<n>] + <n> (mismatched types string and untyped int)",
+        )],
     );
     m.insert(
         "go/missing-file",
-        vec![(Test, "TestReadWords", "wordcount_test.go: ReadWords: open <tmp>/words.txt.missing: no such file or directory")],
+        vec![(
+            Test,
+            "TestReadWords",
+            "wordcount_test.go: ReadWords: open <tmp>/words.txt.missing: no such file or directory",
+        )],
     );
-    m.insert("go/timeout", vec![(Timeout, "TestReadWords", "panic: test timed out after <dur>")]);
+    m.insert(
+        "go/timeout",
+        vec![(
+            Timeout,
+            "TestReadWords",
+            "panic: test timed out after <dur>",
+        )],
+    );
     m.insert(
         "jest/assert-count",
-        vec![(Test, "countWords counts three words", "expect(received).toBe(expected) // Object.is equality")],
+        vec![(
+            Test,
+            "countWords counts three words",
+            "expect(received).toBe(expected) // Object.is equality",
+        )],
     );
     m.insert(
         "jest/type-error",
-        vec![(Test, "countWords counts three words", "TypeError: Cannot read properties of null (reading 'length')")],
+        vec![(
+            Test,
+            "countWords counts three words",
+            "TypeError: Cannot read properties of null (reading 'length')",
+        )],
     );
     m.insert(
         "jest/module-not-found",
-        vec![(Error, "__tests__/parse.test.js", "Cannot find module '../src/wordcount-v2' from '__tests__/parse.test.js'")],
+        vec![(
+            Error,
+            "__tests__/parse.test.js",
+            "Cannot find module '../src/wordcount-v2' from '__tests__/parse.test.js'",
+        )],
     );
     m.insert(
         "vitest/assert-count",
@@ -263,7 +371,11 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     );
     m.insert(
         "mocha/assert-count",
-        vec![(Test, "countWords counts three words", "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:")],
+        vec![(
+            Test,
+            "countWords counts three words",
+            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+        )],
     );
     m.insert(
         "mocha/hook-error",
@@ -275,15 +387,27 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     );
     m.insert(
         "mocha/require-error",
-        vec![(Error, "exception during run", "Error: Cannot find module '../src/wordcount-v2'")],
+        vec![(
+            Error,
+            "exception during run",
+            "Error: Cannot find module '../src/wordcount-v2'",
+        )],
     );
     m.insert(
         "tsc/type-mismatch",
-        vec![(Build, "src/main.ts", "error TS2322: Type 'string | null' is not assignable to type 'number'.")],
+        vec![(
+            Build,
+            "src/main.ts",
+            "error TS2322: Type 'string | null' is not assignable to type 'number'.",
+        )],
     );
     m.insert(
         "tsc/unknown-name",
-        vec![(Build, "src/wordcount.ts", "error TS2304: Cannot find name 'offset'.")],
+        vec![(
+            Build,
+            "src/wordcount.ts",
+            "error TS2304: Cannot find name 'offset'.",
+        )],
     );
     m
 }
@@ -295,7 +419,9 @@ fn failures_are_what_the_runner_reported() {
     let mut checked = BTreeSet::new();
     for f in &all {
         let key = format!("{}/{}", f.runner, f.failure);
-        let Some(want) = expected.get(key.as_str()) else { continue };
+        let Some(want) = expected.get(key.as_str()) else {
+            continue;
+        };
         let got: Vec<(FailureKind, &str, &str)> = f
             .fingerprint
             .failures
@@ -320,7 +446,8 @@ fn cargo_test_and_nextest_agree_on_the_same_failure() {
         }
         if let Some(other) = groups.get(&("nextest".to_string(), failure.clone())) {
             assert_eq!(
-                variants[0].fingerprint.signature, other[0].fingerprint.signature,
+                variants[0].fingerprint.signature,
+                other[0].fingerprint.signature,
                 "{failure}\n{}\n{}",
                 describe(variants[0]),
                 describe(other[0])
@@ -350,7 +477,12 @@ fn any_chunking_gives_the_same_fingerprint() {
                 fp.feed(&rest[..n]);
                 rest = &rest[n..];
             }
-            assert_eq!(fp.finish(), f.fingerprint, "{} in chunks of up to {max}", f.name());
+            assert_eq!(
+                fp.finish(),
+                f.fingerprint,
+                "{} in chunks of up to {max}",
+                f.name()
+            );
         }
         let via_reader = fingerprint_reader(f.bytes.as_slice()).unwrap();
         assert_eq!(via_reader, f.fingerprint, "{}", f.name());
@@ -365,22 +497,43 @@ fn windows_actions_log(log: &[u8]) -> Vec<u8> {
     out.extend_from_slice(b"2026-11-25T10:00:00.0000000Z caf\xe9 \xff\xfe latin-1 noise\r\n");
     out.extend_from_slice(b"2026-11-25T10:00:00.0000000Z ##[endgroup]\r\n");
     for (i, line) in log.split(|&b| b == b'\n').enumerate() {
-        out.extend_from_slice(format!("2026-11-25T10:00:{:02}.{:07}Z ", i % 60, i * 7919 % 10_000_000).as_bytes());
+        out.extend_from_slice(
+            format!(
+                "2026-11-25T10:00:{:02}.{:07}Z ",
+                i % 60,
+                i * 7919 % 10_000_000
+            )
+            .as_bytes(),
+        );
         out.extend_from_slice(line);
         out.extend_from_slice(b"\r\n");
     }
-    out.extend_from_slice(b"2026-11-25T10:01:00.0000000Z ##[error]Process completed with exit code 1.\r\n");
+    out.extend_from_slice(
+        b"2026-11-25T10:01:00.0000000Z ##[error]Process completed with exit code 1.\r\n",
+    );
     out
 }
 
 #[test]
 fn a_windows_actions_log_of_a_failure_is_the_same_failure() {
     for f in fixtures() {
-        if f.path.extension().is_some_and(|e| e == "xml") || f.path.file_name().unwrap().to_string_lossy().starts_with("gha") {
+        if f.path.extension().is_some_and(|e| e == "xml")
+            || f.path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("gha")
+        {
             continue;
         }
         let wrapped = fingerprint_bytes(&windows_actions_log(&f.bytes));
-        assert_eq!(wrapped.signature, f.fingerprint.signature, "{}\n{}", describe(&f), wrapped.render_text());
+        assert_eq!(
+            wrapped.signature,
+            f.fingerprint.signature,
+            "{}\n{}",
+            describe(&f),
+            wrapped.render_text()
+        );
     }
 }
 
@@ -399,7 +552,10 @@ fn several_runners_in_one_log_and_combined_reports() {
     // A log plus the run's JUnit report: the same failures, so the same signature.
     let junit = fingerprint_bytes(&read("pytest/assert-count/junit.xml"));
     let log_and_junit = Fingerprint::combine([fingerprint_bytes(&pytest), junit]);
-    assert_eq!(log_and_junit.signature, fingerprint_bytes(&pytest).signature);
+    assert_eq!(
+        log_and_junit.signature,
+        fingerprint_bytes(&pytest).signature
+    );
 }
 
 #[test]
@@ -418,4 +574,55 @@ fn json_document_follows_the_contract() {
     let v = fingerprint_bytes(&passing).to_json();
     assert_eq!(v["signature"], serde_json::Value::Null);
     assert_eq!(v["failures"], serde_json::json!([]));
+}
+
+/// Passing output whose words look like failures: test names, crate names, counts of zero,
+/// warnings. None of it is a failure.
+#[test]
+fn passing_lines_that_look_like_failures_are_not_failures() {
+    let log = "\
+   Compiling error-chain v0.12.4
+   Compiling panic-message v0.3.0
+warning: unused variable: `error`
+test handles_FAILED_status ... ok
+test error_paths::reports_panic_message ... ok
+test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s
+        PASS [   0.004s] (1/2) app tests::fail_fast_is_off
+     Summary [   0.010s] 2 tests run: 2 passed, 0 skipped
+tests/test_errors.py::test_error_message PASSED                          [ 50%]
+tests/test_failures.py::test_failure_count PASSED                        [100%]
+============================== 2 passed in 0.01s ===============================
+=== RUN   TestFailover
+--- PASS: TestFailover (0.00s)
+ok  \texample.com/failover\t0.004s
+PASS __tests__/failure.test.js
+  \u{2713} reports failures (3 ms)
+Tests:       0 failed, 4 passed, 4 total
+ \u{2713} test/errors.test.js (3 tests) 4ms
+ Test Files  1 passed (1)
+  \u{2714} fails gracefully
+  3 passing (9ms)
+Exception handling enabled
+errors: 0
+ERROR: 0
+2026-11-25T10:00:00.0000000Z ##[error]Process completed with exit code 1.
+Error: Process completed with exit code 1.
+";
+    let fp = fingerprint_bytes(log.as_bytes());
+    assert_eq!(fp.signature, None, "{}", fp.render_text());
+}
+
+/// The runner's own exit-code line is never the failure, even when nothing else is found.
+#[test]
+fn the_exit_code_line_alone_is_no_failure() {
+    let log = "2026-11-25T10:00:00.0000000Z ##[group]Run make test\n\
+               2026-11-25T10:00:01.0000000Z ##[endgroup]\n\
+               2026-11-25T10:00:02.0000000Z ##[error]Process completed with exit code 2.\n";
+    assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+    // A real error line next to it is found by the fallback.
+    let log = format!("{log}2026-11-25T10:00:02.0000000Z error: linker `cc` not found\n");
+    let fp = fingerprint_bytes(log.as_bytes());
+    assert_eq!(fp.runner, Some(Runner::Generic));
+    assert_eq!(fp.failures.len(), 1, "{}", fp.render_text());
+    assert_eq!(fp.failures[0].message, "error: linker `cc` not found");
 }

@@ -11,7 +11,7 @@ use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use regex::Regex;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 
 pub(crate) const TRIGGERS: &[&str] = &["FAIL", "panic", ".go:", "=== ", "ok  \t"];
@@ -50,7 +50,7 @@ pub(crate) struct GoParser {
     /// The last processed line was this test's FAIL line (a `panic:` right after is its).
     just_failed: Option<String>,
     /// Failing tests and whether they have their own message.
-    failed: Vec<(String, bool)>,
+    failed: BTreeMap<String, bool>,
     /// A panic not tied to a test yet: (message, kind).
     orphan_panic: Option<(String, FailureKind)>,
     /// After `panic: test timed out`: the `running tests:` list (Go >= 1.20) or the
@@ -94,8 +94,8 @@ impl LineParser for GoParser {
             let indent = c[1].len();
             out.saw(Runner::Go);
             out.fail(Runner::Go, FailureKind::Test, &id, None);
-            if self.failed.len() < MAX_FAILURES && !self.failed.iter().any(|(i, _)| *i == id) {
-                self.failed.push((id.clone(), false));
+            if self.failed.len() < MAX_FAILURES {
+                self.failed.entry(id.clone()).or_insert(false);
             }
             if let Some(m) = self.early_messages.remove(&id) {
                 self.message(out, &id, &m);
@@ -172,12 +172,12 @@ impl LineParser for GoParser {
         // A parent test fails because its subtest failed: the subtest is the failure.
         for (id, has_message) in &self.failed {
             let prefix = format!("{id}/");
-            if !has_message
-                && self
-                    .failed
-                    .iter()
-                    .any(|(other, _)| other.starts_with(&prefix))
-            {
+            let has_failed_subtest = self
+                .failed
+                .range(prefix.clone()..)
+                .next()
+                .is_some_and(|(other, _)| other.starts_with(&prefix));
+            if !has_message && has_failed_subtest {
                 out.withdraw(Runner::Go, id);
             }
         }
@@ -213,7 +213,7 @@ impl GoParser {
         let Some(test) = named else { return true };
         if let Some((message, kind)) = &self.orphan_panic {
             out.fail(Runner::Go, *kind, &test, Some(message));
-            self.failed.push((test, true));
+            self.failed.insert(test, true);
             self.timeout_named = true;
         }
         true
@@ -225,8 +225,8 @@ impl GoParser {
     }
 
     fn mark_message(&mut self, id: &str) {
-        if let Some(entry) = self.failed.iter_mut().find(|(i, _)| i == id) {
-            entry.1 = true;
+        if let Some(has_message) = self.failed.get_mut(id) {
+            *has_message = true;
         }
     }
 }

@@ -12,6 +12,7 @@ use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::truncate_chars;
 use regex::Regex;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 pub(crate) const TRIGGERS: &[&str] = &["FAIL", "ERROR", "pass", "fail", "error"];
@@ -51,6 +52,7 @@ pub(crate) struct PytestParser {
     sections: Vec<Section>,
     /// Failing node ids, from the summary or `-v` lines: (id, kind, summary message).
     nodes: Vec<(String, FailureKind, Option<String>)>,
+    node_index: HashMap<(String, FailureKind), usize>,
 }
 
 #[derive(Debug, Default)]
@@ -120,11 +122,15 @@ impl LineParser for PytestParser {
     fn finish(&mut self, out: &mut Collector) {
         self.close_section();
         let sections = std::mem::take(&mut self.sections);
+        let mut by_name: HashMap<(&str, FailureKind), usize> = HashMap::new();
+        for (i, s) in sections.iter().enumerate() {
+            by_name.entry((s.name.as_str(), s.kind)).or_insert(i);
+        }
         let mut used = vec![false; sections.len()];
         for (id, kind, summary) in std::mem::take(&mut self.nodes) {
-            let found = sections
+            let found = section_names(&id)
                 .iter()
-                .position(|s| s.kind == kind && s.matches_node(&id));
+                .find_map(|name| by_name.get(&(name.as_str(), kind)).copied());
             let message = match found {
                 Some(i) => {
                     used[i] = true;
@@ -169,15 +175,14 @@ impl PytestParser {
             FailureKind::Test
         };
         let message = message.filter(|m| !m.is_empty());
-        if let Some(existing) = self
-            .nodes
-            .iter_mut()
-            .find(|(i, k, _)| i == id && *k == kind)
-        {
+        if let Some(&i) = self.node_index.get(&(id.to_string(), kind)) {
+            let existing = &mut self.nodes[i];
             if existing.2.is_none() {
                 existing.2 = message;
             }
         } else if self.nodes.len() < MAX_FAILURES {
+            self.node_index
+                .insert((id.to_string(), kind), self.nodes.len());
             self.nodes.push((id.to_string(), kind, message));
         }
     }
@@ -208,20 +213,19 @@ impl Section {
     fn message(&self) -> Option<String> {
         self.message.message()
     }
+}
 
-    /// `tests/x.py::TestC::test_y[p]` is the section `TestC.test_y[p]`; a collection error's
-    /// node is its path.
-    fn matches_node(&self, node: &str) -> bool {
-        if node == self.name {
-            return true;
-        }
-        match node.split_once("::") {
-            Some((_, tail)) => {
-                tail.replace("::", ".") == self.name || tail.rsplit("::").next() == Some(&self.name)
-            }
-            None => false,
+/// The section headers a node id can have: `tests/x.py::TestC::test_y[p]` is headed
+/// `TestC.test_y[p]` (or `test_y[p]`); a collection error's node is its path.
+fn section_names(node: &str) -> Vec<String> {
+    let mut names = vec![node.to_string()];
+    if let Some((_, tail)) = node.split_once("::") {
+        names.push(tail.replace("::", "."));
+        if let Some(last) = tail.rsplit("::").next() {
+            names.push(last.to_string());
         }
     }
+    names
 }
 
 impl SectionMessage {

@@ -350,4 +350,15 @@ mod tests {
         let messages: Vec<&str> = whole.failures.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(messages, ["error: last line without newline"], "{whole:?}");
     }
+
+    #[test]
+    fn failures_kept_are_bounded() {
+        let mut f = Fingerprinter::new();
+        for i in 0..(crate::fingerprint::collect::MAX_FAILURES + 500) {
+            f.feed(format!("test t{i} ... FAILED\n").as_bytes());
+        }
+        let fp = f.finish();
+        assert_eq!(fp.failures.len(), crate::fingerprint::collect::MAX_FAILURES);
+        assert!(fp.signature.is_some());
+    }
 }
