@@ -341,7 +341,7 @@ pub fn evaluate_facts(
         },
         &|| {
             let last = since[since.len() - 1];
-            let evidence = match history[last.index].test.as_ref().map(|t| t.outcome) {
+            let evidence = match last.latest_outcome {
                 Some(Outcome::Fail) => "while the tests fail",
                 _ => "without passing test evidence",
             };
