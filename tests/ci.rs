@@ -31,13 +31,38 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/github")
 }
 
+/// A log: `runner/scenario/file` from the real runner logs of tests/fixtures/logs, or a
+/// file name from tests/fixtures/github/logs.
+fn log_file(name: &str) -> PathBuf {
+    if name.contains('/') {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/logs")
+            .join(name)
+    } else {
+        fixtures().join("logs").join(name)
+    }
+}
+
 fn log_path(name: &str) -> String {
-    fixtures().join("logs").join(name).display().to_string()
+    log_file(name).display().to_string()
 }
 
 fn log_text(name: &str) -> String {
-    std::fs::read_to_string(fixtures().join("logs").join(name)).unwrap()
+    std::fs::read_to_string(log_file(name)).unwrap()
 }
+
+/// `cargo test` failing `counts_three_words` with the same assertion, as four different
+/// runs print it (plain, other line numbers, colour, backtrace).
+const SAME_LOGS: [&str; 4] = [
+    "cargo/assert-count/plain.log",
+    "cargo/assert-count/shifted.log",
+    "cargo/assert-count/color.log",
+    "cargo/assert-count/threads1-backtrace.log",
+];
+/// The same failure in a GitHub Actions job log.
+const SAME_JOB_LOG: &str = "cargo/assert-count/gha.log";
+const OTHER_LOG: &str = "cargo/two-failures/plain.log";
+const PASS_LOG: &str = "cargo/passing/plain.log";
 
 /// An event payload fixture with its placeholders filled.
 fn payload(name: &str, fill: &[(&str, &str)]) -> String {
@@ -255,21 +280,18 @@ fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
 
 /// Different code each time, the same failing test with the same error.
 const SAME: [(&str, &str); 4] = [
-    (
-        "s.split(' ').filter(|w| w.len() > 1).count()",
-        "same-failure-1.log",
-    ),
+    ("s.split(' ').filter(|w| w.len() > 1).count()", SAME_LOGS[0]),
     (
         "s.split_whitespace().filter(|w| w.len() >= 2).count()",
-        "same-failure-2.log",
+        SAME_LOGS[1],
     ),
     (
         "s.split(' ').filter(|w| w.len() > 1).count() + 0",
-        "same-failure-1.log",
+        SAME_LOGS[0],
     ),
     (
         "s.split_whitespace().filter(|w| w.chars().count() > 1).count()",
-        "same-failure-2.log",
+        SAME_LOGS[1],
     ),
 ];
 
@@ -305,7 +327,7 @@ fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
                 assert_eq!(out.outputs["rule"], "same_error");
                 assert_eq!(out.outputs["terminal-status"], "aborted_stuck");
                 assert!(
-                    out.outputs["reason"].contains("counts_three_words"),
+                    out.outputs["reason"].starts_with("the same failure (cargo: "),
                     "{out:#?}"
                 );
                 assert_eq!(out.outputs["signature"].len(), 64);
@@ -391,17 +413,11 @@ fn a_pr_making_progress_never_trips() {
     let mut p = Project::new(CONFIG);
     let gh = FakeGitHub::start_blocking();
     let steps = [
-        (
-            "s.split(' ').filter(|w| w.len() > 1).count()",
-            "same-failure-1.log",
-        ),
-        ("s.split(' ').count()", "other-failure.log"),
-        (
-            "s.split(' ').filter(|w| !w.is_empty()).count()",
-            "other-failure.log",
-        ),
-        ("s.split_whitespace().count()", "pass.log"),
-        ("s.split_whitespace().count() // tidy", "pass.log"),
+        ("s.split(' ').filter(|w| w.len() > 1).count()", SAME_LOGS[0]),
+        ("s.split(' ').count()", OTHER_LOG),
+        ("s.split(' ').filter(|w| !w.is_empty()).count()", OTHER_LOG),
+        ("s.split_whitespace().count()", PASS_LOG),
+        ("s.split_whitespace().count() // tidy", PASS_LOG),
     ];
     for (i, (body, log)) in steps.iter().enumerate() {
         let head = p.attempt(body, &format!("Counting, step {}", i + 1));
@@ -442,7 +458,7 @@ fn a_config_change_on_the_pr_head_is_ignored_and_trips_constraint() {
         &p.repo,
         "pull_request",
         &p.sync_event(&head),
-        &["--log", &log_path("pass.log")],
+        &["--log", &log_path(PASS_LOG)],
     );
     assert_eq!(out.code, 1, "{out:#?}");
     assert_eq!(out.outputs["rule"], "constraint");
@@ -479,7 +495,7 @@ fn a_fork_pr_under_workflow_run_is_found_by_head_and_judged_from_job_logs() {
                 .job(JobSpec::failed(
                     id * 10 + 1,
                     "test",
-                    &log_text("same-failure-1.job.log"),
+                    &log_text(SAME_JOB_LOG),
                 )),
         );
     }
@@ -514,14 +530,11 @@ fn a_shallow_checkout_reads_history_from_the_api_and_a_steady_run_is_cheap() {
     // Ten iterations, each a different failure or a pass: no trip.
     for i in 0..10 {
         let (body, log) = if i % 2 == 0 {
-            (
-                format!("s.split(' ').count() + {i} - {i}"),
-                "other-failure.log",
-            )
+            (format!("s.split(' ').count() + {i} - {i}"), OTHER_LOG)
         } else {
             (
                 format!("s.split_whitespace().count() + {i} - {i}"),
-                "pass.log",
+                PASS_LOG,
             )
         };
         head = p.attempt(&body, &format!("Iteration {i}"));
@@ -540,7 +553,7 @@ fn a_shallow_checkout_reads_history_from_the_api_and_a_steady_run_is_cheap() {
         &shallow,
         "pull_request",
         &event,
-        &["--log", &log_path("pass.log")],
+        &["--log", &log_path(PASS_LOG)],
     );
     assert_eq!(first.code, 0, "{first:#?}");
     let requests = gh.requests();
@@ -564,7 +577,7 @@ fn a_shallow_checkout_reads_history_from_the_api_and_a_steady_run_is_cheap() {
         &shallow,
         "pull_request",
         &event,
-        &["--log", &log_path("pass.log")],
+        &["--log", &log_path(PASS_LOG)],
     );
     assert_eq!(again.code, 0, "{again:#?}");
     let requests = gh.requests();
@@ -610,7 +623,7 @@ fn a_steady_run_with_full_history_in_the_checkout_is_cheaper_still() {
         &p.repo,
         "pull_request",
         &event,
-        &["--log", &log_path("pass.log")],
+        &["--log", &log_path(PASS_LOG)],
     );
     assert_eq!(first.code, 0, "{first:#?}");
     gh.clear_requests();
@@ -619,7 +632,7 @@ fn a_steady_run_with_full_history_in_the_checkout_is_cheaper_still() {
         &p.repo,
         "pull_request",
         &event,
-        &["--log", &log_path("pass.log")],
+        &["--log", &log_path(PASS_LOG)],
     );
     assert_eq!(again.code, 0);
     let requests = gh.requests();
@@ -666,7 +679,7 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
         &p.repo,
         "pull_request",
         &event,
-        &["--log", &log_path("same-failure-1.log")],
+        &["--log", &log_path(SAME_LOGS[0])],
     );
     assert_eq!(out.code, 0, "half-open does not fail the step: {out:#?}");
     assert_eq!(out.outputs["state"], "half_open");
@@ -682,7 +695,7 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
         &p.repo,
         "pull_request",
         &p.sync_event(&next),
-        &["--log", &log_path("same-failure-2.log")],
+        &["--log", &log_path(SAME_LOGS[1])],
     );
     assert_eq!(out.code, 1, "{out:#?}");
     assert!(
@@ -699,7 +712,7 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
         &p.repo,
         "pull_request",
         &p.sync_event(&fixed),
-        &["--log", &log_path("pass.log")],
+        &["--log", &log_path(PASS_LOG)],
     );
     assert_eq!(out.code, 0, "{out:#?}");
     assert_eq!(out.outputs["state"], "closed");
@@ -791,7 +804,7 @@ fn server_errors_and_rate_limits_are_retried_without_duplicates() {
         &p.repo,
         "pull_request",
         &p.sync_event(&head),
-        &["--log", &log_path("same-failure-1.log")],
+        &["--log", &log_path(SAME_LOGS[0])],
     );
     assert_eq!(out.code, 0, "{out:#?}");
     let requests = gh.requests();
@@ -819,7 +832,7 @@ fn a_missing_permission_fails_with_the_permissions_hint() {
         &p.repo,
         "pull_request",
         &p.sync_event(&head),
-        &["--log", &log_path("same-failure-1.log")],
+        &["--log", &log_path(SAME_LOGS[0])],
     );
     assert_eq!(out.code, 2, "{out:#?}");
     assert!(
@@ -883,7 +896,7 @@ fn push_reports_only_and_dry_run_writes_nothing() {
         &p.repo,
         "push",
         &event,
-        &["--log", &log_path("same-failure-1.log")],
+        &["--log", &log_path(SAME_LOGS[0])],
     );
     assert_eq!(out.code, 1, "{out:#?}");
     assert_eq!(out.outputs["rule"], "same_error");
@@ -899,7 +912,7 @@ fn push_reports_only_and_dry_run_writes_nothing() {
         &p.repo,
         "pull_request",
         &p.sync_event(&head),
-        &["--log", &log_path("same-failure-1.log"), "--dry-run"],
+        &["--log", &log_path(SAME_LOGS[0]), "--dry-run"],
     );
     assert_eq!(out.code, 1, "{out:#?}");
     assert!(gh.writes().is_empty(), "{:#?}", gh.writes());

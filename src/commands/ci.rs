@@ -24,7 +24,7 @@ use crate::ci::state::{CiState, IssueRef, compact_record};
 use crate::cli::CiArgs;
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::{Error, exit};
-use crate::fingerprint::{Fingerprint, fingerprint_bytes, fingerprint_reader};
+use crate::fingerprint::{Fingerprint, fingerprint_bytes};
 use crate::git::Repo;
 use crate::github::actions_io::{
     ActionsFiles, AnnotationLevel, AnnotationProps, annotation, append_summary, write_outputs,
@@ -815,20 +815,12 @@ fn print_untrusted(text: &str) -> std::io::Result<()> {
 
 /// The evidence of log and JUnit files, fingerprinted together as one run.
 pub fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
-    let mut parts = Vec::with_capacity(paths.len());
-    for path in paths {
-        let file = std::fs::File::open(path)
-            .map_err(|e| Error::input(format!("{}: cannot read: {e}", path.display())))?;
-        let fp = fingerprint_reader(std::io::BufReader::new(file))
-            .map_err(|e| Error::input(format!("{}: cannot read: {e}", path.display())))?;
-        parts.push(fp);
-    }
+    let fp = super::fingerprint_files(paths)?;
     let shown: Vec<String> = paths
         .iter()
         .map(|p| super::shown(p, base).display().to_string())
         .collect();
-    let combined = Fingerprint::combine(parts);
-    Ok(evidence_from_fingerprint(&combined, &shown.join(", ")))
+    Ok(evidence_from_fingerprint(&fp, &shown.join(", ")))
 }
 
 fn has_glob(pattern: &str) -> bool {

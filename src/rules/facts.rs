@@ -35,6 +35,8 @@ pub struct Facts {
     pub claims_done: bool,
     /// The latest test evidence at this attempt passes.
     pub backed_by_pass: bool,
+    /// The outcome of the latest test evidence at this attempt, if any.
+    pub latest_outcome: Option<Outcome>,
     /// Non-empty change that only touched test paths.
     pub test_only: bool,
     /// Constraint violations, human-readable.
@@ -115,11 +117,12 @@ pub fn attempts(config: &Config, history: &[Iteration]) -> Vec<Facts> {
             let prev = earlier_evidence().next();
             f.test_improved = improved(t, prev, earlier_evidence());
         }
-        f.backed_by_pass = it
+        f.latest_outcome = it
             .test
             .as_ref()
             .or_else(|| earlier_evidence().next())
-            .is_some_and(|t| t.outcome == Outcome::Pass);
+            .map(|t| t.outcome);
+        f.backed_by_pass = f.latest_outcome == Some(Outcome::Pass);
 
         let changed = match f.tree_novel {
             Some(novel) => novel && !f.empty,
