@@ -109,12 +109,29 @@ fn run_ci(
     payload: &str,
     args: &[&str],
 ) -> Outcome {
+    let bin = assert_cmd::cargo::cargo_bin("loopguard");
+    let mut all = vec!["ci"];
+    all.extend_from_slice(args);
+    run_step(gh, checkout, event, payload, &bin, &all, &[])
+}
+
+/// Runs `program` as a step of a job triggered by `event`: the Actions variables and
+/// runtime files set, the API at the fake.
+fn run_step(
+    gh: &FakeGitHub,
+    checkout: &TestRepo,
+    event: &str,
+    payload: &str,
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Outcome {
     let tmp = tempfile::tempdir().unwrap();
     let event_path = tmp.path().join("event.json");
     let output = tmp.path().join("output");
     let summary = tmp.path().join("summary");
     std::fs::write(&event_path, payload).unwrap();
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("loopguard"));
+    let mut cmd = std::process::Command::new(program);
     checkout.apply_env(&mut cmd);
     for (k, _) in std::env::vars() {
         if k.starts_with("GITHUB_") || k.starts_with("RUNNER_") || k.starts_with("LOOPGUARD_") {
@@ -136,8 +153,10 @@ fn run_ci(
         .env("LOOPGUARD_GITHUB_TIME_SCALE", "0.001")
         .env("LOOPGUARD_NOW", "2026-11-25T12:00:00Z")
         .env("NO_COLOR", "1")
-        .arg("ci")
         .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let out = Command::from_std(cmd).output().unwrap();
     let outcome = Outcome {
         code: out.status.code().unwrap_or(-1),
@@ -967,4 +986,81 @@ fn bad_input_names_the_problem() {
         "{}",
         out.stderr
     );
+}
+
+/// The steps of action.yml.
+fn action_steps() -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let action: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    action["runs"]["steps"].as_array().unwrap().clone()
+}
+
+#[test]
+fn the_action_never_interpolates_into_its_scripts() {
+    let steps = action_steps();
+    let scripts: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert_eq!(scripts.len(), 3);
+    for run in scripts {
+        assert!(
+            !run.contains("${{"),
+            "inputs go through env:, never into run: {run}"
+        );
+    }
+    for step in &steps {
+        if let Some(uses) = step["uses"].as_str() {
+            let (_, reference) = uses.split_once('@').unwrap();
+            assert_eq!(reference.len(), 40, "pinned by commit sha: {uses}");
+        }
+    }
+}
+
+#[test]
+fn the_action_passes_multiline_inputs_and_fail_on_trip_decides() {
+    let script = action_steps()
+        .into_iter()
+        .find(|s| s["id"] == "guard")
+        .and_then(|s| s["run"].as_str().map(str::to_owned))
+        .unwrap();
+    let mut p = Project::new(
+        "rules:\n  same_error: {threshold: 1}\non_trip:\n  notify: [summary, label]\n",
+    );
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    let bin = assert_cmd::cargo::cargo_bin("loopguard");
+    let bash = PathBuf::from("bash");
+    let logs = format!(
+        "\n{}\n  \n{}\n",
+        log_path(SAME_LOGS[0]),
+        log_path(SAME_LOGS[1])
+    );
+    let step = |fail_on_trip: &str, dry_run: &str| {
+        run_step(
+            &gh,
+            &p.repo,
+            "pull_request",
+            &p.sync_event(&head),
+            &bash,
+            &["--noprofile", "--norc", "-eo", "pipefail", "-c", &script],
+            &[
+                ("LOOPGUARD", bin.to_str().unwrap()),
+                ("INPUT_LOG", &logs),
+                ("INPUT_JUNIT", ""),
+                ("INPUT_CONFIG", ""),
+                ("INPUT_FAIL_ON_TRIP", fail_on_trip),
+                ("INPUT_DRY_RUN", dry_run),
+            ],
+        )
+    };
+    let out = step("false", "true");
+    assert_eq!(out.code, 0, "fail-on-trip off: the step passes: {out:#?}");
+    assert_eq!(out.outputs["tripped"], "true");
+    assert!(out.stdout.contains("fail-on-trip is off"), "{}", out.stdout);
+    assert!(gh.writes().is_empty(), "dry-run: {:#?}", gh.writes());
+    let out = step("true", "false");
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert_eq!(gh.labels(7), [LABEL]);
+    // Both logs were read: the evidence names them.
+    assert!(out.summary.contains("plain.log, "), "{}", out.summary);
 }
