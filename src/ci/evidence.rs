@@ -87,7 +87,10 @@ mod tests {
         assert_eq!(t.runner.as_deref(), Some("cargo"));
         assert_eq!(t.command.as_deref(), Some("test.log"));
         let ids = t.failures.unwrap();
-        assert!(ids.iter().any(|i| i.contains("counts_three_words")), "{ids:?}");
+        assert!(
+            ids.iter().any(|i| i.contains("counts_three_words")),
+            "{ids:?}"
+        );
         assert!(t.first_error.is_some());
     }
 
