@@ -1064,3 +1064,170 @@ fn the_action_passes_multiline_inputs_and_fail_on_trip_decides() {
     // Both logs were read: the evidence names them.
     assert!(out.summary.contains("plain.log, "), "{}", out.summary);
 }
+
+#[test]
+fn only_the_agents_commits_are_attempts() {
+    // Two agent attempts and a maintainer's commit, all failing the same way: with the
+    // known agent identities in the PR, the maintainer's commit is context, so two
+    // attempts in a row do not reach the threshold of three.
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let first = p.attempt(SAME[0].0, "Fix counting");
+    gh.add_pr(p.pr(7, &first));
+    run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&first),
+        &["--log", &log_path(SAME_LOGS[0])],
+    );
+    p.repo.author("Maintainer", "maintainer@example.com");
+    let human = p.attempt(SAME[1].0, "Review suggestion");
+    gh.add_pr(p.pr(7, &human));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&human),
+        &["--log", &log_path(SAME_LOGS[1])],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    p.repo.author(COPILOT.0, COPILOT.1);
+    let second = p.attempt(SAME[2].0, "Fix counting again");
+    gh.add_pr(p.pr(7, &second));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&second),
+        &["--log", &log_path(SAME_LOGS[2])],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(out.summary.contains("**Iterations:** 2"), "{}", out.summary);
+    assert!(gh.labels(7).is_empty());
+}
+
+#[test]
+fn a_fork_pr_under_pull_request_only_reports() {
+    let mut p = Project::new(
+        "rules:\n  same_error: {threshold: 1}\non_trip:\n  notify: [summary, label, comment, issue]\n",
+    );
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head).fork("someone/widgets"));
+    let mut event: serde_json::Value = serde_json::from_str(&p.sync_event(&head)).unwrap();
+    event["pull_request"]["head"]["repo"]["full_name"] = "someone/widgets".into();
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &event.to_string(),
+        &["--log", &log_path(SAME_LOGS[0])],
+    );
+    assert_eq!(out.code, 1, "the step still fails: {out:#?}");
+    assert!(gh.writes().is_empty(), "{:#?}", gh.writes());
+    assert!(out.summary.contains("workflow\\_run"), "{}", out.summary);
+}
+
+#[test]
+fn github_enterprise_api_urls_work() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    let bin = assert_cmd::cargo::cargo_bin("loopguard");
+    let api = gh.enterprise_uri();
+    let out = run_step(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &bin,
+        &["ci", "--log", &log_path(SAME_LOGS[0])],
+        &[
+            ("GITHUB_API_URL", &api),
+            ("GITHUB_SERVER_URL", "https://ghe.example.com"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(gh.comments_on(7).len(), 1);
+}
+
+#[test]
+fn a_large_pr_keeps_its_comment_within_githubs_limit() {
+    // 45 agent commits of 40 files each, served by the API only: the records do not all fit
+    // in a comment, so the oldest shed their file lists; the body stays within 65,536
+    // characters (the fake refuses longer ones) and its state stays readable.
+    let config = "rules:\n  budget: {max_iterations: 200}\non_trip:\n  notify: [summary, label, comment, issue]\n";
+    let base = "b".repeat(40);
+    let mut commits = Vec::new();
+    let mut parent = base.clone();
+    for i in 0..45u32 {
+        let sha = format!("{:040x}", 0xc0ffee00u64 + u64::from(i));
+        let files = (0..40)
+            .map(|f| {
+                FileSpec::modified(
+                    &format!("src/{}/module_{i}_{f}.rs", "deeply/nested/path".repeat(4)),
+                    3,
+                    1,
+                )
+            })
+            .collect();
+        commits.push(
+            CommitSpec::new(&sha, &format!("Iteration {i}"))
+                .tree(&format!("{:040x}", 0x7eee00u64 + u64::from(i)))
+                .parent(&parent)
+                .files(files),
+        );
+        parent = sha;
+    }
+    let head = parent.clone();
+    let gh = FakeGitHub::start_blocking()
+        .with_file(&base, ".loopguard.yml", config.as_bytes())
+        .with_pr(
+            PrSpec::new(7, &head)
+                .base("main", &base)
+                .head_ref(BRANCH)
+                .commits(commits),
+        );
+    let checkout = TestRepo::new();
+    checkout.write("README.md", "widgets\n");
+    checkout.commit("Default branch");
+    let event = payload(
+        "pull_request.synchronize.json",
+        &[
+            ("{{HEAD_SHA}}", &head),
+            ("{{BASE_SHA}}", &base),
+            ("{{BEFORE}}", &base),
+        ],
+    );
+    let out = run_ci(
+        &gh,
+        &checkout,
+        "pull_request",
+        &event,
+        &["--log", &log_path(PASS_LOG)],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    let body = sticky_body(&gh, 7);
+    assert!(body.encode_utf16().count() <= 65_536);
+    let loopguard::github::sticky::StickyState::Ok(state) =
+        loopguard::github::sticky::parse_sticky_state::<serde_json::Value>(&body)
+    else {
+        panic!("the state is readable: {body}")
+    };
+    let records = state["records"].as_object().unwrap();
+    let with_files = records
+        .values()
+        .filter(|r| r.get("files").is_some())
+        .count();
+    assert!(
+        with_files < 45,
+        "the oldest records were shed: {with_files}"
+    );
+    assert!(
+        records[&head].get("files").is_some(),
+        "the newest kept theirs"
+    );
+    assert!(body.contains("| 45 |"), "{body}");
+}

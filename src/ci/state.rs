@@ -15,6 +15,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::breaker::{State, TerminalStatus};
+use crate::config::Config;
 use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::RuleName;
 
@@ -104,6 +105,27 @@ impl CiState {
         self.evidence.retain(|id, _| recent.contains(id.as_str()));
         self.records.retain(|id, _| all.contains(id.as_str()));
         self.resumes.retain(|r| all.contains(r.after.as_str()));
+    }
+
+    /// Remembers the records of a history read from the API, compacted, so the next run
+    /// need not read the commits again. A record whose files were shed stays without them:
+    /// the state does not grow back every run only to be shed again.
+    pub fn remember_records(&mut self, config: &Config, history: &[Iteration]) {
+        for it in history {
+            let claims = it
+                .claims_done
+                .unwrap_or_else(|| it.message.as_deref().is_some_and(|m| config.claims_done(m)));
+            let mut record = compact_record(it, claims);
+            if self
+                .records
+                .get(&it.id)
+                .is_some_and(|old| old.files.is_none())
+            {
+                record.files = None;
+                record.skips_added = None;
+            }
+            self.records.insert(it.id.clone(), record);
+        }
     }
 
     /// Makes room: drops the file lists of the oldest records first, then the oldest
@@ -243,6 +265,24 @@ mod tests {
         assert_eq!(s.records.len(), 1);
         assert!(s.shed(&order));
         assert!(!s.shed(&order));
+    }
+
+    #[test]
+    fn remembered_records_stay_shed() {
+        let c = Config::default();
+        let it = |id: &str| Iteration {
+            id: id.into(),
+            message: Some("All tests pass, done".into()),
+            files: Some(vec![]),
+            ..Iteration::default()
+        };
+        let mut s = CiState::new(1);
+        s.remember_records(&c, &[it("a"), it("b")]);
+        assert_eq!(s.records["a"].claims_done, Some(true));
+        assert!(s.shed(&["a".to_owned(), "b".to_owned()]));
+        s.remember_records(&c, &[it("a"), it("b")]);
+        assert_eq!(s.records["a"].files, None, "shed files do not come back");
+        assert_eq!(s.records["b"].files, Some(vec![]));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::ci::judge::{Judgement, judge};
 use crate::ci::plan::{self, Channels, CommentAction, IssueAction};
 use crate::ci::records::{iteration_from_commit, iteration_from_listed_commit};
 use crate::ci::render::{Change, Report};
-use crate::ci::state::{CiState, IssueRef, compact_record};
+use crate::ci::state::{CiState, IssueRef};
 use crate::cli::CiArgs;
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::{Error, exit};
@@ -170,21 +170,9 @@ impl Session {
         let keep = 2 * inputs.config.window as usize + 1;
         inputs.state.retain_history(&ids, keep);
         if inputs.from_api {
-            for it in &inputs.history {
-                let claims = it.claims_done.unwrap_or_else(|| {
-                    it.message
-                        .as_deref()
-                        .is_some_and(|m| inputs.config.claims_done(m))
-                });
-                let mut record = compact_record(it, claims);
-                if let Some(old) = inputs.state.records.get(&it.id)
-                    && old.files.is_none()
-                {
-                    record.files = None;
-                    record.skips_added = None;
-                }
-                inputs.state.records.insert(it.id.clone(), record);
-            }
+            inputs
+                .state
+                .remember_records(&inputs.config, &inputs.history);
         }
         inputs.state.last = Some(plan::verdict(&head, &judgement.breaker));
 
