@@ -1231,3 +1231,48 @@ fn a_large_pr_keeps_its_comment_within_githubs_limit() {
     );
     assert!(body.contains("| 45 |"), "{body}");
 }
+
+#[test]
+fn the_sticky_comment_is_found_by_marker_and_author_and_a_corrupt_one_is_mended() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    // Someone else forges loopguard's comment, with a state that would claim a resume.
+    let forged_state =
+        r#"{"pr":7,"resumes":[{"after":"x","at":"2026-01-01T00:00:00Z"}],"labelled":true}"#;
+    use base64::Engine;
+    let forged = format!(
+        "<!-- loopguard:sticky -->\n<!-- loopguard:state v1 {} -->\n\nall good",
+        base64::engine::general_purpose::STANDARD.encode(forged_state)
+    );
+    gh.add_comment(7, Some("mallory"), &forged);
+    // And loopguard's own comment carries a state that no longer decodes.
+    let own = gh.add_comment(
+        7,
+        Some(BOT_LOGIN),
+        "<!-- loopguard:sticky -->\n<!-- loopguard:state v1 %%%not-base64%%% -->\n\nold",
+    );
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path(SAME_LOGS[0])],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains("could not be read"), "{}", out.stderr);
+    let comments = gh.comments_on(7);
+    assert_eq!(comments.len(), 2, "no new comment: {comments:#?}");
+    let mended = comments.iter().find(|c| c.id == own).unwrap();
+    assert!(
+        mended.body.contains("loopguard: no loop"),
+        "{}",
+        mended.body
+    );
+    let forged_now = comments.iter().find(|c| c.id != own).unwrap();
+    assert_eq!(
+        forged_now.body, forged,
+        "someone else's comment is never touched"
+    );
+}

@@ -102,6 +102,8 @@ struct Inputs {
     sticky: Option<(u64, String)>,
     /// The comment may be written (not one of a newer loopguard's).
     comment_writable: bool,
+    /// A state was read from the comment.
+    restored: bool,
     trusted: TrustedAuthors,
 }
 
@@ -131,8 +133,7 @@ impl Session {
         if let Some(ev) = self.evidence_of_this_run(args)? {
             inputs.state.evidence.insert(head.clone(), ev);
         }
-        let had_state = inputs.sticky.is_some();
-        if !had_state && inputs.pr.is_some() {
+        if !inputs.restored && inputs.pr.is_some() {
             self.rebuild_evidence(&inputs.config, &inputs.history, &head, &mut inputs.state)?;
         }
 
@@ -292,6 +293,7 @@ impl Session {
         let mut trusted = TrustedAuthors::default();
         let mut state = CiState::new(pr.as_ref().map_or(0, |p| p.number));
         let mut sticky = None;
+        let mut restored = false;
         let mut comment_writable = channels.comment;
         if let Some(pr) = &pr
             && channels.comment
@@ -303,11 +305,14 @@ impl Session {
             if let Some(c) = find_sticky_comment(&comments, &trusted) {
                 sticky = Some((c.id, c.body.clone()));
                 match parse_sticky_state::<CiState>(&c.body) {
-                    StickyState::Ok(s) if s.pr == pr.number => state = s,
+                    StickyState::Ok(s) if s.pr == pr.number => {
+                        state = s;
+                        restored = true;
+                    }
                     StickyState::Ok(_) | StickyState::Missing => {}
                     StickyState::Corrupt(why) => {
+                        // Rewritten in place with a fresh state.
                         self.note(format!("the state in loopguard's comment could not be read ({why}): rebuilt from the API"));
-                        sticky = None;
                     }
                     StickyState::FutureVersion(v) => {
                         self.note(format!("loopguard's comment was written by a newer loopguard (state v{v}): left alone"));
@@ -326,6 +331,7 @@ impl Session {
             state,
             sticky,
             comment_writable,
+            restored,
             trusted,
         })
     }
@@ -592,12 +598,12 @@ impl Session {
         let b = &judgement.breaker;
         let open = b.state == State::Open;
         let not_closed = b.state != State::Closed;
+        // The failure of this run's commit.
         let signature = inputs
-            .history
-            .iter()
-            .rev()
-            .find_map(|it| it.test.as_ref().and_then(|t| t.signature.clone()))
-            .filter(|_| inputs.history.last().is_some_and(|it| it.test.is_some()))
+            .state
+            .evidence
+            .get(head)
+            .and_then(|t| t.signature.clone())
             .unwrap_or_default();
         let view = View {
             config: &inputs.config,
