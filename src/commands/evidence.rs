@@ -128,13 +128,20 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
     let state = worktree_state(&ws)?;
     let now = now();
     let result = ws.with_run(now, |run| {
+        ws.restart_if_finished(run, now)?;
         let out = record_run(&ws, run, &state, evidence, now)?;
         let blocks = run.breaker.blocks(&ws.config);
         let events = out.events.clone();
         Ok(((out, blocks), events))
     })?;
-    let (out, blocks) = result;
+    let (out, mut blocks) = result;
     hook::announce(&ws, &out)?;
+    if out.tripped().is_some() && super::harness::interactive() {
+        blocks = super::harness::prompt_after_trip(&ws)?;
+        if !blocks {
+            return Ok(code);
+        }
+    }
     if out.tripped().is_some() || blocks {
         if out.tripped().is_none() {
             warn("the breaker is open: stop and look at `loopguard status` before trying again");

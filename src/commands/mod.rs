@@ -1,8 +1,10 @@
 //! The shell: one function per command. Data goes to stdout, messages to stderr.
 #![allow(clippy::print_stderr)]
 
+mod aftermath;
 mod check;
 mod evidence;
+mod harness;
 mod hook;
 mod init;
 mod state;
@@ -46,7 +48,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Fingerprint(a) => evidence::fingerprint(a),
         Command::Run(a) => evidence::run(&dir, a),
         Command::Ingest(a) => evidence::ingest(&dir, a),
-        Command::Event(_) | Command::Finish(_) | Command::Ci(_) => {
+        Command::Event(a) => harness::event(&dir, a),
+        Command::Finish(a) => harness::finish(&dir, a),
+        Command::Ci(_) => {
             Err(crate::error::Error::input("this command is not available yet").into())
         }
     }
