@@ -22,7 +22,27 @@ pub struct View<'a> {
     pub events: &'a [Event],
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// The view of a stored run with `breaker` (the run's own, or with its cooldown
+    /// applied).
+    pub fn of_run(
+        config: &'a Config,
+        run: &'a crate::run::Run,
+        breaker: &'a Breaker,
+        eval: &'a Evaluation,
+        events: &'a [Event],
+    ) -> View<'a> {
+        View {
+            config,
+            run_id: Some(&run.id),
+            branch: run.branch.as_deref(),
+            breaker,
+            eval,
+            history: &run.iterations,
+            events,
+        }
+    }
+
     /// The model to use next when `on_trip.action` is `escalate`.
     pub fn next_model(&self) -> Option<&str> {
         (self.config.on_trip.action == TripAction::Escalate)

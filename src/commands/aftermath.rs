@@ -59,29 +59,12 @@ pub fn after(ws: &Workspace, events: &[Event]) {
     }
 }
 
-fn view<'a>(
-    ws: &'a Workspace,
-    run: &'a Run,
-    eval: &'a crate::rules::Evaluation,
-    events: &'a [Event],
-) -> View<'a> {
-    View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: &run.breaker,
-        eval,
-        history: &run.iterations,
-        events,
-    }
-}
-
 /// The markdown report in the store (and in `report.dir`), the iteration artifacts, and an
 /// entry in `report.issues_file` for an aborted run.
 fn reports(ws: &Workspace, run: &Run) -> Result<()> {
     let (events, _) = ws.store.read_events(&ws.key)?;
     let eval = run.evaluate(&ws.config);
-    let md = view(ws, run, &eval, &events).to_markdown();
+    let md = View::of_run(&ws.config, run, &run.breaker, &eval, &events).to_markdown();
     let path = ws.store.write_report(&run.id, &md)?;
     note(&format!("loopguard: report: {}", path.display()));
     if let Some(dir) = &ws.config.report.dir {

@@ -318,15 +318,7 @@ pub fn ingest(dir: &Path, args: IngestArgs) -> Result<u8> {
     if args.json {
         let run = ws.read_run()?.expect("just written");
         let eval = run.evaluate(&ws.config);
-        let view = crate::report::View {
-            config: &ws.config,
-            run_id: Some(&run.id),
-            branch: run.branch.as_deref(),
-            breaker: &run.breaker,
-            eval: &eval,
-            history: &run.iterations,
-            events: &[],
-        };
+        let view = crate::report::View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
         print_json(&view.to_json(false))?;
     } else {
         print(&format!("recorded on {short}: {what}"))?;

@@ -55,17 +55,9 @@ pub fn event(dir: &Path, args: EventArgs) -> Result<u8> {
     })?;
     hook::announce(&ws, &out.outcome)?;
     let b = &run.breaker;
-    let next_model = View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: b,
-        eval: &out.outcome.evaluation,
-        history: &run.iterations,
-        events: &[],
-    }
-    .next_model()
-    .map(str::to_owned);
+    let next_model = View::of_run(&ws.config, &run, b, &out.outcome.evaluation, &[])
+        .next_model()
+        .map(str::to_owned);
     let open = b.state == State::Open;
     if args.json {
         print_json(&json!({
@@ -111,15 +103,7 @@ pub fn finish(dir: &Path, args: JsonArgs) -> Result<u8> {
     let (events, _) = ws.store.read_events(&ws.key)?;
     aftermath::after(&ws, &events[events.len().saturating_sub(1)..]);
     let eval = run.evaluate(&ws.config);
-    let view = View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: &run.breaker,
-        eval: &eval,
-        history: &run.iterations,
-        events: &[],
-    };
+    let view = View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
     if args.json {
         print_json(&view.to_json(false))?;
     } else {
@@ -204,15 +188,7 @@ pub fn prompt_after_trip(ws: &Workspace) -> Result<bool> {
             }
             Some('h') => {
                 let eval = run.evaluate(&ws.config);
-                let view = View {
-                    config: &ws.config,
-                    run_id: Some(&run.id),
-                    branch: run.branch.as_deref(),
-                    breaker: &run.breaker,
-                    eval: &eval,
-                    history: &run.iterations,
-                    events: &[],
-                };
+                let view = View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
                 eprintln!("{}", view.to_text());
                 eprintln!("{}", view.iterations_table(8));
             }

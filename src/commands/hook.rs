@@ -288,15 +288,7 @@ fn gate(ws: &Workspace, key: &str, branch: Option<&str>) -> Result<u8> {
         msg.push_str("  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n");
     }
     let eval = run.evaluate(&ws.config);
-    let view = View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: &breaker,
-        eval: &eval,
-        history: &run.iterations,
-        events: &[],
-    };
+    let view = View::of_run(&ws.config, &run, &breaker, &eval, &[]);
     if let Some(m) = view.next_model() {
         msg.push_str(&format!("  next model: {m}\n"));
     }
