@@ -269,6 +269,12 @@ impl Breaker {
             }
             _ => {}
         }
+        if events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Trip | EventKind::Reopen))
+        {
+            events.extend(self.escalate(s));
+        }
         for w in s.eval.warnings().filter(|_| s.new_attempt) {
             events.push(Event {
                 at: s.now,
@@ -283,6 +289,38 @@ impl Breaker {
             });
         }
         events
+    }
+
+    /// Under `on_trip.action: escalate`, a trip hands out the next model and lets it try
+    /// (half-open); a trip on the last model pauses like `pause`.
+    fn escalate(&mut self, s: &Step<'_>) -> Option<Event> {
+        if s.config.on_trip.action != TripAction::Escalate
+            || self.model + 1 >= s.config.escalation_models.len()
+        {
+            return None;
+        }
+        self.model += 1;
+        let from = self.state;
+        self.state = State::HalfOpen;
+        self.terminal_status = None;
+        self.baseline = s.len;
+        let model = &s.config.escalation_models[self.model];
+        Some(Event {
+            at: s.now,
+            run: s.run.to_owned(),
+            kind: EventKind::Escalate,
+            from,
+            to: State::HalfOpen,
+            rule: self.rule,
+            reason: Some(format!("escalated to the next model: {model}")),
+            iteration: s.iteration.map(str::to_owned),
+            terminal_status: None,
+        })
+    }
+
+    /// The model in use under `escalate`.
+    pub fn current_model<'c>(&self, config: &'c Config) -> Option<&'c str> {
+        config.escalation_models.get(self.model).map(String::as_str)
     }
 
     /// open -> half_open: the next attempt decides. Counting restarts after `len`.
@@ -477,6 +515,35 @@ mod tests {
         assert!(!b.blocks(&c));
         step(&mut b, &c, &eval(None, true), 4, true);
         assert_eq!(b.state, State::Closed);
+    }
+
+    #[test]
+    fn escalate_walks_the_models_then_pauses() {
+        let mut c = Config::default();
+        c.on_trip.action = TripAction::Escalate;
+        let mut b = Breaker::default();
+        assert_eq!(b.current_model(&c), Some("haiku"));
+        let ev = step(&mut b, &c, &eval(Some(RuleName::SameError), false), 3, true);
+        assert_eq!(
+            ev.iter().map(|e| e.kind).collect::<Vec<_>>(),
+            [EventKind::Trip, EventKind::Escalate]
+        );
+        assert_eq!(
+            (b.state, b.current_model(&c)),
+            (State::HalfOpen, Some("sonnet"))
+        );
+        assert!(!b.blocks(&c));
+        // No progress on the next model: reopen, escalate again.
+        step(&mut b, &c, &eval(None, false), 4, true);
+        assert_eq!(
+            (b.state, b.current_model(&c)),
+            (State::HalfOpen, Some("opus"))
+        );
+        // The last model trips: pause.
+        step(&mut b, &c, &eval(None, false), 5, true);
+        assert_eq!(b.state, State::Open);
+        assert!(b.blocks(&c));
+        assert_eq!(b.current_model(&c), Some("opus"));
     }
 
     #[test]

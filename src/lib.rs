@@ -2,6 +2,45 @@
 //!
 //! A functional core (config, iteration, rules, breaker, fingerprint, report: no I/O) and a
 //! thin shell (git, store, hooks, github, notify, cli). See ARCHITECTURE.md.
+//!
+//! # As a library
+//!
+//! A Rust harness can use the same rules and breaker as the CLI, as plain values: feed a
+//! [`run::Run`] iterations, test evidence and graph transitions, and act on what comes back.
+//!
+//! ```
+//! use jiff::Timestamp;
+//! use loopguard::config::Config;
+//! use loopguard::fingerprint::fingerprint_bytes;
+//! use loopguard::iteration::{Iteration, Outcome, TestEvidence};
+//! use loopguard::run::{EdgeInput, Run};
+//!
+//! let config = Config::default(); // or Config::parse(yaml, path)
+//! let mut run = Run::new("my-session", None, Timestamp::now(), None);
+//!
+//! // A graph transition: planner -> researcher, asking something.
+//! let step = run.event(
+//!     &config,
+//!     EdgeInput { edge: "planner_to_researcher".into(), query: Some("parser bug?".into()), ..Default::default() },
+//!     Timestamp::now(),
+//! );
+//! assert!(step.new_information);
+//!
+//! // An attempt with its test evidence (the same failure three times trips `same_error`).
+//! let log = b"---- tests::counts stdout ----\nthread 'tests::counts' panicked at src/lib.rs:9:5:\nassertion failed: ok\n\nfailures:\n    tests::counts\n\ntest result: FAILED. 0 passed; 1 failed\n";
+//! let fp = fingerprint_bytes(log);
+//! for n in 0..3 {
+//!     let it = Iteration {
+//!         id: format!("attempt-{n}"),
+//!         tree: Some(format!("tree-{n}")),
+//!         test: Some(TestEvidence::from_fingerprint(Outcome::Fail, &fp, Some("cargo test".into()))),
+//!         ..Default::default()
+//!     };
+//!     run.record(&config, it, Timestamp::now());
+//! }
+//! assert!(run.is_open());
+//! assert_eq!(run.breaker.rule.map(|r| r.to_string()).as_deref(), Some("same_error"));
+//! ```
 
 // The core never prints: output goes through values the shell renders.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -18,6 +57,7 @@ pub mod git;
 pub mod github;
 pub mod hooks;
 pub mod iteration;
+pub mod notify;
 pub mod report;
 pub mod rules;
 pub mod run;

@@ -22,13 +22,32 @@ pub struct View<'a> {
     pub events: &'a [Event],
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// The view of a stored run with `breaker` (the run's own, or with its cooldown
+    /// applied).
+    pub fn of_run(
+        config: &'a Config,
+        run: &'a crate::run::Run,
+        breaker: &'a Breaker,
+        eval: &'a Evaluation,
+        events: &'a [Event],
+    ) -> View<'a> {
+        View {
+            config,
+            run_id: Some(&run.id),
+            branch: run.branch.as_deref(),
+            breaker,
+            eval,
+            history: &run.iterations,
+            events,
+        }
+    }
+
     /// The model to use next when `on_trip.action` is `escalate`.
     pub fn next_model(&self) -> Option<&str> {
         (self.config.on_trip.action == TripAction::Escalate)
-            .then(|| self.config.escalation_models.get(self.breaker.model))
+            .then(|| self.breaker.current_model(self.config))
             .flatten()
-            .map(String::as_str)
     }
 
     /// The status document: `status --json`, `check --json`, `replay --json`,
@@ -142,6 +161,24 @@ impl View<'_> {
             ));
             if let Some(t) = self.looping_failure(rule) {
                 md.push_str(&t);
+            }
+        }
+        if let Some(t) = self.history.iter().rev().find_map(|it| it.test.as_ref()) {
+            md.push_str("\n## Last test run\n\n");
+            if let Some(cmd) = &t.command {
+                md.push_str(&format!("- **Command:** `{}`\n", code(cmd)));
+            }
+            let outcome = if t.outcome == Outcome::Pass {
+                "pass"
+            } else {
+                "fail"
+            };
+            md.push_str(&format!("- **Outcome:** {outcome}\n"));
+            if let Some(sig) = &t.signature {
+                md.push_str(&format!("- **Signature:** `{sig}`\n"));
+            }
+            if let Some(e) = &t.first_error {
+                md.push_str(&format!("- **First error:** `{}`\n", code(e)));
             }
         }
         md.push_str(

@@ -71,7 +71,7 @@ pub fn judge(
                 &history[..k],
                 &facts[..seen],
                 breaker.baseline,
-                Usage::default(),
+                &Usage::default(),
             );
             events.extend(breaker.step(&Step {
                 config,
@@ -93,7 +93,7 @@ pub fn judge(
     }
     events.extend(breaker.apply_cooldown(config, history.len(), now, RUN_ID));
     let evaluation =
-        rules::evaluate_facts(config, history, &facts, breaker.baseline, Usage::default());
+        rules::evaluate_facts(config, history, &facts, breaker.baseline, &Usage::default());
     Judgement {
         breaker,
         events,
@@ -131,7 +131,7 @@ fn try_recovery(
         &history[..k],
         facts,
         trial.baseline,
-        Usage::default(),
+        &Usage::default(),
     );
     let stepped = trial.step(&Step {
         config,

@@ -128,13 +128,20 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
     let state = worktree_state(&ws)?;
     let now = now();
     let result = ws.with_run(now, |run| {
+        ws.restart_if_finished(run, now)?;
         let out = record_run(&ws, run, &state, evidence, now)?;
         let blocks = run.breaker.blocks(&ws.config);
         let events = out.events.clone();
         Ok(((out, blocks), events))
     })?;
-    let (out, blocks) = result;
+    let (out, mut blocks) = result;
     hook::announce(&ws, &out)?;
+    if out.tripped().is_some() && super::harness::interactive() {
+        blocks = super::harness::prompt_after_trip(&ws)?;
+        if !blocks {
+            return Ok(code);
+        }
+    }
     if out.tripped().is_some() || blocks {
         if out.tripped().is_none() {
             warn("the breaker is open: stop and look at `loopguard status` before trying again");
@@ -311,15 +318,7 @@ pub fn ingest(dir: &Path, args: IngestArgs) -> Result<u8> {
     if args.json {
         let run = ws.read_run()?.expect("just written");
         let eval = run.evaluate(&ws.config);
-        let view = crate::report::View {
-            config: &ws.config,
-            run_id: Some(&run.id),
-            branch: run.branch.as_deref(),
-            breaker: &run.breaker,
-            eval: &eval,
-            history: &run.iterations,
-            events: &[],
-        };
+        let view = crate::report::View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
         print_json(&view.to_json(false))?;
     } else {
         print(&format!("recorded on {short}: {what}"))?;

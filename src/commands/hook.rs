@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use crate::breaker::EventKind;
 use crate::cli::{HookArgs, HookName};
 use crate::config::{CONFIG_FILE, Config, TripAction};
-use crate::error::{Error, exit};
+use crate::error::exit;
 use crate::iteration::{Iteration, IterationKind};
 use crate::report::View;
 use crate::run::{Outcome, Run};
@@ -74,6 +74,7 @@ fn post_commit(dir: &Path) -> Result<()> {
 
     let now = now();
     let outcome = ws.with_run(now, |run| {
+        ws.restart_if_finished(run, now)?;
         let mut it = ws.repo.iteration(&head).map_err(git_err)?;
         if cherry_pick {
             it.kind = Some(IterationKind::Rewrite);
@@ -169,6 +170,10 @@ pub(super) fn announce(ws: &Workspace, outcome: &Outcome) -> Result<()> {
                 e.reason.as_deref().unwrap_or("")
             )),
             EventKind::Close => note("loopguard: progress: the breaker is closed again"),
+            EventKind::Escalate => note(&format!(
+                "loopguard: escalating: {}",
+                e.reason.as_deref().unwrap_or("")
+            )),
             _ => {}
         }
     }
@@ -180,8 +185,8 @@ pub(super) fn announce(ws: &Workspace, outcome: &Outcome) -> Result<()> {
             trip.reason.as_deref().unwrap_or("")
         ));
         note(&what_now(&ws.config));
-        write_report(ws);
     }
+    super::aftermath::after(ws, &outcome.events);
     Ok(())
 }
 
@@ -193,35 +198,12 @@ fn what_now(config: &Config) -> String {
         TripAction::Abort => {
             "loopguard: the run is aborted: commits and pushes are refused; `loopguard reset` starts a new run".to_owned()
         }
+        TripAction::Escalate if !config.escalation_models.is_empty() => {
+            "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` or `loopguard reset`".to_owned()
+        }
         TripAction::Pause | TripAction::Escalate => {
             "loopguard: commits and pushes are refused until `loopguard resume` (the next iteration must make progress) or `loopguard reset`".to_owned()
         }
-    }
-}
-
-/// The run's report in the store; a failure to write it is only a warning.
-fn write_report(ws: &Workspace) {
-    let result = (|| -> Result<std::path::PathBuf> {
-        let run = ws
-            .read_run()?
-            .ok_or_else(|| Error::env("the run disappeared"))?;
-        let (events, _) = ws.store.read_events(&ws.key)?;
-        let eval = run.evaluate(&ws.config);
-        let md = View {
-            config: &ws.config,
-            run_id: Some(&run.id),
-            branch: run.branch.as_deref(),
-            breaker: &run.breaker,
-            eval: &eval,
-            history: &run.iterations,
-            events: &events,
-        }
-        .to_markdown();
-        Ok(ws.store.write_report(&run.id, &md)?)
-    })();
-    match result {
-        Ok(path) => note(&format!("loopguard: report: {}", path.display())),
-        Err(e) => warn(&format!("cannot write the run report: {e:#}")),
     }
 }
 
@@ -306,15 +288,7 @@ fn gate(ws: &Workspace, key: &str, branch: Option<&str>) -> Result<u8> {
         msg.push_str("  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n");
     }
     let eval = run.evaluate(&ws.config);
-    let view = View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: &breaker,
-        eval: &eval,
-        history: &run.iterations,
-        events: &[],
-    };
+    let view = View::of_run(&ws.config, &run, &breaker, &eval, &[]);
     if let Some(m) = view.next_model() {
         msg.push_str(&format!("  next model: {m}\n"));
     }

@@ -1,9 +1,11 @@
 //! The shell: one function per command. Data goes to stdout, messages to stderr.
 #![allow(clippy::print_stderr)]
 
+mod aftermath;
 mod check;
 mod ci;
 mod evidence;
+mod harness;
 mod hook;
 mod init;
 mod state;
@@ -48,9 +50,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Fingerprint(a) => evidence::fingerprint(a),
         Command::Run(a) => evidence::run(&dir, a),
         Command::Ingest(a) => evidence::ingest(&dir, a),
-        Command::Event(_) | Command::Finish(_) => {
-            Err(crate::error::Error::input("this command is not available yet").into())
-        }
+        Command::Event(a) => harness::event(&dir, a),
+        Command::Finish(a) => harness::finish(&dir, a),
     }
 }
 

@@ -24,15 +24,7 @@ pub fn status(dir: &Path, args: StatusArgs) -> Result<u8> {
     let ws = Workspace::open(dir, None)?;
     let (run, breaker) = current(&ws)?;
     let eval = run.evaluate(&ws.config);
-    let view = View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: &breaker,
-        eval: &eval,
-        history: &run.iterations,
-        events: &[],
-    };
+    let view = View::of_run(&ws.config, &run, &breaker, &eval, &[]);
     if args.json {
         print_json(&view.to_json(false))?;
     } else {
@@ -56,15 +48,7 @@ pub fn report(dir: &Path, json: bool) -> Result<u8> {
         ));
     }
     let eval = run.evaluate(&ws.config);
-    let view = View {
-        config: &ws.config,
-        run_id: Some(&run.id),
-        branch: run.branch.as_deref(),
-        breaker: &breaker,
-        eval: &eval,
-        history: &run.iterations,
-        events: &events,
-    };
+    let view = View::of_run(&ws.config, &run, &breaker, &eval, &events);
     if json {
         let mut doc = view.to_json(true);
         doc["events"] = serde_json::to_value(&events)?;
@@ -125,16 +109,7 @@ pub fn reset(dir: &Path) -> Result<u8> {
         };
         if !old.iterations.is_empty() {
             let eval = old.evaluate(&ws.config);
-            let md = View {
-                config: &ws.config,
-                run_id: Some(&old.id),
-                branch: old.branch.as_deref(),
-                breaker: &old.breaker,
-                eval: &eval,
-                history: &old.iterations,
-                events: &[],
-            }
-            .to_markdown();
+            let md = View::of_run(&ws.config, &old, &old.breaker, &eval, &[]).to_markdown();
             ws.store.write_report(&old.id, &md)?;
         }
         Ok(((old.id, run.id.clone()), vec![event]))

@@ -167,6 +167,23 @@ impl Workspace {
         Ok(value)
     }
 
+    /// A run that `finish` ended is kept in `runs/ended/` and a new one starts: the next
+    /// commit or event belongs to a new session.
+    pub fn restart_if_finished(&self, run: &mut Run, now: Timestamp) -> Result<()> {
+        if !run.is_finished() {
+            return Ok(());
+        }
+        let path = self
+            .store
+            .dir()
+            .join("runs")
+            .join("ended")
+            .join(format!("{}.json", run.id));
+        crate::store::write_atomic(&path, &serde_json::to_vec_pretty(run)?)?;
+        *run = self.new_run(now);
+        Ok(())
+    }
+
     /// The run as git history shows it: the branch's own commits, judged from scratch.
     pub fn rebuild(&self, now: Timestamp) -> Result<Run> {
         let mut run = self.new_run(now);

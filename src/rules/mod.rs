@@ -162,16 +162,29 @@ impl Evaluation {
     }
 }
 
-/// Usage an agent harness reports (`event --tokens/--cost`) and the steps it took.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// What an agent harness reported (`event`): its usage, its steps, and the edge closest
+/// to its threshold.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Usage {
     pub tokens: u64,
     pub cost: f64,
+    /// Harness steps in the run (`event` calls).
+    pub steps: u64,
+    /// The edge whose count is closest to its threshold.
+    pub edge: Option<EdgeCount>,
+}
+
+/// An edge's transitions since its last progress, against its threshold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeCount {
+    pub name: String,
+    pub count: u64,
+    pub threshold: u64,
 }
 
 /// Evaluates every enabled rule over `history`, counting from `baseline`.
 pub fn evaluate(config: &Config, history: &[Iteration], baseline: usize) -> Evaluation {
-    evaluate_with(config, history, baseline, Usage::default())
+    evaluate_with(config, history, baseline, &Usage::default())
 }
 
 /// [`evaluate`], with the usage a harness reported.
@@ -179,7 +192,7 @@ pub fn evaluate_with(
     config: &Config,
     history: &[Iteration],
     baseline: usize,
-    usage: Usage,
+    usage: &Usage,
 ) -> Evaluation {
     let all = attempts(config, history);
     evaluate_facts(config, history, &all, baseline, usage)
@@ -193,7 +206,7 @@ pub fn evaluate_facts(
     history: &[Iteration],
     all: &[Facts],
     baseline: usize,
-    usage: Usage,
+    usage: &Usage,
 ) -> Evaluation {
     let first = all.partition_point(|f| f.index < baseline);
     let since: Vec<&Facts> = all[first..].iter().collect();
@@ -412,6 +425,40 @@ pub fn evaluate_facts(
         budget_reason = format!("a cost of {:.2} reached the budget of {max:.2}", usage.cost);
     }
     add(RuleName::Budget, budget_counter, &|| budget_reason.clone());
+
+    // edge_loop: the edge nearest its threshold, or the global step budget.
+    let edge_rule = &r.edge_loop;
+    let steps = Counter {
+        count: usage.steps,
+        threshold: edge_rule.max_steps.into(),
+    };
+    let (counter, reason) = match &usage.edge {
+        _ if steps.reached() => (
+            steps,
+            format!(
+                "the harness took {} steps, its step budget (rules.edge_loop.max_steps); stopping before the framework's recursion limit",
+                usage.steps
+            ),
+        ),
+        Some(e) => (
+            Counter {
+                count: e.count,
+                threshold: e.threshold,
+            },
+            format!(
+                "the harness took the edge {} {} times without progress",
+                e.name, e.count
+            ),
+        ),
+        None => (
+            Counter {
+                count: 0,
+                threshold: edge_rule.threshold.into(),
+            },
+            String::new(),
+        ),
+    };
+    add(RuleName::EdgeLoop, counter, &|| reason.clone());
 
     eval
 }
