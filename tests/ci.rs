@@ -1276,3 +1276,28 @@ fn the_sticky_comment_is_found_by_marker_and_author_and_a_corrupt_one_is_mended(
         "someone else's comment is never touched"
     );
 }
+
+#[test]
+fn escalation_hands_out_the_next_model() {
+    let mut p = Project::new(
+        "rules:\n  same_error: {threshold: 1}\non_trip:\n  action: escalate\n  notify: [summary, comment]\n",
+    );
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path(SAME_LOGS[0])],
+    );
+    assert_eq!(
+        out.code, 0,
+        "escalated: half-open, the step passes: {out:#?}"
+    );
+    assert_eq!(out.outputs["state"], "half_open");
+    assert_eq!(out.outputs["tripped"], "false");
+    assert_eq!(out.outputs["next-model"], "sonnet");
+    assert!(sticky_body(&gh, 7).contains("escalated — the next model is `sonnet`"));
+}

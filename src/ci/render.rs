@@ -82,7 +82,25 @@ impl Report<'_> {
         self.head.chars().take(10).collect()
     }
 
+    /// The model an escalation handed out, when that is the latest transition.
+    fn escalated_to(&self) -> Option<&str> {
+        let last = self
+            .judgement
+            .events
+            .iter()
+            .rfind(|e| e.kind != EventKind::Warn)?;
+        (last.kind == EventKind::Escalate && self.state() == State::HalfOpen)
+            .then(|| self.judgement.breaker.current_model(self.config))
+            .flatten()
+    }
+
     fn headline(&self) -> String {
+        if let Some(model) = self.escalated_to() {
+            return format!(
+                "loopguard: escalated — the next model is {}",
+                code_span(model, false)
+            );
+        }
         match (self.state(), self.change) {
             (State::Open, _) => format!(
                 "loopguard: stuck loop — `{}`",
@@ -145,6 +163,9 @@ impl Report<'_> {
             (State::Open, _) => format!(
                 "**What now:** a push that mends the failure (tests pass, or a different failure) closes the breaker by itself. Removing the `{label}` label lets the agent try again: the next push decides.\n"
             ),
+            (State::HalfOpen, _) if self.escalated_to().is_some() => {
+                "**What now:** hand the task to the next model (the `next-model` output). Progress closes the breaker; another round of the same escalates again, or on the last model stops the agent.\n".to_owned()
+            }
             (State::HalfOpen, _) => {
                 "**What now:** the next push decides: progress closes the breaker, another round of the same opens it again.\n".to_owned()
             }
@@ -581,6 +602,22 @@ mod tests {
         let md = report(&c, &quiet, &j, Change::Quiet).summary();
         assert!(md.starts_with("## loopguard: no loop"), "{md}");
         assert!(md.contains("Pull request: #7"), "{md}");
+    }
+
+    #[test]
+    fn an_escalation_names_the_next_model() {
+        let mut c = Config::default();
+        c.on_trip.action = crate::config::TripAction::Escalate;
+        let h = history("Fix", "boom", 3);
+        let j = judge(&c, &h, &[], jiff::Timestamp::UNIX_EPOCH);
+        assert_eq!(j.breaker.state, State::HalfOpen);
+        let md = report(&c, &h, &j, Change::HalfOpen).comment();
+        assert!(
+            md.starts_with("### loopguard: escalated — the next model is `sonnet`"),
+            "{md}"
+        );
+        assert!(md.contains("**Next model:** sonnet"), "{md}");
+        assert!(md.contains("next-model"), "{md}");
     }
 
     #[test]
