@@ -1301,3 +1301,51 @@ fn escalation_hands_out_the_next_model() {
     assert_eq!(out.outputs["next-model"], "sonnet");
     assert!(sticky_body(&gh, 7).contains("escalated — the next model is `sonnet`"));
 }
+
+#[test]
+fn pull_request_target_from_a_fork_writes_with_its_token() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let head = p.attempt(SAME[0].0, "Try 1");
+    gh.add_pr(p.pr(7, &head).fork("someone/widgets"));
+    let mut event: serde_json::Value = serde_json::from_str(&p.sync_event(&head)).unwrap();
+    event["pull_request"]["head"]["repo"]["full_name"] = "someone/widgets".into();
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request_target",
+        &event.to_string(),
+        &["--log", &log_path(SAME_LOGS[0])],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(gh.comments_on(7).len(), 1);
+}
+
+#[test]
+fn a_personal_token_trusts_its_own_comments() {
+    // With a personal token, comments are authored by its user (not github-actions[bot]):
+    // loopguard asks `GET /user` who that is, and finds its comment again.
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking()
+        .with_user("octo-guard")
+        .with_bot_login("octo-guard");
+    let bin = assert_cmd::cargo::cargo_bin("loopguard");
+    for (body, log) in &SAME[..2] {
+        let head = p.attempt(body, "Try");
+        gh.add_pr(p.pr(7, &head));
+        let out = run_step(
+            &gh,
+            &p.repo,
+            "pull_request",
+            &p.sync_event(&head),
+            &bin,
+            &["ci", "--log", &log_path(log)],
+            &[("GITHUB_TOKEN", "ghp_personal0token0value0123456789abcdef")],
+        );
+        assert_eq!(out.code, 0, "{out:#?}");
+        assert!(!out.stderr.contains("ghp_personal"), "{}", out.stderr);
+    }
+    let comments = gh.comments_on(7);
+    assert_eq!(comments.len(), 1, "{comments:#?}");
+    assert!(comments[0].body.contains("| 2 |"), "{}", comments[0].body);
+}
