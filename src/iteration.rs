@@ -193,7 +193,10 @@ mod tests {
  "test": {"outcome": "fail", "signature": "9f2c", "failing": 2},
  "claims_done": false, "at": "2026-11-25T10:00:00Z"}"#;
         let it: Iteration = serde_json::from_str(line).unwrap();
-        assert_eq!(it.files.as_ref().unwrap()[0].status, Some(FileStatus::Modified));
+        assert_eq!(
+            it.files.as_ref().unwrap()[0].status,
+            Some(FileStatus::Modified)
+        );
         assert_eq!(it.test.as_ref().unwrap().outcome, Outcome::Fail);
         assert_eq!(it.test.as_ref().unwrap().failing, Some(2));
         assert_eq!(it.at.unwrap().to_string(), "2026-11-25T10:00:00Z");

@@ -51,10 +51,7 @@ fn git_files(repo: &TestRepo, rev: &str) -> Vec<GitFile> {
             b'A' => (FileStatus::Added, None),
             b'M' | b'T' => (FileStatus::Modified, None),
             b'D' => (FileStatus::Deleted, None),
-            b'R' => (
-                FileStatus::Renamed,
-                Some(fields.next().unwrap().to_owned()),
-            ),
+            b'R' => (FileStatus::Renamed, Some(fields.next().unwrap().to_owned())),
             other => panic!("unexpected status {}", other as char),
         };
         statuses.push((status, old, fields.next().unwrap().to_owned()));
@@ -154,12 +151,15 @@ fn varied_history() -> TestRepo {
     std::os::unix::fs::symlink("src/core.rs", r.path().join("link")).unwrap();
     r.commit("Add a symlink");
 
-    r.remove("docs/x.md").write("docs/x.md/inner.txt", "inside\n");
+    r.remove("docs/x.md")
+        .write("docs/x.md/inner.txt", "inside\n");
     r.commit("Turn a file into a directory");
 
-    r.write("crlf.txt", "one\r\ntwo\r\n").write("nonl.txt", "no newline");
+    r.write("crlf.txt", "one\r\ntwo\r\n")
+        .write("nonl.txt", "no newline");
     r.commit("Line endings");
-    r.write("crlf.txt", "one\ntwo\r\n").write("nonl.txt", "no newline\n");
+    r.write("crlf.txt", "one\ntwo\r\n")
+        .write("nonl.txt", "no newline\n");
     r.commit("Fix line endings");
 
     r.checkout_new("side");
@@ -184,7 +184,12 @@ fn files_and_counts_match_git_for_every_commit() {
     assert!(ids.len() >= 17);
     for id in &ids {
         let it = repo.iteration(id).unwrap();
-        assert_eq!(our_files(&it), git_files(&r, id), "commit {id} ({})", it.subject());
+        assert_eq!(
+            our_files(&it),
+            git_files(&r, id),
+            "commit {id} ({})",
+            it.subject()
+        );
     }
 }
 
@@ -210,7 +215,10 @@ fn commit_fields_match_git() {
             it.at.unwrap().as_second(),
             parts.next().unwrap().parse::<i64>().unwrap()
         );
-        assert_eq!(it.message.as_deref(), Some(parts.next().unwrap().trim_end()));
+        assert_eq!(
+            it.message.as_deref(),
+            Some(parts.next().unwrap().trim_end())
+        );
         let parent_tree = parents.first().map(|p| r.tree(p));
         assert_eq!(it.parent_tree, parent_tree);
         assert_eq!(it.test, None);
@@ -224,7 +232,15 @@ fn binaries_modes_empty_and_whitespace_commits() {
     let r = varied_history();
     let repo = open(&r);
     let by_subject = |subject: &str| {
-        let id = r.git(&["log", "--all", "--format=%H", "-F", "--grep", subject, "-n1"]);
+        let id = r.git(&[
+            "log",
+            "--all",
+            "--format=%H",
+            "-F",
+            "--grep",
+            subject,
+            "-n1",
+        ]);
         repo.iteration(&id).unwrap()
     };
 
@@ -290,21 +306,35 @@ fn huge_files_are_not_diffed_by_line() {
 #[test]
 fn patch_ids_agree_with_git_patch_id_on_equal_changes() {
     let r = TestRepo::new();
-    r.write("a.txt", lines(30, "a")).write("b.txt", lines(30, "b"));
+    r.write("a.txt", lines(30, "a"))
+        .write("b.txt", lines(30, "b"));
     r.commit("Base");
     r.branch("other");
 
     // The change, on main.
     let change = |r: &TestRepo| {
-        r.write("a.txt", r.read("a.txt").unwrap().replace("a line 5\n", "a line FIVE\n"));
-        r.write("b.txt", r.read("b.txt").unwrap().replace("b line 20\n", "b line 20!\n"));
+        r.write(
+            "a.txt",
+            r.read("a.txt")
+                .unwrap()
+                .replace("a line 5\n", "a line FIVE\n"),
+        );
+        r.write(
+            "b.txt",
+            r.read("b.txt")
+                .unwrap()
+                .replace("b line 20\n", "b line 20!\n"),
+        );
     };
     change(&r);
     let original = r.commit("Change a and b");
 
     // The same change on a base where line numbers differ (cherry-pick).
     r.checkout("other");
-    r.write("a.txt", format!("{}{}", lines(3, "header"), r.read("a.txt").unwrap()));
+    r.write(
+        "a.txt",
+        format!("{}{}", lines(3, "header"), r.read("a.txt").unwrap()),
+    );
     r.commit("Shift lines");
     let picked = r.cherry_pick(&original);
 
@@ -325,11 +355,20 @@ fn patch_ids_agree_with_git_patch_id_on_equal_changes() {
         use std::io::Write;
         child.stdin.take().unwrap().write_all(&show).unwrap();
         let out = child.wait_with_output().unwrap();
-        String::from_utf8(out.stdout).unwrap().split(' ').next().unwrap().to_owned()
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_owned()
     };
     assert_eq!(ours(&original), ours(&picked), "line numbers do not matter");
     assert_eq!(git(&original), git(&picked));
-    assert_ne!(ours(&original), ours(&reverted), "a revert is another change");
+    assert_ne!(
+        ours(&original),
+        ours(&reverted),
+        "a revert is another change"
+    );
     assert_ne!(git(&original), git(&reverted));
     assert_eq!(ours(&original).len(), 64);
 }
@@ -364,12 +403,18 @@ fn added_test_skips_are_reported_net() {
             "import pytest\n\n@pytest.mark.skipif(True, reason='c')\ndef test_x():\n    pass\n",
         );
     let skip = r.commit("Skip a test");
-    r.write("tests/it.rs", "#[test]\nfn b() {}\n\n#[test]\n#[ignore]\nfn a() {}\n");
+    r.write(
+        "tests/it.rs",
+        "#[test]\nfn b() {}\n\n#[test]\n#[ignore]\nfn a() {}\n",
+    );
     let moved = r.commit("Move the skipped test");
     let repo = open(&r);
     let got = repo.iteration(&skip).unwrap().skips_added.unwrap();
     assert_eq!(got.len(), 1, "skipif is conditional, not a skip: {got:?}");
-    assert_eq!((got[0].path.as_str(), got[0].line.as_str()), ("tests/it.rs", "#[ignore]"));
+    assert_eq!(
+        (got[0].path.as_str(), got[0].line.as_str()),
+        ("tests/it.rs", "#[ignore]")
+    );
     assert_eq!(repo.iteration(&moved).unwrap().skips_added, Some(vec![]));
 }
 
@@ -414,7 +459,11 @@ fn ranges_match_rev_list_topo_order() {
         "HEAD..HEAD",
         "HEAD^!",
     ] {
-        assert_eq!(repo.rev_range(spec).unwrap(), topo(&r, spec), "range {spec}");
+        assert_eq!(
+            repo.rev_range(spec).unwrap(),
+            topo(&r, spec),
+            "range {spec}"
+        );
     }
 }
 
@@ -426,7 +475,10 @@ fn bad_revisions_and_non_repositories_say_what_to_do() {
     assert!(matches!(unborn, GitError::BadRevision { .. }), "{unborn}");
     assert!(unborn.to_string().contains("no commits yet"), "{unborn}");
     let head = repo.head().unwrap();
-    assert_eq!((head.id, head.branch.as_deref(), head.detached), (None, Some("main"), false));
+    assert_eq!(
+        (head.id, head.branch.as_deref(), head.detached),
+        (None, Some("main"), false)
+    );
     assert!(repo.rev_range("HEAD").is_err());
 
     r.write("a", "a\n");
@@ -456,10 +508,20 @@ fn resolves_revisions_and_reads_blobs() {
     let repo = Repo::discover(&r.path().join("deep/er")).unwrap();
     assert_eq!(repo.resolve("HEAD").unwrap(), second);
     assert_eq!(repo.resolve("HEAD~1").unwrap(), first);
-    assert_eq!(repo.resolve("v1").unwrap(), first, "annotated tags peel to commits");
+    assert_eq!(
+        repo.resolve("v1").unwrap(),
+        first,
+        "annotated tags peel to commits"
+    );
     assert_eq!(repo.resolve(&first[..8]).unwrap(), first);
-    assert_eq!(repo.blob_at("v1", "cfg.yml").unwrap().as_deref(), Some(&b"v: 1\n"[..]));
-    assert_eq!(repo.blob_at("HEAD", "cfg.yml").unwrap().as_deref(), Some(&b"v: 2\n"[..]));
+    assert_eq!(
+        repo.blob_at("v1", "cfg.yml").unwrap().as_deref(),
+        Some(&b"v: 1\n"[..])
+    );
+    assert_eq!(
+        repo.blob_at("HEAD", "cfg.yml").unwrap().as_deref(),
+        Some(&b"v: 2\n"[..])
+    );
     assert_eq!(repo.blob_at("HEAD", "missing.yml").unwrap(), None);
     assert_eq!(repo.blob_at("HEAD", "dir").unwrap(), None);
     assert!(repo.blob_at("nope", "cfg.yml").is_err());
@@ -473,13 +535,19 @@ fn detached_head_and_reflog() {
     let repo = open(&r);
     let last = repo.reflog_head_last().unwrap().unwrap();
     assert_eq!(last.new, one);
-    assert!(last.message.starts_with("commit (initial): One"), "{last:?}");
+    assert!(
+        last.message.starts_with("commit (initial): One"),
+        "{last:?}"
+    );
 
     r.write("a", "2\n");
     let two = r.commit("Two");
     let amended = r.amend("Two, amended");
     let last = open(&r).reflog_head_last().unwrap().unwrap();
-    assert_eq!((last.old.as_str(), last.new.as_str()), (two.as_str(), amended.as_str()));
+    assert_eq!(
+        (last.old.as_str(), last.new.as_str()),
+        (two.as_str(), amended.as_str())
+    );
     assert!(last.message.starts_with("commit (amend): "), "{last:?}");
 
     r.checkout_new("b").reset_hard(&one);
@@ -490,7 +558,10 @@ fn detached_head_and_reflog() {
 
     r.checkout(&one);
     let head = open(&r).head().unwrap();
-    assert_eq!((head.id.as_deref(), head.branch, head.detached), (Some(one.as_str()), None, true));
+    assert_eq!(
+        (head.id.as_deref(), head.branch, head.detached),
+        (Some(one.as_str()), None, true)
+    );
 }
 
 #[test]
@@ -510,7 +581,10 @@ fn shallow_clones_stop_at_the_boundary() {
     let its = repo.iterations(&range).unwrap();
     let boundary = &its[0];
     assert_eq!(boundary.parent_tree, None);
-    assert_eq!(boundary.files, None, "the change of a boundary commit is unknown");
+    assert_eq!(
+        boundary.files, None,
+        "the change of a boundary commit is unknown"
+    );
     assert_eq!(boundary.patch_id, None);
     assert_eq!(boundary.parents.as_ref().unwrap().len(), 1);
     assert_eq!(its[2].files.as_ref().unwrap().len(), 1);
@@ -521,8 +595,9 @@ fn shallow_clones_stop_at_the_boundary() {
 fn hooks_dir_follows_core_hooks_path() {
     let r = TestRepo::new();
     let repo = open(&r);
-    let git_common = Path::new(&r.git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]))
-        .to_path_buf();
+    let git_common =
+        Path::new(&r.git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]))
+            .to_path_buf();
     assert_eq!(repo.hooks_dir(), git_common.join("hooks"));
 
     r.git(&["config", "core.hooksPath", ".githooks"]);
@@ -547,7 +622,10 @@ fn linked_worktrees_share_the_common_dir() {
     let linked = Repo::discover(&wt).unwrap();
     assert_eq!(linked.common_dir(), main_repo.common_dir());
     assert_ne!(linked.git_dir(), linked.common_dir());
-    assert_eq!(linked.git_dir(), main_repo.common_dir().join("worktrees/wt"));
+    assert_eq!(
+        linked.git_dir(),
+        main_repo.common_dir().join("worktrees/wt")
+    );
     assert_eq!(linked.workdir(), Some(wt.as_path()));
     assert_eq!(linked.head().unwrap().branch.as_deref(), Some("feature"));
     assert_eq!(linked.hooks_dir(), main_repo.common_dir().join("hooks"));
@@ -598,7 +676,9 @@ fn branch_commits_exclude_other_branches_but_not_the_branch_upstream() {
     // A copy of the branch at its tip does not hide it.
     r.git(&["branch", "backup", &last]);
     assert_eq!(
-        open(&r).branch_commits(&last, Some("agent/fix"), 100).unwrap(),
+        open(&r)
+            .branch_commits(&last, Some("agent/fix"), 100)
+            .unwrap(),
         want
     );
 }
@@ -607,9 +687,15 @@ fn branch_commits_exclude_other_branches_but_not_the_branch_upstream() {
 fn iterations_in_parallel_equal_one_by_one() {
     let r = TestRepo::new();
     for i in 0..90 {
-        r.write(&format!("f{}.txt", i % 7), lines(i % 13 + 1, &format!("v{i}")));
+        r.write(
+            &format!("f{}.txt", i % 7),
+            lines(i % 13 + 1, &format!("v{i}")),
+        );
         if i % 11 == 0 {
-            r.write("tests/t.rs", format!("#[test]\n#[ignore]\nfn t{i}() {{}}\n"));
+            r.write(
+                "tests/t.rs",
+                format!("#[test]\n#[ignore]\nfn t{i}() {{}}\n"),
+            );
         }
         r.commit(&format!("c{i}"));
     }

@@ -120,7 +120,11 @@ mod tests {
         ];
         for (before, after, added, removed) in cases {
             let (c, _) = changed(before, after);
-            assert_eq!((c.added, c.removed), (*added, *removed), "{before:?} -> {after:?}");
+            assert_eq!(
+                (c.added, c.removed),
+                (*added, *removed),
+                "{before:?} -> {after:?}"
+            );
         }
     }
 
@@ -148,7 +152,10 @@ mod tests {
         late_nul.push(0);
         assert!(!is_binary(&late_nul));
 
-        assert!(equal_ignoring_whitespace(b"fn a(){x}", b"fn a() {\n    x\n}\n"));
+        assert!(equal_ignoring_whitespace(
+            b"fn a(){x}",
+            b"fn a() {\n    x\n}\n"
+        ));
         assert!(!equal_ignoring_whitespace(b"a b", b"ab c"));
         assert!(equal_ignoring_whitespace(b"", b" \n\t"));
     }

@@ -269,8 +269,14 @@ impl<'r> EvidenceReader<'r> {
             .map_err(|e| GitError::other(format!("cannot read tree {tree}"), e))?;
         // A fresh recorder: it tracks the current path across calls.
         self.recorder = Recorder::default();
-        gix::diff::tree(lhs, rhs, &mut self.state, &self.repo.objects, &mut self.recorder)
-            .map_err(|e| GitError::other(format!("cannot diff tree {tree}"), e))?;
+        gix::diff::tree(
+            lhs,
+            rhs,
+            &mut self.state,
+            &self.repo.objects,
+            &mut self.recorder,
+        )
+        .map_err(|e| GitError::other(format!("cannot diff tree {tree}"), e))?;
         let records = std::mem::take(&mut self.recorder.records);
 
         let mut pairs = Vec::new();

@@ -249,24 +249,68 @@ mod tests {
     fn classifies_each_language() {
         let cases: &[(&str, &str, Option<SkipKind>)] = &[
             ("src/lib.rs", "    #[ignore]", Some(SkipKind::RustIgnore)),
-            ("src/lib.rs", "#[ignore = \"flaky\"]", Some(SkipKind::RustIgnore)),
-            ("src/lib.rs", "#[cfg_attr(windows, ignore)]", Some(SkipKind::RustIgnore)),
+            (
+                "src/lib.rs",
+                "#[ignore = \"flaky\"]",
+                Some(SkipKind::RustIgnore),
+            ),
+            (
+                "src/lib.rs",
+                "#[cfg_attr(windows, ignore)]",
+                Some(SkipKind::RustIgnore),
+            ),
             ("src/lib.rs", "#[ignored_thing]", None),
             ("src/lib.rs", "// #[ignore]", None),
             ("src/lib.rs", "let ignore = true;", None),
             ("README.md", "#[ignore]", None),
-            ("t/test_a.py", "@pytest.mark.skip", Some(SkipKind::PytestMarkSkip)),
-            ("t/test_a.py", "@pytest.mark.skip(reason='x')", Some(SkipKind::PytestMarkSkip)),
-            ("t/test_a.py", "@pytest.mark.skipif(sys.platform == 'win32', reason='x')", None),
-            ("t/test_a.py", "    pytest.skip(\"later\")", Some(SkipKind::PytestSkipCall)),
-            ("t/test_a.py", "@unittest.skip(\"broken\")", Some(SkipKind::UnittestSkip)),
+            (
+                "t/test_a.py",
+                "@pytest.mark.skip",
+                Some(SkipKind::PytestMarkSkip),
+            ),
+            (
+                "t/test_a.py",
+                "@pytest.mark.skip(reason='x')",
+                Some(SkipKind::PytestMarkSkip),
+            ),
+            (
+                "t/test_a.py",
+                "@pytest.mark.skipif(sys.platform == 'win32', reason='x')",
+                None,
+            ),
+            (
+                "t/test_a.py",
+                "    pytest.skip(\"later\")",
+                Some(SkipKind::PytestSkipCall),
+            ),
+            (
+                "t/test_a.py",
+                "@unittest.skip(\"broken\")",
+                Some(SkipKind::UnittestSkip),
+            ),
             ("t/test_a.py", "@unittest.skipIf(True, 'x')", None),
             ("t/test_a.py", "# pytest.skip('x')", None),
-            ("a.test.ts", "it.skip('works', () => {", Some(SkipKind::JsSkip)),
-            ("a.test.ts", "  test.skip(\"x\", fn)", Some(SkipKind::JsSkip)),
-            ("a.spec.js", "describe.skip('suite', () => {", Some(SkipKind::JsSkip)),
+            (
+                "a.test.ts",
+                "it.skip('works', () => {",
+                Some(SkipKind::JsSkip),
+            ),
+            (
+                "a.test.ts",
+                "  test.skip(\"x\", fn)",
+                Some(SkipKind::JsSkip),
+            ),
+            (
+                "a.spec.js",
+                "describe.skip('suite', () => {",
+                Some(SkipKind::JsSkip),
+            ),
             ("a.spec.js", "xit('works', () => {", Some(SkipKind::JsX)),
-            ("a.spec.js", "xdescribe('suite', () => {", Some(SkipKind::JsX)),
+            (
+                "a.spec.js",
+                "xdescribe('suite', () => {",
+                Some(SkipKind::JsX),
+            ),
             ("a.spec.js", "xtest('x', fn)", Some(SkipKind::JsX)),
             ("a.spec.js", "fixit('x')", None),
             ("a.spec.js", "it('works', () => {", None),
@@ -276,13 +320,25 @@ mod tests {
             ("a_test.go", "t.SkipNow()", Some(SkipKind::GoSkip)),
             ("a_test.go", "if testing.Short() { return }", None),
             ("A.java", "@Disabled", Some(SkipKind::JvmDisabled)),
-            ("A.java", "@Disabled(\"until fixed\")", Some(SkipKind::JvmDisabled)),
+            (
+                "A.java",
+                "@Disabled(\"until fixed\")",
+                Some(SkipKind::JvmDisabled),
+            ),
             ("A.kt", "@Ignore", Some(SkipKind::JvmIgnore)),
             ("A.java", "@IgnoreForBinary", None),
             ("A.java", "@DisabledOnOs(OS.WINDOWS)", None),
             ("T.cs", "[Ignore]", Some(SkipKind::DotNetIgnore)),
-            ("T.cs", "[Test, Ignore(\"later\")]", Some(SkipKind::DotNetIgnore)),
-            ("T.cs", "[Fact(Skip = \"flaky\")]", Some(SkipKind::DotNetSkip)),
+            (
+                "T.cs",
+                "[Test, Ignore(\"later\")]",
+                Some(SkipKind::DotNetIgnore),
+            ),
+            (
+                "T.cs",
+                "[Fact(Skip = \"flaky\")]",
+                Some(SkipKind::DotNetSkip),
+            ),
             ("T.cs", "[Theory( Skip=\"x\" )]", Some(SkipKind::DotNetSkip)),
             ("T.cs", "[Fact]", None),
         ];
@@ -306,7 +362,12 @@ mod tests {
     fn counts_net_per_file_and_kind() {
         let cases: &[(&str, &[&str], &[&str], &[&str])] = &[
             // A new skip is reported, trimmed.
-            ("src/lib.rs", &["    #[ignore]", "fn t() {}"], &[], &["#[ignore]"]),
+            (
+                "src/lib.rs",
+                &["    #[ignore]", "fn t() {}"],
+                &[],
+                &["#[ignore]"],
+            ),
             // A skip that moves is not added.
             ("src/lib.rs", &["#[ignore]"], &["  #[ignore]"], &[]),
             // A reworded skip of the same kind is not added.
@@ -331,7 +392,11 @@ mod tests {
             ("notes.txt", &["#[ignore]"], &[], &[]),
         ];
         for (path, added, removed, want) in cases {
-            assert_eq!(run(path, added, removed), *want, "{path}: +{added:?} -{removed:?}");
+            assert_eq!(
+                run(path, added, removed),
+                *want,
+                "{path}: +{added:?} -{removed:?}"
+            );
         }
     }
 

@@ -175,10 +175,7 @@ impl TestRepo {
 
     /// Runs git and hands back its output, whatever the status.
     pub fn try_git(&self, args: &[&str]) -> Output {
-        self.command("git")
-            .args(args)
-            .output()
-            .expect("git runs")
+        self.command("git").args(args).output().expect("git runs")
     }
 
     /// Moves the clock one minute on; every commit-making helper calls it first.
@@ -343,7 +340,14 @@ impl TestRepo {
     /// its path.
     pub fn add_worktree(&self, name: &str, branch: &str) -> PathBuf {
         let dir = self.path.parent().expect("repo has a parent").join(name);
-        self.git(&["worktree", "add", "-q", "-b", branch, &dir.display().to_string()]);
+        self.git(&[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            branch,
+            &dir.display().to_string(),
+        ]);
         dir
     }
 
