@@ -1,6 +1,6 @@
 //! Times `loopguard::git` alone (used by `scripts/bench-git.sh`):
 //!
-//!   evidence REPO head          the evidence of HEAD (what the post-commit hook reads)
+//!   evidence REPO head [REV]    the evidence of HEAD or REV (what post-commit reads)
 //!   evidence REPO range SPEC    the evidence of every commit of a range (`check --range`)
 //!
 //! Prints only counts, so the measurement is the library's work.
@@ -13,12 +13,12 @@ use loopguard::git::Repo;
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [repo, what, rest @ ..] = args.as_slice() else {
-        bail!("usage: evidence REPO head | evidence REPO range SPEC");
+        bail!("usage: evidence REPO head [REV] | evidence REPO range SPEC");
     };
     let repo = Repo::discover(Path::new(repo))?;
     match (what.as_str(), rest) {
-        ("head", []) => {
-            let it = repo.iteration("HEAD")?;
+        ("head", [] | [_]) => {
+            let it = repo.iteration(rest.first().map_or("HEAD", String::as_str))?;
             println!("{} files", it.files.map_or(0, |f| f.len()));
         }
         ("range", [spec]) => {
@@ -32,7 +32,7 @@ fn main() -> anyhow::Result<()> {
             let with_patch = its.iter().filter(|i| i.patch_id.is_some()).count();
             println!("{} commits, {with_patch} with a patch id", its.len());
         }
-        _ => bail!("usage: evidence REPO head | evidence REPO range SPEC"),
+        _ => bail!("usage: evidence REPO head [REV] | evidence REPO range SPEC"),
     }
     Ok(())
 }
