@@ -14,7 +14,8 @@
 #   check         `loopguard check --range A..B` over ~4,000 commits beside
 #                 `git log -p --no-merges A..B | git patch-id --stable` target: ratio < 1.0
 #
-# and the same two through the library alone (examples/evidence.rs: open the repository,
+# (wall: median; cpu: mean user+system, which is steadier on a busy machine) and the same
+# two through the library alone (examples/evidence.rs: open the repository,
 # read the evidence, print a count), which isolates src/git from the rest of the command.
 # Uses hyperfine when installed (apt-get install hyperfine), else a timed loop.
 #
@@ -38,9 +39,10 @@ if "$bin" check --help >/dev/null 2>&1 && "$bin" hook --help >/dev/null 2>&1; th
   have_cli=1
 fi
 
-# median_ms RUNS PREPARE COMMAND: the median wall time of COMMAND (run by the shell in the
-# current directory), in milliseconds; PREPARE (may be empty) runs before each run,
-# untimed. Exit codes are ignored (`check` exits 1 when it trips).
+# median_ms RUNS PREPARE COMMAND: "WALL CPU": the median wall time of COMMAND (run by the
+# shell in the current directory) and its mean CPU time (user + system, children
+# included; "-" without hyperfine), in milliseconds. PREPARE (may be empty) runs before
+# each run, untimed. Exit codes are ignored (`check` exits 1 when it trips).
 median_ms() {
   local n=$1 prepare=$2 cmd=$3
   if command -v hyperfine >/dev/null 2>&1; then
@@ -49,7 +51,10 @@ median_ms() {
     local args=(--style none --runs "$n" --warmup 1 -i --export-json "$json")
     if [ -n "$prepare" ]; then args+=(--prepare "$prepare"); fi
     hyperfine "${args[@]}" "$cmd" >/dev/null 2>&1
-    perl -ne 'if (/"median":\s*([0-9.eE+-]+)/) { printf "%.1f\n", $1 * 1000; exit }' "$json"
+    perl -0777 -ne '
+      my ($m) = /"median":\s*([0-9.eE+-]+)/; my ($u) = /"user":\s*([0-9.eE+-]+)/;
+      my ($s) = /"system":\s*([0-9.eE+-]+)/;
+      printf "%.1f %.1f\n", $m * 1000, ($u + $s) * 1000' "$json"
     rm -f "$json"
   else
     local i t0 t1 times=()
@@ -61,7 +66,7 @@ median_ms() {
       times+=($(( (t1 - t0) / 1000 )))
     done
     printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END {
-      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f\n", m / 1000 }'
+      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f -\n", m / 1000 }'
   fi
 }
 
@@ -80,9 +85,13 @@ base_for() {
 }
 
 row() {
-  # row LABEL GIT_MS OURS_MS TARGET
-  awk -v l="$1" -v g="$2" -v o="$3" -v t="$4" 'BEGIN {
-    printf "  %-44s %10.1f %12.1f %8.2f   %s\n", l, g, o, (g > 0 ? o / g : 0), t }'
+  # row LABEL "GIT_WALL GIT_CPU" "OURS_WALL OURS_CPU" TARGET
+  local g o
+  read -r -a g <<<"$2"
+  read -r -a o <<<"$3"
+  awk -v l="$1" -v gw="${g[0]}" -v gc="${g[1]}" -v ow="${o[0]}" -v oc="${o[1]}" -v t="$4" 'BEGIN {
+    cr = (gc > 0 && oc != "-") ? sprintf("%8.2f", oc / gc) : "       -"
+    printf "  %-44s %9.1f %9.1f %6.2f   %7s %7s %s   %s\n", l, gw, ow, (gw > 0 ? ow / gw : 0), gc, oc, cr, t }'
 }
 
 bench() {
@@ -101,7 +110,7 @@ bench() {
 
   echo
   echo "$name: $(git rev-list --count HEAD) commits; post-commit on $(git log -1 --format='%h %s' "$tip" | cut -c1-60)"
-  printf '  %-44s %10s %12s %8s   %s\n' "median" "git (ms)" "loopguard" "ratio" "target"
+  printf '  %-44s %9s %9s %6s   %7s %7s %8s   %s\n' "" "git ms" "ours ms" "ratio" "git cpu" "our cpu" "cpu ratio" "target"
 
   local git_pc lib_pc
   git_pc=$(median_ms "$runs" "" "git show $tip | git patch-id --stable")
