@@ -12,16 +12,19 @@ use crate::iteration::{Iteration, IterationKind};
 /// Identities the coding agents commit under (name or email fragments, lowercase).
 pub const KNOWN_AGENTS: &[&str] = &[
     "copilot-swe-agent[bot]",
-    "198982749+copilot@users.noreply.github.com",
+    "+copilot@users.noreply.github.com",
+    "copilot@github.com",
     "copilot <",
     "chatgpt-codex-connector[bot]",
     "codex@openai.com",
     "noreply@anthropic.com",
+    "claude@anthropic.com",
     "devin-ai-integration[bot]",
     "openhands@all-hands.dev",
     "google-labs-jules[bot]",
     "cursoragent@cursor.com",
     "open-swe[bot]",
+    "open-swe-dev[bot]",
 ];
 
 /// Whether an identity (`Name <email>`) is one of the known agents.

@@ -81,7 +81,17 @@ fn post_commit(dir: &Path) -> Result<()> {
             it.kind = Some(IterationKind::Context);
         }
         let mut events = Vec::new();
-        let outcome = match amended.filter(|old| run.position(old).is_some()) {
+        // Tests run on uncommitted changes (`loopguard run`) were recorded as a working-tree
+        // iteration; committing exactly that tree is the same attempt.
+        let adopted = run
+            .iterations
+            .last()
+            .filter(|l| l.id.starts_with("worktree-") && l.tree == it.tree)
+            .map(|l| l.id.clone());
+        let outcome = match amended
+            .filter(|old| run.position(old).is_some())
+            .or(adopted)
+        {
             Some(old) => run.rewrite(&ws.config, vec![(old, it)], now).1,
             None => {
                 for missed in missed_commits(&ws, run, &it)? {
@@ -150,7 +160,7 @@ fn is_setup_commit(ws: &Workspace, run: &Run, it: &Iteration) -> bool {
 }
 
 /// Tells the agent on stderr what this iteration did to the breaker.
-fn announce(ws: &Workspace, outcome: &Outcome) -> Result<()> {
+pub(super) fn announce(ws: &Workspace, outcome: &Outcome) -> Result<()> {
     for e in &outcome.events {
         match e.kind {
             EventKind::Warn => warn(&format!(

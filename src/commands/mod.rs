@@ -2,6 +2,7 @@
 #![allow(clippy::print_stderr)]
 
 mod check;
+mod evidence;
 mod hook;
 mod init;
 mod state;
@@ -16,6 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::cli::{Cli, Command};
 use crate::error::exit;
 
+pub use evidence::fingerprint_files;
 pub use workspace::{Workspace, now};
 
 /// Runs a parsed command line; the exit code follows CONTRACT.md.
@@ -41,12 +43,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             clap_complete::generate(a.shell, &mut cmd, "loopguard", &mut out);
             Ok(exit::OK)
         }
-        Command::Fingerprint(_)
-        | Command::Run(_)
-        | Command::Ingest(_)
-        | Command::Event(_)
-        | Command::Finish(_)
-        | Command::Ci(_) => {
+        Command::Fingerprint(a) => evidence::fingerprint(a),
+        Command::Run(a) => evidence::run(&dir, a),
+        Command::Ingest(a) => evidence::ingest(&dir, a),
+        Command::Event(_) | Command::Finish(_) | Command::Ci(_) => {
             Err(crate::error::Error::input("this command is not available yet").into())
         }
     }

@@ -1,2 +1,67 @@
 //! Failure fingerprints: parse runner output into failures, normalise them, and hash the
 //! set into a signature that identifies *a failure*, not a log.
+//!
+//! The pipeline, for text logs (everything but JUnit XML):
+//!
+//! 1. [`stream`] splits the input into lines with memchr, carries partial lines across
+//!    chunks, caps each line's length, and skips every line that cannot matter with one
+//!    multi-substring scan (most lines of a log are passing noise);
+//! 2. [`ghactions`] turns a raw line into what a person sees: no BOM, GitHub Actions
+//!    timestamp, `##[...]` marker, ANSI escape, `\r` progress or CRLF;
+//! 3. one small state machine per runner (`cargo`, `nextest`, `pytest`, `gotest`, `jest`,
+//!    `vitest`, `mocha`, `tsc`, and `generic` as the fallback) recognises its own failures;
+//!    several runners in one log are fine;
+//! 4. [`normalize`] strips what changes between two runs of the same failure (temp and
+//!    workspace paths, line numbers, addresses, durations, ids, values) and keeps what tells
+//!    failures apart (test names, error types, message words);
+//! 5. [`signature`] hashes each failure under [`FINGERPRINT_VERSION`] and the sorted set
+//!    into the signature.
+//!
+//! JUnit XML (any producer) goes through [`junit`], a push parser with the same bounded
+//! memory. Nothing here does I/O except [`fingerprint_reader`], which only reads.
+
+mod cargo;
+mod collect;
+mod failure;
+mod generic;
+mod ghactions;
+mod gotest;
+mod jest;
+mod junit;
+mod mocha;
+mod nextest;
+mod normalize;
+mod pytest;
+mod signature;
+mod stream;
+mod tsc;
+mod vitest;
+mod xml;
+
+pub use failure::{Failure, FailureKind, Runner, UnknownRunner};
+pub use normalize::{normalize_id, normalize_message};
+pub use signature::{FINGERPRINT_VERSION, Fingerprint, failure_hash};
+pub use stream::Fingerprinter;
+
+/// Fingerprints everything `r` yields, JUnit XML or text (decided by the content), reading
+/// in fixed-size chunks so memory stays bounded whatever the input's size.
+pub fn fingerprint_reader(mut r: impl std::io::Read) -> std::io::Result<Fingerprint> {
+    let mut fingerprinter = Fingerprinter::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => fingerprinter.feed(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(fingerprinter.finish())
+}
+
+/// Fingerprints one complete log or JUnit document held in memory.
+pub fn fingerprint_bytes(bytes: &[u8]) -> Fingerprint {
+    let mut fingerprinter = Fingerprinter::new();
+    fingerprinter.feed(bytes);
+    fingerprinter.finish()
+}

@@ -19,6 +19,12 @@ pub struct Facts {
     pub whitespace_only: bool,
     /// The tree returned to an earlier, non-adjacent state: the id of that iteration.
     pub returns_to: Option<String>,
+    /// The return only walks further back after the previous attempt's return (revert the
+    /// last change, then the one before it): unwinding, not flipping; not counted.
+    pub unwinds: bool,
+    /// Where the returned-to state sits in the history (`2·index` for the state before
+    /// iteration `index`, `2·index + 1` for its own tree), to tell unwinding from flipping.
+    pub state_position: Option<usize>,
     /// The patch id equals an earlier attempt's: that attempt's id.
     pub repeats: Option<String>,
     /// The test outcome improved (fail -> pass, fewer failures, a new signature).
@@ -29,6 +35,8 @@ pub struct Facts {
     pub claims_done: bool,
     /// The latest test evidence at this attempt passes.
     pub backed_by_pass: bool,
+    /// The outcome of the latest test evidence at this attempt, if any.
+    pub latest_outcome: Option<Outcome>,
     /// Non-empty change that only touched test paths.
     pub test_only: bool,
     /// Constraint violations, human-readable.
@@ -65,12 +73,14 @@ pub fn attempts(config: &Config, history: &[Iteration]) -> Vec<Facts> {
 
         if let Some(tree) = &it.tree {
             let mut states: HashSet<&str> = HashSet::new();
-            let mut non_adjacent: Vec<(&str, &str)> = Vec::new();
-            for earlier in &history[first..i] {
-                for t in [&earlier.tree, &earlier.parent_tree].into_iter().flatten() {
+            let mut non_adjacent: Vec<(&str, &str, usize)> = Vec::new();
+            for (k, earlier) in history[first..i].iter().enumerate() {
+                let at = 2 * (first + k);
+                for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
+                    let Some(t) = t else { continue };
                     states.insert(t);
                     if Some(t) != it.parent_tree.as_ref() {
-                        non_adjacent.push((t, &earlier.id));
+                        non_adjacent.push((t, &earlier.id, pos));
                     }
                 }
             }
@@ -78,10 +88,15 @@ pub fn attempts(config: &Config, history: &[Iteration]) -> Vec<Facts> {
                 states.insert(p);
             }
             f.tree_novel = Some(!states.contains(tree.as_str()));
-            f.returns_to = non_adjacent
-                .iter()
-                .find(|(t, _)| *t == tree)
-                .map(|(_, id)| (*id).to_owned());
+            // The newest earlier occurrence of this state.
+            if let Some((_, id, pos)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
+                f.returns_to = Some((*id).to_owned());
+                f.state_position = Some(*pos);
+                let previous = out.iter().rev().find(|p: &&Facts| !p.empty);
+                f.unwinds = previous
+                    .and_then(|p| p.state_position)
+                    .is_some_and(|before| *pos < before);
+            }
         }
 
         if let Some(pid) = &it.patch_id {
@@ -102,11 +117,12 @@ pub fn attempts(config: &Config, history: &[Iteration]) -> Vec<Facts> {
             let prev = earlier_evidence().next();
             f.test_improved = improved(t, prev, earlier_evidence());
         }
-        f.backed_by_pass = it
+        f.latest_outcome = it
             .test
             .as_ref()
             .or_else(|| earlier_evidence().next())
-            .is_some_and(|t| t.outcome == Outcome::Pass);
+            .map(|t| t.outcome);
+        f.backed_by_pass = f.latest_outcome == Some(Outcome::Pass);
 
         let changed = match f.tree_novel {
             Some(novel) => novel && !f.empty,

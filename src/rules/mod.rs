@@ -8,8 +8,13 @@
 //! - `stagnation`: consecutive attempts at the end without progress.
 //! - `same_error`: consecutive failing attempts with the latest signature; attempts
 //!   without evidence neither extend nor break the streak.
-//! - `oscillation`, `repeated_patch`: events among the last `window` attempts after the
-//!   last attempt whose tests improved. A new tree alone does not reset them: re-applying
+//! - `oscillation`: returns to an earlier, non-adjacent tree among the last `window`
+//!   attempts since the last progress (A->B->A->B counts 2; revert X, move on, revert Y
+//!   counts 1 each time). A return that only walks further back right after another
+//!   return (revert the last change, then the one before it) is unwinding, not flipping,
+//!   and does not count.
+//! - `repeated_patch`: patch ids equal to an earlier attempt's among the last `window`
+//!   attempts since the last test improvement. A new tree does not reset it: re-applying
 //!   an old patch on top of other work gives a new tree, and is exactly the loop to catch.
 //! - `false_completion`: consecutive claiming attempts at the end whose latest evidence
 //!   fails or is missing.
@@ -285,8 +290,15 @@ pub fn evaluate_facts(
             )
         },
     );
-    let returns: Vec<(&Facts, &str)> = after_improvement
+    // Oscillation is about states: once the agent reaches a genuinely new one, earlier
+    // returns are history (revert X, move on, revert Y is two experiments, not a flip).
+    let after_progress: Vec<&&Facts> = {
+        let start = window.iter().rposition(|f| f.progress).map_or(0, |p| p + 1);
+        window[start..].iter().collect()
+    };
+    let returns: Vec<(&Facts, &str)> = after_progress
         .iter()
+        .filter(|f| !f.unwinds)
         .filter_map(|f| f.returns_to.as_deref().map(|r| (**f, r)))
         .collect();
     add(
@@ -329,7 +341,7 @@ pub fn evaluate_facts(
         },
         &|| {
             let last = since[since.len() - 1];
-            let evidence = match history[last.index].test.as_ref().map(|t| t.outcome) {
+            let evidence = match last.latest_outcome {
                 Some(Outcome::Fail) => "while the tests fail",
                 _ => "without passing test evidence",
             };

@@ -180,7 +180,44 @@ fn one_deliberate_revert_passes() {
         .fresh()
         .fresh();
     assert_eq!(first_trip(&hist.its, &Config::default()), None);
+    let at_revert = evaluate(&Config::default(), &hist.its[..3], 0);
+    assert_eq!(count(&at_revert, RuleName::Oscillation), 1);
+    // Moving on to new states puts the revert behind: a second, unrelated revert later
+    // is one return again (OpenHands/software-agent-sdk PR 2490).
+    assert_eq!(count(&hist.eval(), RuleName::Oscillation), 0);
+    let later = hist.to("t4", "-p5");
+    assert_eq!(count(&later.eval(), RuleName::Oscillation), 1);
+}
+
+#[test]
+fn unwinding_two_changes_is_not_oscillation() {
+    // dotnet/extensions PR 7594: add A, add B, inject a warning, revert it, revert B.
+    let hist = h()
+        .to("A", "a")
+        .to("B", "b")
+        .to("W", "w")
+        .to("B", "-w")
+        .to("A", "-b");
+    let e = hist.eval();
+    assert_eq!(count(&e, RuleName::Oscillation), 1);
+    assert_eq!(tripped(&e), None);
+    // With an empty "Initial plan" in between (PR 7595), still unwinding.
+    let hist = h()
+        .to("A", "a")
+        .to("B", "b")
+        .to("W", "w")
+        .to("B", "-w")
+        .empty()
+        .to("A", "-b");
     assert_eq!(count(&hist.eval(), RuleName::Oscillation), 1);
+    // Flipping back and forth after the unwinding counts again.
+    let hist = h()
+        .to("A", "a")
+        .to("B", "b")
+        .to("A", "-b")
+        .to("B", "b2")
+        .to("A", "-b2");
+    assert_eq!(count(&hist.eval(), RuleName::Oscillation), 3);
 }
 
 #[test]
@@ -200,7 +237,7 @@ fn repeated_patch_trips_when_a_reverted_patch_is_reapplied_twice() {
     );
     let e = hist.eval();
     assert_eq!(count(&e, RuleName::RepeatedPatch), 2);
-    assert_eq!(count(&e, RuleName::Oscillation), 1);
+    assert_eq!(count(&e, RuleName::Oscillation), 0);
     assert_eq!(count(&e, RuleName::Stagnation), 0);
 }
 

@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# Regenerates tests/fixtures/logs/** by running the real test runners on the small projects
+# under tests/fixtures/projects/<runner>/. Tests read the committed output; they never need
+# the runners.
+#
+#   scripts/gen-fixtures.sh [RUNNER...]     # default: every runner
+#
+# Layout: tests/fixtures/logs/<runner>/<failure>/<variant>.{log,xml}. Every file in one
+# failure directory is the same failure seen through different noise (another temp dir,
+# shifted line numbers, extra passing tests, colour, threads, a GitHub Actions raw log), so
+# it must give one signature; different failure directories must give different
+# signatures; `passing/` must give none.
+#
+# Needs: cargo + cargo-nextest; python3 (pytest is installed into a venv); go; node + npm
+# (jest, vitest@3, mocha, typescript are installed into the project copies); java + mvn for
+# the Surefire reports when the Debian maven repository has the plugins.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PROJECTS=$ROOT/tests/fixtures/projects
+LOGS=$ROOT/tests/fixtures/logs
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/lg-fixtures.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export CARGO_TERM_COLOR=never
+unset NO_COLOR RUST_BACKTRACE
+
+note() { printf '%s\n' "gen-fixtures: $*" >&2; }
+
+# copy_project RUNNER SCENARIO VARIANT -> prints a fresh copy with the scenario applied.
+# Every call lands in a new random directory, so temp paths differ between variants.
+copy_project() {
+    local runner=$1 scenario=$2 variant=$3 dir
+    local project=$runner
+    [[ $runner == nextest ]] && project=cargo
+    dir=$(mktemp -d "$WORK/run.XXXXXXXX")/$project-proj
+    mkdir -p "$dir"
+    (cd "$PROJECTS/$project" && tar --exclude=scenarios --exclude=extra --exclude=node_modules \
+        --exclude=target -cf - .) | (cd "$dir" && tar -xf -)
+    if [[ -f $PROJECTS/$project/package.json ]]; then
+        ln -s "$(node_tools)/node_modules" "$dir/node_modules"
+    fi
+    (cd "$dir" && bash "$PROJECTS/$project/scenarios/$scenario.sh")
+    case $variant in
+    shifted*) shift_lines "$dir" ;;
+    extra*) (cd "$PROJECTS/$project/extra" && tar -cf - .) | (cd "$dir" && tar -xf -) ;;
+    esac
+    printf '%s\n' "$dir"
+}
+
+# node_tools: prints the directory holding node_modules with every JavaScript tool the
+# fixtures run (installed once from the npm registry; vitest 3 because vite 8 needs npm 11).
+node_tools() {
+    local dir=${LG_FIXTURE_NODE:-$WORK/node}
+    if [[ ! -x $dir/node_modules/.bin/jest ]]; then
+        mkdir -p "$dir"
+        echo '{"name":"lg-fixture-tools","private":true}' >"$dir/package.json"
+        (cd "$dir" && npm install -q --no-audit --no-fund jest@29 jest-junit@16 vitest@3 \
+            mocha@10 typescript@5 >&2)
+    fi
+    printf '%s\n' "$dir"
+}
+
+# Prepends comment lines to every source file: line numbers move, the failure does not.
+shift_lines() {
+    local f
+    while IFS= read -r -d '' f; do
+        case $f in
+        *.py) printf '# shifted\n# shifted\n# shifted\n\n# shifted\n' | cat - "$f" >"$f.new" ;;
+        *.rs | *.go | *.js | *.ts | *.mjs | *.java)
+            printf '// shifted\n// shifted\n// shifted\n\n// shifted\n' | cat - "$f" >"$f.new" ;;
+        *) continue ;;
+        esac
+        mv "$f.new" "$f"
+    done < <(find "$1" -path "$1/node_modules" -prune -o -type f -print0)
+}
+
+# gha_wrap COMMAND STATUS [crlf] < output > log: the raw log GitHub Actions serves for a
+# step that ran COMMAND and exited with STATUS: a BOM, a timestamp on every line, group
+# markers, a `\r` progress line, and the runner's own closing error when STATUS is not 0.
+gha_wrap() {
+    python3 "$WORK/gha_wrap.py" "$@"
+}
+cat >"$WORK/gha_wrap.py" <<'PY'
+import random, sys
+cmd = sys.argv[1]
+status = int(sys.argv[2])
+crlf = len(sys.argv) > 3 and sys.argv[3] == "crlf"
+rng = random.Random()
+t = rng.randint(0, 3000) * 1.0
+def stamp():
+    global t
+    t += rng.random() * 0.05
+    s = int(t)
+    return "2026-11-25T%02d:%02d:%02d.%07dZ " % (10 + s // 3600, s // 60 % 60, s % 60, int((t - s) * 1e7))
+eol = b"\r\n" if crlf else b"\n"
+out = sys.stdout.buffer
+out.write(b"\xef\xbb\xbf")
+def line(b):
+    out.write(stamp().encode() + b + eol)
+line(b"##[group]Run actions/checkout@v4")
+line(b"Syncing repository: octo/wordcount")
+line(b"##[endgroup]")
+line(b"Receiving objects:  12% (3/25)\rReceiving objects:  64% (16/25)\rReceiving objects: 100% (25/25), done.")
+line(b"##[group]Run " + cmd.encode())
+line(cmd.encode())
+line(b"shell: /usr/bin/bash -e {0}")
+line(b"env:")
+line(b"  CARGO_TERM_COLOR: always")
+line(b"##[endgroup]")
+data = sys.stdin.buffer.read()
+for l in data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n"):
+    line(l)
+if status != 0:
+    line(b"##[error]Process completed with exit code %d." % status)
+line(b"Post job cleanup.")
+PY
+
+# save OUTFILE: stores stdin.
+save() {
+    mkdir -p "$(dirname "$1")"
+    cat >"$1"
+    note "wrote ${1#"$LOGS"/} ($(wc -c <"$1") bytes)"
+}
+
+# run_in DIR COMMAND...: runs COMMAND in DIR with stdout and stderr merged, as a CI log
+# shows them; sets STATUS. The runner failing is the point, so its status never stops us.
+run_in() {
+    local dir=$1
+    shift
+    STATUS=0
+    (cd "$dir" && "$@") >"$WORK/out" 2>&1 || STATUS=$?
+}
+
+# emit RUNNER SCENARIO VARIANT CMD...: copies the project, runs CMD, saves the output (in
+# the failure directory $AS, default SCENARIO), and for `gha*` variants the GitHub Actions
+# wrapping of it. Leaves the copy in $DIR for report files the run wrote.
+emit() {
+    local runner=$1 scenario=$2 variant=$3
+    shift 3
+    DIR=$(copy_project "$runner" "$scenario" "$variant")
+    run_in "$DIR" "$@"
+    case $variant in
+    gha-crlf*) gha_wrap "$*" "$STATUS" crlf <"$WORK/out" ;;
+    gha*) gha_wrap "$*" "$STATUS" <"$WORK/out" ;;
+    *) cat "$WORK/out" ;;
+    esac | save "$LOGS/$runner/${AS:-$scenario}/$variant.log"
+}
+
+gen_cargo() {
+    local s
+    for s in passing assert-count panic-count should-panic doctest compile-error missing-file \
+        two-failures; do
+        emit cargo "$s" plain cargo test --no-fail-fast --color never
+        emit cargo "$s" color cargo test --no-fail-fast --color always -- --color always
+        RUST_BACKTRACE=1 emit cargo "$s" threads1-backtrace cargo test --no-fail-fast \
+            --color never -- --test-threads=1
+        emit cargo "$s" shifted cargo test --no-fail-fast --color never
+        emit cargo "$s" extra cargo test --no-fail-fast --color never
+        emit cargo "$s" gha cargo test --no-fail-fast --color always -- --color always
+    done
+}
+
+gen_nextest() {
+    local s
+    for s in passing assert-count panic-count should-panic compile-error missing-file \
+        two-failures; do
+        emit nextest "$s" plain cargo nextest run --color never --no-fail-fast
+        emit nextest "$s" color cargo nextest run --color always --no-fail-fast
+        emit nextest "$s" threads1 cargo nextest run --color never --no-fail-fast -j 1
+        emit nextest "$s" retries cargo nextest run --color never --no-fail-fast --retries 2
+        emit nextest "$s" shifted cargo nextest run --color never --no-fail-fast
+        emit nextest "$s" extra cargo nextest run --color never --no-fail-fast
+        emit nextest "$s" gha cargo nextest run --color always --no-fail-fast
+        emit nextest "$s" junit cargo nextest run --color never --profile ci
+        if [[ -f $DIR/target/nextest/ci/junit.xml ]]; then
+            save "$LOGS/nextest/$s/junit.xml" <"$DIR/target/nextest/ci/junit.xml"
+        fi
+        rm -f "$LOGS/nextest/$s/junit.log"
+    done
+    # A test that fails once and passes on the retry is not a failure.
+    FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky flaky-retries cargo nextest run --color never --retries 2
+    FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky gha-flaky-retries cargo nextest run --color always --retries 2
+}
+
+gen_pytest() {
+    local venv=${LG_FIXTURE_VENV:-$WORK/venv} s
+    [[ -x $venv/bin/pytest ]] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q pytest; }
+    local pytest=("$venv/bin/pytest" -p no:cacheprovider)
+    for s in passing assert-count type-error fixture-error collection-error import-error \
+        missing-file param-failure two-failures; do
+        emit pytest "$s" plain "${pytest[@]}"
+        emit pytest "$s" verbose "${pytest[@]}" -v
+        emit pytest "$s" quiet "${pytest[@]}" -q
+        COLUMNS=60 emit pytest "$s" ra-narrow "${pytest[@]}" -ra
+        COLUMNS=200 emit pytest "$s" vv-wide "${pytest[@]}" -vv -ra
+        emit pytest "$s" color "${pytest[@]}" --color=yes
+        emit pytest "$s" shifted "${pytest[@]}"
+        emit pytest "$s" extra "${pytest[@]}" -v
+        emit pytest "$s" gha "${pytest[@]}" --color=yes
+        emit pytest "$s" junit "${pytest[@]}" --junitxml=report.xml
+        save "$LOGS/pytest/$s/junit.xml" <"$DIR/report.xml"
+        rm -f "$LOGS/pytest/$s/junit.log"
+    done
+}
+
+gen_go() {
+    local s
+    export GOFLAGS=-count=1 GOPROXY=off GOTOOLCHAIN=local
+    for s in passing assert-count panic-count subtest build-error missing-file timeout \
+        two-failures; do
+        emit go "$s" plain go test -timeout=5s ./...
+        emit go "$s" verbose go test -timeout=5s -v ./...
+        emit go "$s" serial go test -timeout=5s -v -p 1 -parallel 1 ./...
+        emit go "$s" shuffle go test -timeout=5s -shuffle=on ./...
+        emit go "$s" shifted go test -timeout=5s ./...
+        emit go "$s" extra go test -timeout=5s -v ./...
+        emit go "$s" gha go test -timeout=5s -v ./...
+    done
+}
+
+gen_jest() {
+    local s jest=(node_modules/.bin/jest --ci)
+    for s in passing assert-count type-error syntax-error module-not-found missing-file \
+        two-failures; do
+        emit jest "$s" plain "${jest[@]}"
+        emit jest "$s" verbose "${jest[@]}" --verbose
+        emit jest "$s" serial "${jest[@]}" --runInBand
+        emit jest "$s" color "${jest[@]}" --colors --maxWorkers=2
+        emit jest "$s" shifted "${jest[@]}"
+        emit jest "$s" extra "${jest[@]}" --verbose
+        emit jest "$s" gha "${jest[@]}" --colors
+        JEST_JUNIT_OUTPUT_FILE=junit.xml JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true \
+            emit jest "$s" junit "${jest[@]}" \
+            --reporters=default --reporters=jest-junit
+        save "$LOGS/jest/$s/junit.xml" <"$DIR/junit.xml"
+        rm -f "$LOGS/jest/$s/junit.log"
+    done
+}
+
+gen_vitest() {
+    local s vitest=(node_modules/.bin/vitest run)
+    for s in passing assert-count type-error syntax-error module-not-found missing-file \
+        two-failures; do
+        emit vitest "$s" plain "${vitest[@]}"
+        emit vitest "$s" verbose "${vitest[@]}" --reporter=verbose
+        emit vitest "$s" serial "${vitest[@]}" --no-file-parallelism
+        FORCE_COLOR=1 emit vitest "$s" color "${vitest[@]}"
+        emit vitest "$s" shifted "${vitest[@]}"
+        emit vitest "$s" extra "${vitest[@]}"
+        FORCE_COLOR=1 emit vitest "$s" gha "${vitest[@]}"
+        emit vitest "$s" junit "${vitest[@]}" --reporter=default --reporter=junit \
+            --outputFile.junit=junit.xml
+        save "$LOGS/vitest/$s/junit.xml" <"$DIR/junit.xml"
+        rm -f "$LOGS/vitest/$s/junit.log"
+    done
+}
+
+gen_mocha() {
+    local s mocha=(node_modules/.bin/mocha)
+    for s in passing assert-count type-error require-error hook-error missing-file \
+        two-failures; do
+        emit mocha "$s" plain "${mocha[@]}" --no-colors
+        emit mocha "$s" dot "${mocha[@]}" --no-colors --reporter dot
+        emit mocha "$s" color "${mocha[@]}" --colors
+        emit mocha "$s" shifted "${mocha[@]}" --no-colors
+        emit mocha "$s" extra "${mocha[@]}" --no-colors
+        emit mocha "$s" gha "${mocha[@]}" --colors
+    done
+}
+
+gen_tsc() {
+    local s tsc=(node_modules/.bin/tsc -p .)
+    for s in passing type-mismatch unknown-name two-errors; do
+        emit tsc "$s" plain "${tsc[@]}" --pretty false
+        emit tsc "$s" pretty "${tsc[@]}" --pretty true
+        emit tsc "$s" shifted "${tsc[@]}" --pretty false
+        emit tsc "$s" gha "${tsc[@]}" --pretty true
+        emit tsc "$s" gha-crlf "${tsc[@]}" --pretty false
+    done
+}
+
+main() {
+    local runners=("$@")
+    [[ ${#runners[@]} -gt 0 ]] || runners=(cargo nextest pytest go jest vitest mocha tsc junit)
+    local r
+    for r in "${runners[@]}"; do
+        rm -rf "${LOGS:?}/$r"
+        "gen_$r"
+    done
+}
+
+main "$@"

@@ -1,0 +1,309 @@
+//! `cargo test` / libtest output, and rustc compile errors from any cargo command.
+//!
+//! libtest prints `test NAME ... FAILED` as tests finish, then one `---- NAME stdout ----`
+//! section per failure with the captured output (the panic), then the `failures:` list of
+//! names. Doc tests are named `src/lib.rs - item (line N)`. rustc errors are
+//! `error[E0308]: message` followed by ` --> file:line:col`.
+//!
+//! Only unindented lines count: nextest shows libtest's output of each test indented, and
+//! that belongs to [`super::nextest`].
+
+use super::collect::{Collector, LineParser};
+use super::failure::{FailureKind, Runner};
+use super::ghactions::CleanLine;
+use regex::Regex;
+use std::sync::LazyLock;
+
+pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error"];
+
+static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
+});
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^---- (.+?) std(?:out|err) ----$").expect("because it is valid"));
+static RUSTC_ERROR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^error(?:\[E\d{4}\])?: (.+)$").expect("because it is valid"));
+static RUSTC_ARROW: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*--> (.+?):\d+:\d+$").expect("because it is valid"));
+
+#[derive(Debug, Default)]
+pub(crate) struct CargoParser {
+    state: State,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    #[default]
+    Idle,
+    /// Inside `---- NAME stdout ----`: the first panic message names the failure.
+    Section { id: String, message: PanicMessage },
+    /// After `failures:`: either sections or the list of failing names follow.
+    FailureList,
+    /// After a rustc `error...:` line, waiting for its ` --> file` line.
+    RustcError { message: String, lines: u8 },
+}
+
+impl LineParser for CargoParser {
+    fn line(&mut self, line: &CleanLine, out: &mut Collector) {
+        let text = line.text.as_str();
+        match &mut self.state {
+            State::Section { id, message } => {
+                if text.starts_with("---- ")
+                    || text == "failures:"
+                    || text.starts_with("test result: ")
+                {
+                    let id = std::mem::take(id);
+                    let message = std::mem::take(message).take();
+                    out.fail(Runner::Cargo, FailureKind::Test, &id, message.as_deref());
+                    self.state = State::Idle;
+                } else {
+                    message.line(text);
+                    return;
+                }
+            }
+            State::FailureList => {
+                if let Some(name) = text.strip_prefix("    ") {
+                    if !name.starts_with(' ') && !name.is_empty() {
+                        out.fail(Runner::Cargo, FailureKind::Test, name, None);
+                    }
+                    return;
+                }
+                if text.is_empty() {
+                    return;
+                }
+                self.state = State::Idle;
+            }
+            State::RustcError { message, lines } => {
+                if let Some(c) = RUSTC_ARROW.captures(text) {
+                    let message = std::mem::take(message);
+                    out.fail(Runner::Cargo, FailureKind::Build, &c[1], Some(&message));
+                    self.state = State::Idle;
+                    return;
+                }
+                *lines += 1;
+                if *lines > 2 {
+                    self.state = State::Idle;
+                }
+            }
+            State::Idle => {}
+        }
+        self.idle_line(text, out);
+    }
+
+    fn wants_every_line(&self) -> bool {
+        !matches!(self.state, State::Idle)
+    }
+
+    fn finish(&mut self, out: &mut Collector) {
+        if let State::Section { id, message } = std::mem::take(&mut self.state) {
+            out.fail(
+                Runner::Cargo,
+                FailureKind::Test,
+                &id,
+                message.take().as_deref(),
+            );
+        }
+    }
+}
+
+impl CargoParser {
+    fn idle_line(&mut self, text: &str, out: &mut Collector) {
+        // Cheap byte tests first: most lines that reach here are no cargo line at all.
+        if let Some(c) = text
+            .starts_with("---- ")
+            .then(|| SECTION.captures(text))
+            .flatten()
+        {
+            self.state = State::Section {
+                id: c[1].to_string(),
+                message: PanicMessage::default(),
+            };
+        } else if let Some(c) = is_failed_result(text)
+            .then(|| RESULT_LINE.captures(text))
+            .flatten()
+        {
+            out.fail(Runner::Cargo, FailureKind::Test, &c[1], None);
+        } else if text == "failures:" {
+            self.state = State::FailureList;
+        } else if text.starts_with("test result: ") {
+            out.saw(Runner::Cargo);
+        } else if let Some(c) = text
+            .starts_with("error")
+            .then(|| RUSTC_ERROR.captures(text))
+            .flatten()
+            && !is_cargo_summary_error(&c[1])
+        {
+            self.state = State::RustcError {
+                message: text.to_string(),
+                lines: 0,
+            };
+        }
+    }
+}
+
+fn is_failed_result(text: &str) -> bool {
+    text.starts_with("test ") && text.ends_with("FAILED")
+}
+
+/// cargo's own closing lines repeat that something failed; they name no failure.
+fn is_cargo_summary_error(message: &str) -> bool {
+    [
+        "could not compile",
+        "test failed, to rerun",
+        "doctest failed, to rerun",
+        "aborting due to",
+        "build failed",
+        "target failed",
+        "targets failed",
+        "Recipe `",
+    ]
+    .iter()
+    .any(|s| message.contains(s))
+}
+
+/// Finds the first error line in a Rust test's output: the panic message (both the
+/// `panicked at LOCATION:\nMESSAGE` form of Rust >= 1.73 and the older
+/// `panicked at 'MESSAGE', LOCATION`), `Error: ...` from a test returning `Err`, a rustc
+/// error of a doc test, or libtest's `should_panic` notes.
+#[derive(Debug, Default)]
+pub(crate) struct PanicMessage {
+    found: Option<String>,
+    /// The previous line was `thread '...' panicked at LOCATION:`.
+    after_panic: bool,
+    /// A weaker candidate, used when no panic shows up.
+    fallback: Option<String>,
+}
+
+static PANIC_OLD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^thread '[^']*'(?: \(\d+\))? panicked at '(.*)', \S+$")
+        .expect("because it is valid")
+});
+static PANIC_NEW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^thread '[^']*'(?: \(\d+\))? panicked at \S+?:$").expect("because it is valid")
+});
+
+impl PanicMessage {
+    /// Offers one line of output (indentation already removed by the caller if any).
+    pub(crate) fn line(&mut self, text: &str) {
+        if self.found.is_some() {
+            return;
+        }
+        let t = text.trim();
+        if self.after_panic {
+            if !t.is_empty() {
+                self.found = Some(t.to_string());
+                self.after_panic = false;
+            }
+            return;
+        }
+        if PANIC_NEW.is_match(t) {
+            self.after_panic = true;
+        } else if let Some(c) = PANIC_OLD.captures(t) {
+            self.found = Some(c[1].to_string());
+        } else if self.fallback.is_none()
+            && (t.starts_with("Error: ")
+                || t.starts_with("error[E")
+                || t.starts_with("error: ")
+                || t.starts_with("note: test did not panic as expected")
+                || t.starts_with("note: panic did not contain expected string"))
+        {
+            self.fallback = Some(t.to_string());
+        }
+    }
+
+    pub(crate) fn take(self) -> Option<String> {
+        self.found.or(self.fallback)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fingerprint::{FailureKind, fingerprint_bytes};
+
+    fn failures(log: &str) -> Vec<(String, FailureKind, String)> {
+        fingerprint_bytes(log.as_bytes())
+            .failures
+            .into_iter()
+            .map(|f| (f.id, f.kind, f.message))
+            .collect()
+    }
+
+    #[test]
+    fn panic_in_a_section() {
+        let log = "running 2 tests\ntest a::b ... FAILED\ntest a::c ... ok\n\nfailures:\n\n\
+            ---- a::b stdout ----\n\nthread 'a::b' (77) panicked at src/lib.rs:3:9:\n\
+            assertion `left == right` failed\n  left: 4\n right: 3\n\n\nfailures:\n    a::b\n\n\
+            test result: FAILED. 1 passed; 1 failed; 0 ignored\n";
+        assert_eq!(
+            failures(log),
+            [(
+                "a::b".into(),
+                FailureKind::Test,
+                "assertion `left == right` failed".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn old_panic_format() {
+        let log = "failures:\n\n---- t stdout ----\nthread 't' panicked at 'called `Option::unwrap()` on a `None` value', src/lib.rs:3:9\n\nfailures:\n    t\n";
+        assert_eq!(
+            failures(log)[0].2,
+            "called `Option::unwrap()` on a `None` value"
+        );
+    }
+
+    #[test]
+    fn should_panic_and_result_errors() {
+        let log = "failures:\n\n---- t stdout ----\nnote: test did not panic as expected at src/lib.rs:54:8\n\
+            ---- u stdout ----\nError: \"bad config\"\n\nfailures:\n    t\n    u\n";
+        let f = failures(log);
+        assert_eq!(f[0].2, "note: test did not panic as expected at src/lib.rs");
+        assert_eq!(f[1].2, "Error: \"bad config\"");
+    }
+
+    #[test]
+    fn rustc_errors_are_build_failures_and_summaries_are_not() {
+        let log = "error[E0308]: mismatched types\n  --> src/lib.rs:11:5\n   |\n\
+            error: could not compile `x` (lib) due to 1 previous error\n\
+            error[E0425]: cannot find value `y` in this scope\n --> src/main.rs:2:5\n";
+        assert_eq!(
+            failures(log),
+            [
+                (
+                    "src/lib.rs".into(),
+                    FailureKind::Build,
+                    "error[E0308]: mismatched types".into()
+                ),
+                (
+                    "src/main.rs".into(),
+                    FailureKind::Build,
+                    "error[E0425]: cannot find value `y` in this scope".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn passing_summary_is_no_failure() {
+        let log =
+            "running 3 tests\ntest a ... ok\ntest result: ok. 3 passed; 0 failed; 0 ignored\n";
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.signature, None);
+        assert_eq!(fp.runner, Some(crate::fingerprint::Runner::Cargo));
+        // Test names that contain the words are still passing tests.
+        let log =
+            "test it_reports_failures ... ok\ntest error_paths ... ok\ntest result: ok. 0 failed\n";
+        assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+    }
+
+    #[test]
+    fn indented_libtest_output_is_not_cargos() {
+        let log = "    test t ... FAILED\n    failures:\n        t\n";
+        assert!(
+            failures(log)
+                .iter()
+                .all(|f| f.0 != "t" || f.2 != "test failed")
+        );
+    }
+}

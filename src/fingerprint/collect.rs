@@ -1,0 +1,252 @@
+//! Where parsers put what they recognise: failures (merged per runner and id), and which
+//! runners showed up at all (for a passing log's `runner`).
+
+use super::failure::{Failure, FailureKind, Runner};
+use super::ghactions::CleanLine;
+use super::normalize::{normalize_id, normalize_message};
+use super::signature::Fingerprint;
+use std::collections::HashMap;
+
+/// At most this many distinct failures are kept; a log with more still fingerprints
+/// deterministically (the first ones win), in bounded memory.
+pub(crate) const MAX_FAILURES: usize = 10_000;
+
+/// What every text parser is: a small state machine over clean lines.
+pub(crate) trait LineParser {
+    /// Handles one line. Lines reach the parser only when they hold a trigger substring
+    /// ([`super::stream`]) or while some parser wants every line.
+    fn line(&mut self, line: &CleanLine, out: &mut Collector);
+    /// `true` while inside a block where every line matters (a failure's output).
+    fn wants_every_line(&self) -> bool {
+        false
+    }
+    /// End of input: report what is still pending.
+    fn finish(&mut self, _out: &mut Collector) {}
+}
+
+#[derive(Debug, Clone)]
+struct Draft {
+    id: String,
+    kind: FailureKind,
+    message: Option<String>,
+    runner: Runner,
+    /// From the generic fallback: dropped when any runner recognised a failure.
+    fallback: bool,
+    /// Withdrawn (a test that passed on a retry).
+    withdrawn: bool,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Collector {
+    drafts: Vec<Draft>,
+    /// (runner, id) -> index of the test failure; build/error failures are keyed with their
+    /// message too, since one file can hold several compile errors.
+    index: HashMap<(Runner, String, Option<String>), usize>,
+    /// Runners recognised in the log, in the order first seen.
+    seen: Vec<Runner>,
+}
+
+impl Collector {
+    /// Records that `runner`'s output is in the log (a passing log still names its runner).
+    pub(crate) fn saw(&mut self, runner: Runner) {
+        if !self.seen.contains(&runner) {
+            self.seen.push(runner);
+        }
+    }
+
+    /// Reports a failure of test (or file) `id`. A second report of the same id fills in a
+    /// missing message and can make a test failure a crash or a timeout; the first message
+    /// wins, so the result does not depend on later noise.
+    pub(crate) fn fail(
+        &mut self,
+        runner: Runner,
+        kind: FailureKind,
+        id: &str,
+        message: Option<&str>,
+    ) {
+        self.report(runner, kind, id, message, false);
+    }
+
+    /// Reports an error line of the generic fallback.
+    pub(crate) fn fallback(&mut self, kind: FailureKind, id: &str, message: &str) {
+        self.report(Runner::Generic, kind, id, Some(message), true);
+    }
+
+    fn report(
+        &mut self,
+        runner: Runner,
+        kind: FailureKind,
+        id: &str,
+        message: Option<&str>,
+        fallback: bool,
+    ) {
+        self.saw(runner);
+        let id = normalize_id(id);
+        let message = message.map(normalize_message).filter(|m| !m.is_empty());
+        let per_message = matches!(kind, FailureKind::Build) || fallback;
+        let key = (runner, id, if per_message { message.clone() } else { None });
+        if let Some(&i) = self.index.get(&key) {
+            let draft = &mut self.drafts[i];
+            draft.withdrawn = false;
+            if draft.message.is_none() {
+                draft.message = message;
+            }
+            if draft.kind == FailureKind::Test
+                && matches!(kind, FailureKind::Crash | FailureKind::Timeout)
+            {
+                draft.kind = kind;
+            }
+            return;
+        }
+        if self.drafts.len() >= MAX_FAILURES {
+            return;
+        }
+        self.index.insert(key.clone(), self.drafts.len());
+        self.drafts.push(Draft {
+            id: key.1,
+            kind,
+            message,
+            runner,
+            fallback,
+            withdrawn: false,
+        });
+    }
+
+    /// Fills in the message of an already reported test failure (no-op when there is none
+    /// or it has one).
+    pub(crate) fn add_message(&mut self, runner: Runner, id: &str, message: &str) {
+        let key = (runner, normalize_id(id), None);
+        if let Some(&i) = self.index.get(&key) {
+            let draft = &mut self.drafts[i];
+            if draft.message.is_none() {
+                let m = normalize_message(message);
+                if !m.is_empty() {
+                    draft.message = Some(m);
+                }
+            }
+        }
+    }
+
+    /// Withdraws a test failure: the test passed on a retry (flaky, not failing).
+    pub(crate) fn withdraw(&mut self, runner: Runner, id: &str) {
+        if let Some(&i) = self.index.get(&(runner, normalize_id(id), None)) {
+            self.drafts[i].withdrawn = true;
+        }
+    }
+
+    /// Whether `runner` already reported test `id` (and did not withdraw it).
+    pub(crate) fn has(&self, runner: Runner, id: &str) -> bool {
+        self.index
+            .get(&(runner, normalize_id(id), None))
+            .is_some_and(|&i| !self.drafts[i].withdrawn)
+    }
+
+    pub(crate) fn into_fingerprint(self) -> Fingerprint {
+        let any_specific = self.drafts.iter().any(|d| !d.fallback && !d.withdrawn);
+        let failures = self
+            .drafts
+            .into_iter()
+            .filter(|d| !d.withdrawn && (!d.fallback || !any_specific))
+            .map(|d| Failure {
+                message: d
+                    .message
+                    .unwrap_or_else(|| default_message(d.kind).to_string()),
+                id: d.id,
+                kind: d.kind,
+                runner: d.runner,
+            })
+            .collect();
+        let fallback_runner = self.seen.into_iter().find(|r| *r != Runner::Generic);
+        Fingerprint::from_failures(failures, fallback_runner)
+    }
+}
+
+fn default_message(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Test => "test failed",
+        FailureKind::Build => "build failed",
+        FailureKind::Crash => "crashed",
+        FailureKind::Timeout => "timed out",
+        FailureKind::Error => "error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_message_wins_and_fills_in() {
+        let mut c = Collector::default();
+        c.fail(Runner::Cargo, FailureKind::Test, "t", None);
+        c.fail(Runner::Cargo, FailureKind::Test, "t", Some("boom 1"));
+        c.fail(Runner::Cargo, FailureKind::Test, "t", Some("bang"));
+        let fp = c.into_fingerprint();
+        assert_eq!(fp.failures.len(), 1);
+        assert_eq!(fp.failures[0].message, "boom <n>");
+    }
+
+    #[test]
+    fn build_errors_per_message() {
+        let mut c = Collector::default();
+        c.fail(
+            Runner::Cargo,
+            FailureKind::Build,
+            "src/lib.rs",
+            Some("error[E0308]: a"),
+        );
+        c.fail(
+            Runner::Cargo,
+            FailureKind::Build,
+            "src/lib.rs",
+            Some("error[E0425]: b"),
+        );
+        c.fail(
+            Runner::Cargo,
+            FailureKind::Build,
+            "src/lib.rs",
+            Some("error[E0308]: a"),
+        );
+        assert_eq!(c.into_fingerprint().failures.len(), 2);
+    }
+
+    #[test]
+    fn fallback_only_without_specific_failures() {
+        let mut c = Collector::default();
+        c.fallback(FailureKind::Error, "error", "error: something");
+        assert_eq!(c.into_fingerprint().failures.len(), 1);
+        let mut c = Collector::default();
+        c.fallback(FailureKind::Error, "error", "error: something");
+        c.fail(Runner::Go, FailureKind::Test, "TestX", Some("x"));
+        let fp = c.into_fingerprint();
+        assert_eq!(fp.failures.len(), 1);
+        assert_eq!(fp.runner, Some(Runner::Go));
+    }
+
+    #[test]
+    fn withdrawn_failures_vanish_and_passing_logs_keep_the_runner() {
+        let mut c = Collector::default();
+        c.saw(Runner::Nextest);
+        c.fail(
+            Runner::Nextest,
+            FailureKind::Test,
+            "flaky",
+            Some("first try fails"),
+        );
+        c.withdraw(Runner::Nextest, "flaky");
+        assert!(!c.has(Runner::Nextest, "flaky"));
+        let fp = c.into_fingerprint();
+        assert_eq!(fp.signature, None);
+        assert_eq!(fp.runner, Some(Runner::Nextest));
+    }
+
+    #[test]
+    fn crash_upgrades_a_test_failure() {
+        let mut c = Collector::default();
+        c.fail(Runner::Go, FailureKind::Test, "TestX", None);
+        c.fail(Runner::Go, FailureKind::Crash, "TestX", Some("panic: boom"));
+        let fp = c.into_fingerprint();
+        assert_eq!(fp.failures[0].kind, FailureKind::Crash);
+        assert_eq!(fp.failures[0].message, "panic: boom");
+    }
+}

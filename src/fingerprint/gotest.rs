@@ -1,0 +1,312 @@
+//! `go test` output (plain and `-v`), Go panics and timeouts, and go build errors.
+//!
+//! `--- FAIL: TestX (0.00s)` names a failure; `TestX/sub` a subtest (its parent, failing
+//! only because of it, is left out). The error is the test's first log line
+//! (`    x_test.go:12: got 4, want 3`): after the FAIL line without `-v`, before it with `-v`
+//! (where `=== RUN`/`=== CONT` lines say which test is talking). `panic:` after a FAIL line
+//! is that test crashing; `panic: test timed out` lists the running tests. Build errors are
+//! `./file.go:20:9: message` lines before `FAIL pkg [build failed]`.
+
+use super::collect::{Collector, LineParser, MAX_FAILURES};
+use super::failure::{FailureKind, Runner};
+use super::ghactions::CleanLine;
+use regex::Regex;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
+pub(crate) const TRIGGERS: &[&str] = &["FAIL", "panic", ".go:", "=== ", "ok  \t"];
+
+static FAIL_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\s*)--- FAIL: (\S+) \(.*\)$").expect("because it is valid"));
+static RUN_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)$").expect("because it is valid")
+});
+static LOG_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\s+)(\S+\.go:\d+: .*)$").expect("because it is valid"));
+static BUILD_ERROR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+\.go):\d+(?::\d+)?: (.+)$").expect("because it is valid"));
+static PANIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^panic: (.+?)(?: \[recovered\])?$").expect("because it is valid")
+});
+static PACKAGE_FAIL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^FAIL\s+(\S+)(?:\s+\[([a-z ]+)\]|\s+[\d.]+s)?$").expect("because it is valid")
+});
+static TEST_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[\w./-]+\.((?:Test|Example|Fuzz)\w*)\(").expect("because it is valid")
+});
+static RUNNING_TEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s+(Test\S*|Example\S*|Fuzz\S*|Benchmark\S*) \(.*\)$")
+        .expect("because it is valid")
+});
+
+#[derive(Debug, Default)]
+pub(crate) struct GoParser {
+    /// The test `=== RUN`/`=== CONT` last named (`-v`).
+    current: Option<String>,
+    /// First log line per test seen before its FAIL line (`-v`).
+    early_messages: HashMap<String, String>,
+    /// The FAIL line whose output (deeper indented lines) may follow, and its indent.
+    after_fail: Option<(String, usize)>,
+    /// The last processed line was this test's FAIL line (a `panic:` right after is its).
+    just_failed: Option<String>,
+    /// Failing tests and whether they have their own message.
+    failed: BTreeMap<String, bool>,
+    /// A panic not tied to a test yet: (message, kind).
+    orphan_panic: Option<(String, FailureKind)>,
+    /// After `panic: test timed out`: the `running tests:` list (Go >= 1.20) or the
+    /// goroutine dump (a `pkg.TestX(...)` frame) names the test.
+    timed_out: bool,
+    timeout_named: bool,
+    /// In the goroutine dump: the current goroutine's test frame, and whether it is a
+    /// parallel test still paused (not the one that hung).
+    frame_test: Option<String>,
+    frame_paused: bool,
+}
+
+impl LineParser for GoParser {
+    fn line(&mut self, line: &CleanLine, out: &mut Collector) {
+        let text = line.text.trim_end();
+        let just_failed = self.just_failed.take();
+
+        if let Some((id, indent)) = &self.after_fail {
+            let deeper = text.len() - text.trim_start().len() > *indent;
+            if deeper && !is_fail_line(text) {
+                if let Some(c) = text
+                    .contains(".go:")
+                    .then(|| LOG_LINE.captures(text))
+                    .flatten()
+                {
+                    let id = id.clone();
+                    self.message(out, &id, &c[2]);
+                }
+                return;
+            }
+            self.after_fail = None;
+        }
+
+        let go_file = text.contains(".go:");
+        if let Some(c) = text
+            .contains("--- FAIL: ")
+            .then(|| FAIL_LINE.captures(text))
+            .flatten()
+        {
+            let id = c[2].to_string();
+            let indent = c[1].len();
+            out.saw(Runner::Go);
+            out.fail(Runner::Go, FailureKind::Test, &id, None);
+            if self.failed.len() < MAX_FAILURES {
+                self.failed.entry(id.clone()).or_insert(false);
+            }
+            if let Some(m) = self.early_messages.remove(&id) {
+                self.message(out, &id, &m);
+            }
+            self.after_fail = Some((id.clone(), indent));
+            self.just_failed = Some(id);
+        } else if let Some(c) = text
+            .starts_with("=== ")
+            .then(|| RUN_LINE.captures(text))
+            .flatten()
+        {
+            self.current = Some(c[1].to_string());
+        } else if let Some(c) = go_file.then(|| LOG_LINE.captures(text)).flatten() {
+            if let Some(current) = &self.current
+                && self.early_messages.len() < MAX_FAILURES
+            {
+                self.early_messages
+                    .entry(current.clone())
+                    .or_insert_with(|| c[2].to_string());
+            }
+        } else if let Some(c) = text
+            .starts_with("panic: ")
+            .then(|| PANIC.captures(text))
+            .flatten()
+        {
+            let message = format!("panic: {}", &c[1]);
+            let kind = if c[1].starts_with("test timed out") {
+                self.timed_out = true;
+                self.timeout_named = false;
+                FailureKind::Timeout
+            } else {
+                FailureKind::Crash
+            };
+            match just_failed {
+                Some(id) if kind == FailureKind::Crash => {
+                    out.fail(Runner::Go, kind, &id, Some(&message));
+                    self.mark_message(&id);
+                }
+                _ => self.orphan_panic = Some((message, kind)),
+            }
+        } else if self.timed_out && text == "running tests:" {
+            // The list of tests that were running follows.
+        } else if self.timed_out && !self.timeout_named && self.dump_line(text, out) {
+            // A line of the goroutine dump after a timeout.
+        } else if let Some(c) = text
+            .starts_with("FAIL")
+            .then(|| PACKAGE_FAIL.captures(text))
+            .flatten()
+        {
+            out.saw(Runner::Go);
+            if self.timed_out && !self.timeout_named {
+                // The dump's last goroutine ends at the package's FAIL line.
+                self.dump_line("", out);
+            }
+            self.timed_out = false;
+            if let Some((message, kind)) = self.orphan_panic.take()
+                && !self.timeout_named
+            {
+                out.fail(Runner::Go, kind, &c[1], Some(&message));
+            }
+        } else if let Some(c) = go_file.then(|| BUILD_ERROR.captures(text)).flatten() {
+            let file = c[1].strip_prefix("./").unwrap_or(&c[1]);
+            out.fail(Runner::Go, FailureKind::Build, file, Some(&c[2]));
+        } else if text.starts_with("ok  \t") || text.starts_with("ok  ") {
+            out.saw(Runner::Go);
+        }
+    }
+
+    fn wants_every_line(&self) -> bool {
+        self.after_fail.is_some() || self.just_failed.is_some() || self.timed_out
+    }
+
+    fn finish(&mut self, out: &mut Collector) {
+        // A parent test fails because its subtest failed: the subtest is the failure.
+        for (id, has_message) in &self.failed {
+            let prefix = format!("{id}/");
+            let has_failed_subtest = self
+                .failed
+                .range(prefix.clone()..)
+                .next()
+                .is_some_and(|(other, _)| other.starts_with(&prefix));
+            if !has_message && has_failed_subtest {
+                out.withdraw(Runner::Go, id);
+            }
+        }
+    }
+}
+
+fn is_fail_line(text: &str) -> bool {
+    text.contains("--- FAIL: ") && FAIL_LINE.is_match(text)
+}
+
+impl GoParser {
+    /// Follows the goroutine dump after `panic: test timed out` to name the test that hung:
+    /// the `running tests:` list when Go prints one, else the goroutine with a test frame
+    /// that is not paused in `t.Parallel`. Returns whether the line was part of the dump.
+    fn dump_line(&mut self, text: &str, out: &mut Collector) -> bool {
+        let named = if let Some(c) = RUNNING_TEST.captures(text) {
+            Some(c[1].to_string())
+        } else if text.starts_with("goroutine ") {
+            self.frame_test = None;
+            self.frame_paused = false;
+            return true;
+        } else if let Some(c) = TEST_FRAME.captures(text) {
+            self.frame_test.get_or_insert_with(|| c[1].to_string());
+            return true;
+        } else if text.contains("testing.(*T).Parallel(") {
+            self.frame_paused = true;
+            return true;
+        } else if text.is_empty() && !self.frame_paused {
+            self.frame_test.take()
+        } else {
+            return text.starts_with('\t') || text == "running tests:";
+        };
+        let Some(test) = named else { return true };
+        if let Some((message, kind)) = &self.orphan_panic {
+            out.fail(Runner::Go, *kind, &test, Some(message));
+            self.failed.insert(test, true);
+            self.timeout_named = true;
+        }
+        true
+    }
+
+    fn message(&mut self, out: &mut Collector, id: &str, message: &str) {
+        out.add_message(Runner::Go, id, message);
+        self.mark_message(id);
+    }
+
+    fn mark_message(&mut self, id: &str) {
+        if let Some(has_message) = self.failed.get_mut(id) {
+            *has_message = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fingerprint::{FailureKind, fingerprint_bytes};
+
+    fn failures(log: &str) -> Vec<(String, FailureKind, String)> {
+        let fp = fingerprint_bytes(log.as_bytes());
+        fp.failures
+            .into_iter()
+            .map(|f| (f.id, f.kind, f.message))
+            .collect()
+    }
+
+    #[test]
+    fn plain_and_verbose_agree() {
+        let plain = "--- FAIL: TestA (0.00s)\n    a_test.go:12: got 4, want 3\n--- FAIL: TestB (0.00s)\n    --- FAIL: TestB/v2 (0.00s)\n        a_test.go:28: got \"v2\"\nFAIL\nFAIL\texample.com/a\t0.006s\nFAIL\n";
+        let verbose = "=== RUN   TestA\n=== PAUSE TestA\n=== RUN   TestB\n=== CONT  TestA\n    a_test.go:14: got 4, want 3\n--- FAIL: TestA (0.00s)\n=== RUN   TestB/v2\n=== CONT  TestB/v2\n    a_test.go:30: got \"v2\"\n--- FAIL: TestB (0.00s)\n    --- PASS: TestB/x (0.00s)\n    --- FAIL: TestB/v2 (0.00s)\nFAIL\nFAIL\texample.com/a\t0.005s\n";
+        let expected = vec![
+            (
+                "TestA".to_string(),
+                FailureKind::Test,
+                "a_test.go: got <n>, want <n>".to_string(),
+            ),
+            (
+                "TestB/v2".to_string(),
+                FailureKind::Test,
+                "a_test.go: got \"v2\"".to_string(),
+            ),
+        ];
+        assert_eq!(failures(plain), expected);
+        assert_eq!(failures(verbose), expected);
+    }
+
+    #[test]
+    fn panics_crash_their_test() {
+        let log = "--- FAIL: TestA (0.00s)\npanic: assignment to entry in nil map [recovered]\n\tpanic: assignment to entry in nil map\n\ngoroutine 6 [running]:\nexample.com/a.TestA(0xc000007860)\n\t/tmp/x/a_test.go:11 +0x5b\nFAIL\texample.com/a\t0.007s\n";
+        assert_eq!(
+            failures(log),
+            [(
+                "TestA".into(),
+                FailureKind::Crash,
+                "panic: assignment to entry in nil map".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn timeouts_name_the_running_tests() {
+        let log = "panic: test timed out after 1s\nrunning tests:\n\tTestSlow (1s)\n\ngoroutine 1 [running]:\nFAIL\texample.com/a\t1.012s\n";
+        assert_eq!(
+            failures(log),
+            [(
+                "TestSlow".into(),
+                FailureKind::Timeout,
+                "panic: test timed out after <dur>".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn build_errors() {
+        let log = "# example.com/a [example.com/a.test]\n./a.go:20:9: invalid operation: w + 1 (mismatched types string and untyped int)\nFAIL\texample.com/a [build failed]\nFAIL\n";
+        assert_eq!(
+            failures(log),
+            [(
+                "a.go".into(),
+                FailureKind::Build,
+                "invalid operation: w + <n> (mismatched types string and untyped int)".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn passing_packages_are_no_failure() {
+        let log = "=== RUN   TestFailover\n--- PASS: TestFailover (0.00s)\nPASS\nok  \texample.com/a\t0.010s\n";
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.signature, None);
+        assert_eq!(fp.runner, Some(crate::fingerprint::Runner::Go));
+    }
+}

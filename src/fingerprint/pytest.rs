@@ -1,0 +1,359 @@
+//! pytest output (`-q`, `-v`, `-ra`, any `--tb` style, xdist prefixes).
+//!
+//! The report sections (`= FAILURES =`, `= ERRORS =`) hold one `___ NAME ___` block per
+//! failure whose `E   ` lines carry the error; `ERROR at setup of NAME` marks fixture
+//! errors and `ERROR collecting PATH` collection and import errors. The short test summary
+//! (`FAILED path::test - message`, shown by default) names each failure by node id; its
+//! message is cut to the terminal width (ending in `...`), so the message comes from the
+//! section when there is one, and the summary's only when there is not.
+
+use super::collect::{Collector, LineParser, MAX_FAILURES};
+use super::failure::{FailureKind, Runner};
+use super::ghactions::CleanLine;
+use super::normalize::truncate_chars;
+use regex::Regex;
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+pub(crate) const TRIGGERS: &[&str] = &["FAIL", "ERROR", "pass", "fail", "error"];
+
+/// E lines kept per section: the error is among the first ones.
+const MAX_E_LINES: usize = 16;
+
+static REPORT_START: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^=+ (?:FAILURES|ERRORS) =+$").expect("because it is valid"));
+static SECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^_{2,} (.+?) _{2,}$").expect("because it is valid"));
+static LOCATION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\S+:\d+: ([A-Za-z_][\w.]*)$").expect("because it is valid"));
+static RULE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^=+( .* )?=+$").expect("because it is valid"));
+static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[]+(?:\[[^\]]*\])?)(?: - (.*))?$",
+    )
+    .expect("because it is valid")
+});
+static VERBOSE_RESULT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+::\S.*?) (FAILED|ERROR)(?:\s+\[\s*\d+%\])?$").expect("because it is valid")
+});
+static EXCEPTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Failed|Failure|Timeout|Interrupt|Warning|Fault)(?::|$)")
+        .expect("because it is valid")
+});
+static FINAL_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:=+ )?(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+ in [\d.]+s").expect("because it is valid")
+});
+
+#[derive(Debug, Default)]
+pub(crate) struct PytestParser {
+    in_report: bool,
+    section: Option<Section>,
+    sections: Vec<Section>,
+    /// Failing node ids, from the summary or `-v` lines: (id, kind, summary message).
+    nodes: Vec<(String, FailureKind, Option<String>)>,
+    node_index: HashMap<(String, FailureKind), usize>,
+}
+
+#[derive(Debug, Default)]
+struct Section {
+    name: String,
+    kind: FailureKind,
+    message: SectionMessage,
+}
+
+/// The error of one failure report (a section, or a JUnit `<failure>` body): its `E` lines
+/// and the raised type from the closing `path:line: Type` line.
+#[derive(Debug, Default)]
+pub(crate) struct SectionMessage {
+    e_lines: Vec<String>,
+    error_type: Option<String>,
+}
+
+impl LineParser for PytestParser {
+    fn line(&mut self, line: &CleanLine, out: &mut Collector) {
+        let text = line.text.trim_end();
+        if self.in_report {
+            if let Some(c) = text
+                .starts_with("__")
+                .then(|| SECTION.captures(text))
+                .flatten()
+            {
+                self.close_section();
+                self.section = Some(Section::new(&c[1]));
+                return;
+            }
+            if text.starts_with('=') && RULE.is_match(text) {
+                self.close_section();
+                self.in_report = false;
+            } else {
+                if let Some(section) = &mut self.section {
+                    section.line(text);
+                }
+                return;
+            }
+        }
+        if text.starts_with('=') && REPORT_START.is_match(text) {
+            out.saw(Runner::Pytest);
+            self.in_report = true;
+        } else if let Some(c) = is_summary_shaped(text)
+            .then(|| SUMMARY.captures(text))
+            .flatten()
+        {
+            let message = c
+                .get(3)
+                .map(|m| m.as_str().trim_end_matches("...").trim().to_string());
+            self.node(&c[2], &c[1], message);
+        } else if let Some(c) = text
+            .contains("::")
+            .then(|| VERBOSE_RESULT.captures(text))
+            .flatten()
+        {
+            self.node(&c[1], &c[2], None);
+        } else if text.contains(" in ") && FINAL_COUNTS.is_match(text) {
+            out.saw(Runner::Pytest);
+        }
+    }
+
+    fn wants_every_line(&self) -> bool {
+        self.in_report
+    }
+
+    fn finish(&mut self, out: &mut Collector) {
+        self.close_section();
+        let sections = std::mem::take(&mut self.sections);
+        let mut by_name: HashMap<(&str, FailureKind), usize> = HashMap::new();
+        for (i, s) in sections.iter().enumerate() {
+            by_name.entry((s.name.as_str(), s.kind)).or_insert(i);
+        }
+        let mut used = vec![false; sections.len()];
+        for (id, kind, summary) in std::mem::take(&mut self.nodes) {
+            let found = section_names(&id)
+                .iter()
+                .find_map(|name| by_name.get(&(name.as_str(), kind)).copied());
+            let message = match found {
+                Some(i) => {
+                    used[i] = true;
+                    sections[i].message()
+                }
+                None => None,
+            };
+            out.fail(Runner::Pytest, kind, &id, message.or(summary).as_deref());
+        }
+        // Without a summary (`-rN`), the section names are all there is.
+        for (section, used) in sections.iter().zip(used) {
+            if !used {
+                out.fail(
+                    Runner::Pytest,
+                    section.kind,
+                    &section.name,
+                    section.message().as_deref(),
+                );
+            }
+        }
+    }
+}
+
+/// `FAILED id`, `ERROR id`, or the same behind an xdist worker tag.
+fn is_summary_shaped(text: &str) -> bool {
+    text.starts_with("FAILED ") || text.starts_with("ERROR ") || text.starts_with("[gw")
+}
+
+impl PytestParser {
+    fn close_section(&mut self) {
+        if let Some(section) = self.section.take()
+            && self.sections.len() < MAX_FAILURES
+        {
+            self.sections.push(section);
+        }
+    }
+
+    fn node(&mut self, id: &str, outcome: &str, message: Option<String>) {
+        let kind = if outcome == "ERROR" {
+            FailureKind::Error
+        } else {
+            FailureKind::Test
+        };
+        let message = message.filter(|m| !m.is_empty());
+        if let Some(&i) = self.node_index.get(&(id.to_string(), kind)) {
+            let existing = &mut self.nodes[i];
+            if existing.2.is_none() {
+                existing.2 = message;
+            }
+        } else if self.nodes.len() < MAX_FAILURES {
+            self.node_index
+                .insert((id.to_string(), kind), self.nodes.len());
+            self.nodes.push((id.to_string(), kind, message));
+        }
+    }
+}
+
+impl Section {
+    fn new(header: &str) -> Self {
+        let (kind, name) = if let Some(rest) = header
+            .strip_prefix("ERROR at setup of ")
+            .or_else(|| header.strip_prefix("ERROR at teardown of "))
+            .or_else(|| header.strip_prefix("ERROR collecting "))
+        {
+            (FailureKind::Error, rest)
+        } else {
+            (FailureKind::Test, header)
+        };
+        Section {
+            name: name.to_string(),
+            kind,
+            message: SectionMessage::default(),
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        self.message.line(text);
+    }
+
+    fn message(&self) -> Option<String> {
+        self.message.message()
+    }
+}
+
+/// The section headers a node id can have: `tests/x.py::TestC::test_y[p]` is headed
+/// `TestC.test_y[p]` (or `test_y[p]`); a collection error's node is its path.
+fn section_names(node: &str) -> Vec<String> {
+    let mut names = vec![node.to_string()];
+    if let Some((_, tail)) = node.split_once("::") {
+        names.push(tail.replace("::", "."));
+        if let Some(last) = tail.rsplit("::").next() {
+            names.push(last.to_string());
+        }
+    }
+    names
+}
+
+impl SectionMessage {
+    pub(crate) fn line(&mut self, text: &str) {
+        if let Some(rest) = text.strip_prefix('E') {
+            if (rest.is_empty() || rest.starts_with(' ')) && self.e_lines.len() < MAX_E_LINES {
+                let rest = rest.trim();
+                if !rest.is_empty() {
+                    self.e_lines.push(truncate_chars(rest, 400));
+                }
+            }
+        } else if let Some(c) = text
+            .contains(": ")
+            .then(|| LOCATION.captures(text))
+            .flatten()
+        {
+            self.error_type = Some(c[1].to_string());
+        }
+    }
+
+    /// The error line: the line naming the raised type, else the first exception-looking
+    /// line, else the first `E` line, prefixed with the type when it lacks it.
+    pub(crate) fn message(&self) -> Option<String> {
+        let by_type = self.error_type.as_deref().and_then(|t| {
+            self.e_lines.iter().find(|l| {
+                l.strip_prefix(t)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+            })
+        });
+        let line = by_type
+            .or_else(|| self.e_lines.iter().find(|l| EXCEPTION_LINE.is_match(l)))
+            .or_else(|| self.e_lines.first())?;
+        match &self.error_type {
+            Some(t) if !line.starts_with(t.as_str()) && !EXCEPTION_LINE.is_match(line) => {
+                Some(format!("{t}: {line}"))
+            }
+            _ => Some(line.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fingerprint::{FailureKind, Runner, fingerprint_bytes};
+
+    fn failures(log: &str) -> Vec<(String, FailureKind, String)> {
+        let fp = fingerprint_bytes(log.as_bytes());
+        fp.failures
+            .into_iter()
+            .map(|f| (f.id, f.kind, f.message))
+            .collect()
+    }
+
+    const REPORT: &str = "============================= test session starts ==============================\n\
+collected 3 items\n\ntests/test_x.py F.E                                         [100%]\n\n\
+=================================== ERRORS ===================================\n\
+_______________________ ERROR at setup of test_z _______________________\n\n\
+    @pytest.fixture\n    def src():\n>       raise RuntimeError(\"no source\")\nE       RuntimeError: no source\n\n\
+tests/test_x.py:8: RuntimeError\n\
+=================================== FAILURES ===================================\n\
+_______________________ TestC.test_y[v2-3] _______________________\n\n\
+    def test_y():\n>       assert count(\"a\") == 3\nE       assert 4 == 3\nE        +  where 4 = count('a')\n\n\
+tests/test_x.py:7: AssertionError\n\
+=========================== short test summary info ============================\n\
+FAILED tests/test_x.py::TestC::test_y[v2-3] - assert 4 == 3\n\
+ERROR tests/test_x.py::test_z - RuntimeError: no so...\n\
+==================== 1 failed, 1 passed, 1 error in 0.05s =====================\n";
+
+    #[test]
+    fn sections_give_messages_and_the_summary_gives_ids() {
+        assert_eq!(
+            failures(REPORT),
+            [
+                (
+                    "tests/test_x.py::TestC::test_y[v2-3]".into(),
+                    FailureKind::Test,
+                    "AssertionError: assert <n> == <n>".into()
+                ),
+                (
+                    "tests/test_x.py::test_z".into(),
+                    FailureKind::Error,
+                    "RuntimeError: no source".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn summary_only_uses_its_message_without_the_ellipsis() {
+        let log = "FAILED tests/test_x.py::test_y - AssertionError: assert 'fo...\n= 1 failed in 0.01s =\n";
+        assert_eq!(failures(log)[0].2, "AssertionError: assert 'fo");
+    }
+
+    #[test]
+    fn collection_errors_take_the_exception_line() {
+        let log = "==================================== ERRORS ====================================\n\
+_____________________ ERROR collecting tests/test_parse.py _____________________\n\
+E     File \"/tmp/x/tests/test_parse.py\", line 11\n\
+E       def test_first(sentence)\n\
+E                               ^\n\
+E   SyntaxError: expected ':'\n\
+=========================== short test summary info ============================\n\
+ERROR tests/test_parse.py\n\
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n";
+        assert_eq!(
+            failures(log),
+            [(
+                "tests/test_parse.py".into(),
+                FailureKind::Error,
+                "SyntaxError: expected ':'".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn passing_run_names_pytest_without_failures() {
+        let log = "============ test session starts ============\ntests/test_failures.py ....  [100%]\n\
+============ 4 passed in 0.01s ============\n";
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.signature, None);
+        assert_eq!(fp.runner, Some(Runner::Pytest));
+    }
+
+    #[test]
+    fn verbose_and_xdist_lines_name_failures() {
+        let log = "tests/test_x.py::test_a FAILED                                     [ 50%]\n\
+[gw1] [ 75%] FAILED tests/test_x.py::test_b \n";
+        let ids: Vec<String> = failures(log).into_iter().map(|f| f.0).collect();
+        assert_eq!(ids, ["tests/test_x.py::test_a", "tests/test_x.py::test_b"]);
+    }
+}

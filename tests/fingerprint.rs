@@ -1,0 +1,628 @@
+//! Table tests of the fingerprinter over real runner output.
+//!
+//! `tests/fixtures/logs/<runner>/<failure>/<variant>.{log,xml}` comes from running the real
+//! runners on the projects in `tests/fixtures/projects/` (`scripts/gen-fixtures.sh`). The
+//! layout is the table: every variant of one failure gives one signature, different
+//! failures of a runner give different signatures, `passing/` gives none.
+
+use loopguard::fingerprint::{
+    FailureKind, Fingerprint, Fingerprinter, Runner, fingerprint_bytes, fingerprint_reader,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+struct Fixture {
+    runner: String,
+    failure: String,
+    path: PathBuf,
+    bytes: Vec<u8>,
+    fingerprint: Fingerprint,
+}
+
+impl Fixture {
+    fn name(&self) -> String {
+        self.path
+            .strip_prefix(logs_root())
+            .unwrap_or(&self.path)
+            .display()
+            .to_string()
+    }
+}
+
+fn logs_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs")
+}
+
+fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    entries
+}
+
+fn fixtures() -> Vec<Fixture> {
+    let mut all = Vec::new();
+    for runner_dir in sorted_dir(&logs_root()) {
+        for failure_dir in sorted_dir(&runner_dir) {
+            for path in sorted_dir(&failure_dir) {
+                let bytes = std::fs::read(&path).unwrap();
+                let fingerprint = fingerprint_bytes(&bytes);
+                all.push(Fixture {
+                    runner: name_of(&runner_dir),
+                    failure: name_of(&failure_dir),
+                    path,
+                    bytes,
+                    fingerprint,
+                });
+            }
+        }
+    }
+    assert!(
+        all.len() > 300,
+        "only {} fixtures: run scripts/gen-fixtures.sh",
+        all.len()
+    );
+    all
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn by_failure(all: &[Fixture]) -> BTreeMap<(String, String), Vec<&Fixture>> {
+    let mut map: BTreeMap<(String, String), Vec<&Fixture>> = BTreeMap::new();
+    for f in all {
+        map.entry((f.runner.clone(), f.failure.clone()))
+            .or_default()
+            .push(f);
+    }
+    map
+}
+
+fn describe(f: &Fixture) -> String {
+    format!("{}:\n{}", f.name(), f.fingerprint.render_text())
+}
+
+#[test]
+fn every_variant_of_a_failure_gives_one_signature() {
+    let all = fixtures();
+    for ((runner, failure), variants) in by_failure(&all) {
+        let first = variants[0];
+        for v in &variants[1..] {
+            assert_eq!(
+                v.fingerprint.signature,
+                first.fingerprint.signature,
+                "{runner}/{failure}: variants differ\n{}\n{}",
+                describe(first),
+                describe(v)
+            );
+        }
+        assert!(
+            variants.len() >= 4,
+            "{runner}/{failure}: only {} variants",
+            variants.len()
+        );
+    }
+}
+
+#[test]
+fn passing_runs_have_no_signature_and_failing_runs_have_one() {
+    for f in fixtures() {
+        if f.failure == "passing" {
+            assert_eq!(f.fingerprint.signature, None, "{}", describe(&f));
+            assert!(f.fingerprint.failures.is_empty());
+        } else {
+            let sig = f
+                .fingerprint
+                .signature
+                .as_deref()
+                .unwrap_or_else(|| panic!("{}", describe(&f)));
+            assert_eq!(sig.len(), 64);
+            assert!(sig.bytes().all(|b| b.is_ascii_hexdigit()));
+        }
+    }
+}
+
+#[test]
+fn different_failures_of_a_runner_give_different_signatures() {
+    let all = fixtures();
+    let mut seen: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
+    for ((runner, failure), variants) in by_failure(&all) {
+        let Some(sig) = variants[0].fingerprint.signature.clone() else {
+            continue;
+        };
+        if let Some((other, _)) =
+            seen.insert((runner.clone(), sig), (failure.clone(), runner.clone()))
+        {
+            panic!("{runner}: {failure} and {other} give the same signature");
+        }
+    }
+}
+
+#[test]
+fn each_runner_is_recognised() {
+    for f in fixtures() {
+        let expected = match f.runner.as_str() {
+            "tsc" => Runner::Generic,
+            // A compile error stops nextest before it runs: rustc's errors are cargo's.
+            "nextest" if f.failure == "compile-error" => Runner::Cargo,
+            r => r.parse().unwrap(),
+        };
+        if f.failure == "passing" && f.runner == "tsc" {
+            // tsc prints nothing when it passes.
+            assert_eq!(f.fingerprint.runner, None, "{}", describe(&f));
+            continue;
+        }
+        assert_eq!(f.fingerprint.runner, Some(expected), "{}", describe(&f));
+    }
+}
+
+/// What each failure is, by runner and failure directory: (kind, id, message), sorted.
+/// Every variant must give exactly this.
+fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str, &'static str)>> {
+    use FailureKind::*;
+    let assert_cargo = vec![
+        (
+            Test,
+            "counts_words_in_file",
+            "assertion `left == right` failed",
+        ),
+        (
+            Test,
+            "tests::counts_three_words",
+            "assertion `left == right` failed",
+        ),
+    ];
+    let unwrap_none = "called `Option::unwrap()` on a `None` value";
+    let panic_cargo = vec![
+        (Test, "counts_words_in_file", unwrap_none),
+        (Test, "tests::counts_three_words", unwrap_none),
+    ];
+    let should_panic = vec![(
+        Test,
+        "tests::rejects_empty_key",
+        "note: test did not panic as expected at src/lib.rs",
+    )];
+    let compile_error = vec![(Build, "src/lib.rs", "error[E0308]: mismatched types")];
+    let missing_file = vec![(
+        Test,
+        "counts_words_in_file",
+        "cannot read <tmp>/words.txt: No such file or directory (os error <n>)",
+    )];
+    let two_cargo = vec![
+        (
+            Test,
+            "counts_words_in_file",
+            "assertion `left == right` failed",
+        ),
+        (
+            Test,
+            "tests::counts_three_words",
+            "assertion `left == right` failed",
+        ),
+        (
+            Test,
+            "tests::rejects_empty_key",
+            "note: test did not panic as expected at src/lib.rs",
+        ),
+    ];
+    let mut m = BTreeMap::new();
+    m.insert("cargo/assert-count", assert_cargo.clone());
+    m.insert("nextest/assert-count", assert_cargo);
+    m.insert("cargo/panic-count", panic_cargo.clone());
+    m.insert("nextest/panic-count", panic_cargo);
+    m.insert("cargo/should-panic", should_panic.clone());
+    m.insert("nextest/should-panic", should_panic);
+    m.insert("cargo/compile-error", compile_error.clone());
+    m.insert("nextest/compile-error", compile_error);
+    m.insert("cargo/missing-file", missing_file.clone());
+    m.insert("nextest/missing-file", missing_file);
+    m.insert("cargo/two-failures", two_cargo.clone());
+    m.insert("nextest/two-failures", two_cargo);
+    m.insert(
+        "cargo/doctest",
+        vec![(
+            Test,
+            "src/lib.rs - is_blank (line <n>)",
+            "assertion failed: wordcount::is_blank(\" \\t \")",
+        )],
+    );
+    m.insert(
+        "pytest/assert-count",
+        vec![(
+            Test,
+            "tests/test_wordcount.py::test_counts_three_words",
+            "AssertionError: assert <n> == <n>",
+        )],
+    );
+    m.insert(
+        "pytest/type-error",
+        vec![(
+            Test,
+            "tests/test_wordcount.py::test_counts_three_words",
+            "TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'",
+        )],
+    );
+    m.insert(
+        "pytest/fixture-error",
+        vec![(
+            Error,
+            "tests/test_parse.py::test_first_of_sentence",
+            "RuntimeError: sentence source unavailable",
+        )],
+    );
+    m.insert(
+        "pytest/collection-error",
+        vec![(Error, "tests/test_parse.py", "SyntaxError: expected ':'")],
+    );
+    m.insert(
+        "pytest/import-error",
+        vec![(
+            Error,
+            "tests/test_parse.py",
+            "ModuleNotFoundError: No module named 'wordcount_v2'",
+        )],
+    );
+    m.insert(
+        "pytest/missing-file",
+        vec![(
+            Test,
+            "tests/test_wordcount.py::test_reads_config",
+            "FileNotFoundError: [Errno <n>] No such file or directory: '<tmp>/settings.ini'",
+        )],
+    );
+    m.insert(
+        "pytest/param-failure",
+        vec![(
+            Test,
+            "tests/test_wordcount.py::test_counts_parametrized[v2 utf8-3]",
+            "AssertionError: assert <n> == <n>",
+        )],
+    );
+    m.insert(
+        "go/assert-count",
+        vec![(
+            Test,
+            "TestCountThreeWords",
+            "wordcount_test.go: CountWords(\"one two three\") = <n>, want <n>",
+        )],
+    );
+    m.insert(
+        "go/panic-count",
+        vec![(
+            Crash,
+            "TestCountThreeWords",
+            "panic: assignment to entry in nil map",
+        )],
+    );
+    m.insert(
+        "go/subtest",
+        vec![(
+            Test,
+            "TestFirstWord/v2",
+            "wordcount_test.go: FirstWord(\"v2 utf8\") = \"v2\", want \"utf8\"",
+        )],
+    );
+    m.insert(
+        "go/build-error",
+        vec![(
+            Build,
+            "wordcount.go",
+            "invalid operation: words[<n>] + <n> (mismatched types string and untyped int)",
+        )],
+    );
+    m.insert(
+        "go/missing-file",
+        vec![(
+            Test,
+            "TestReadWords",
+            "wordcount_test.go: ReadWords: open <tmp>/words.txt.missing: no such file or directory",
+        )],
+    );
+    m.insert(
+        "go/timeout",
+        vec![(
+            Timeout,
+            "TestReadWords",
+            "panic: test timed out after <dur>",
+        )],
+    );
+    m.insert(
+        "jest/assert-count",
+        vec![(
+            Test,
+            "countWords counts three words",
+            "expect(received).toBe(expected) // Object.is equality",
+        )],
+    );
+    m.insert(
+        "jest/type-error",
+        vec![(
+            Test,
+            "countWords counts three words",
+            "TypeError: Cannot read properties of null (reading 'length')",
+        )],
+    );
+    m.insert(
+        "jest/module-not-found",
+        vec![(
+            Error,
+            "__tests__/parse.test.js",
+            "Cannot find module '../src/wordcount-v2' from '__tests__/parse.test.js'",
+        )],
+    );
+    m.insert(
+        "vitest/assert-count",
+        vec![(
+            Test,
+            "test/wordcount.test.js > countWords > counts three words",
+            "AssertionError: expected <n> to be <n> // Object.is equality",
+        )],
+    );
+    m.insert(
+        "vitest/module-not-found",
+        vec![(
+            Error,
+            "test/parse.test.js",
+            "Error: Cannot find module '../src/wordcount-v2.js' imported from '<tmp>/parse.test.js'",
+        )],
+    );
+    m.insert(
+        "mocha/assert-count",
+        vec![(
+            Test,
+            "countWords counts three words",
+            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+        )],
+    );
+    m.insert(
+        "mocha/hook-error",
+        vec![(
+            Error,
+            "readWords \"before each\" hook for \"reads a file\"",
+            "Error: ENOENT: no such file or directory, scandir '<tmp>/fixtures'",
+        )],
+    );
+    m.insert(
+        "mocha/require-error",
+        vec![(
+            Error,
+            "exception during run",
+            "Error: Cannot find module '../src/wordcount-v2'",
+        )],
+    );
+    m.insert(
+        "tsc/type-mismatch",
+        vec![(
+            Build,
+            "src/main.ts",
+            "error TS2322: Type 'string | null' is not assignable to type 'number'.",
+        )],
+    );
+    m.insert(
+        "tsc/unknown-name",
+        vec![(
+            Build,
+            "src/wordcount.ts",
+            "error TS2304: Cannot find name 'offset'.",
+        )],
+    );
+    m
+}
+
+#[test]
+fn failures_are_what_the_runner_reported() {
+    let expected = expected_failures();
+    let all = fixtures();
+    let mut checked = BTreeSet::new();
+    for f in &all {
+        let key = format!("{}/{}", f.runner, f.failure);
+        let Some(want) = expected.get(key.as_str()) else {
+            continue;
+        };
+        let got: Vec<(FailureKind, &str, &str)> = f
+            .fingerprint
+            .failures
+            .iter()
+            .map(|x| (x.kind, x.id.as_str(), x.message.as_str()))
+            .collect();
+        assert_eq!(&got, want, "{}", f.name());
+        checked.insert(key);
+    }
+    let missing: Vec<_> = expected.keys().filter(|k| !checked.contains(**k)).collect();
+    assert!(missing.is_empty(), "no fixtures for {missing:?}");
+}
+
+#[test]
+fn cargo_test_and_nextest_agree_on_the_same_failure() {
+    let all = fixtures();
+    let groups = by_failure(&all);
+    let mut compared = 0;
+    for ((runner, failure), variants) in &groups {
+        if runner != "cargo" {
+            continue;
+        }
+        if let Some(other) = groups.get(&("nextest".to_string(), failure.clone())) {
+            assert_eq!(
+                variants[0].fingerprint.signature,
+                other[0].fingerprint.signature,
+                "{failure}\n{}\n{}",
+                describe(variants[0]),
+                describe(other[0])
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 6, "compared {compared}");
+}
+
+#[test]
+fn any_chunking_gives_the_same_fingerprint() {
+    // A cheap deterministic generator: chunk sizes from 1 byte to a few KiB.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |max: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        1 + (seed as usize) % max
+    };
+    for f in fixtures() {
+        for max in [3, 64, 5000] {
+            let mut fp = Fingerprinter::new();
+            let mut rest = f.bytes.as_slice();
+            while !rest.is_empty() {
+                let n = next(max).min(rest.len());
+                fp.feed(&rest[..n]);
+                rest = &rest[n..];
+            }
+            assert_eq!(
+                fp.finish(),
+                f.fingerprint,
+                "{} in chunks of up to {max}",
+                f.name()
+            );
+        }
+        let via_reader = fingerprint_reader(f.bytes.as_slice()).unwrap();
+        assert_eq!(via_reader, f.fingerprint, "{}", f.name());
+    }
+}
+
+/// Turns a log into a Windows runner's GitHub Actions log: BOM, timestamps, CRLF, and a
+/// passing line with bytes that are not UTF-8.
+fn windows_actions_log(log: &[u8]) -> Vec<u8> {
+    let mut out = b"\xEF\xBB\xBF".to_vec();
+    out.extend_from_slice(b"2026-11-25T10:00:00.0000000Z ##[group]Run tests\r\n");
+    out.extend_from_slice(b"2026-11-25T10:00:00.0000000Z caf\xe9 \xff\xfe latin-1 noise\r\n");
+    out.extend_from_slice(b"2026-11-25T10:00:00.0000000Z ##[endgroup]\r\n");
+    for (i, line) in log.split(|&b| b == b'\n').enumerate() {
+        out.extend_from_slice(
+            format!(
+                "2026-11-25T10:00:{:02}.{:07}Z ",
+                i % 60,
+                i * 7919 % 10_000_000
+            )
+            .as_bytes(),
+        );
+        out.extend_from_slice(line);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(
+        b"2026-11-25T10:01:00.0000000Z ##[error]Process completed with exit code 1.\r\n",
+    );
+    out
+}
+
+#[test]
+fn a_windows_actions_log_of_a_failure_is_the_same_failure() {
+    for f in fixtures() {
+        if f.path.extension().is_some_and(|e| e == "xml")
+            || f.path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("gha")
+        {
+            continue;
+        }
+        let wrapped = fingerprint_bytes(&windows_actions_log(&f.bytes));
+        assert_eq!(
+            wrapped.signature,
+            f.fingerprint.signature,
+            "{}\n{}",
+            describe(&f),
+            wrapped.render_text()
+        );
+    }
+}
+
+#[test]
+fn several_runners_in_one_log_and_combined_reports() {
+    let read = |p: &str| std::fs::read(logs_root().join(p)).unwrap();
+    let cargo = read("cargo/should-panic/plain.log");
+    let pytest = read("pytest/assert-count/plain.log");
+    let mut both = cargo.clone();
+    both.extend_from_slice(b"\n");
+    both.extend_from_slice(&pytest);
+    let together = fingerprint_bytes(&both);
+    let combined = Fingerprint::combine([fingerprint_bytes(&cargo), fingerprint_bytes(&pytest)]);
+    assert_eq!(together.failures.len(), 2, "{}", together.render_text());
+    assert_eq!(together.signature, combined.signature);
+    // A log plus the run's JUnit report: the same failures, so the same signature.
+    let junit = fingerprint_bytes(&read("pytest/assert-count/junit.xml"));
+    let log_and_junit = Fingerprint::combine([fingerprint_bytes(&pytest), junit]);
+    assert_eq!(
+        log_and_junit.signature,
+        fingerprint_bytes(&pytest).signature
+    );
+}
+
+#[test]
+fn json_document_follows_the_contract() {
+    let bytes = std::fs::read(logs_root().join("pytest/assert-count/plain.log")).unwrap();
+    let v = fingerprint_bytes(&bytes).to_json();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["runner"], "pytest");
+    assert_eq!(v["signature"].as_str().unwrap().len(), 64);
+    assert_eq!(
+        v["failures"],
+        serde_json::json!([{"id": "tests/test_wordcount.py::test_counts_three_words",
+                            "kind": "test", "message": "AssertionError: assert <n> == <n>"}])
+    );
+    let passing = std::fs::read(logs_root().join("pytest/passing/plain.log")).unwrap();
+    let v = fingerprint_bytes(&passing).to_json();
+    assert_eq!(v["signature"], serde_json::Value::Null);
+    assert_eq!(v["failures"], serde_json::json!([]));
+}
+
+/// Passing output whose words look like failures: test names, crate names, counts of zero,
+/// warnings. None of it is a failure.
+#[test]
+fn passing_lines_that_look_like_failures_are_not_failures() {
+    let log = "\
+   Compiling error-chain v0.12.4
+   Compiling panic-message v0.3.0
+warning: unused variable: `error`
+test handles_FAILED_status ... ok
+test error_paths::reports_panic_message ... ok
+test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s
+        PASS [   0.004s] (1/2) app tests::fail_fast_is_off
+     Summary [   0.010s] 2 tests run: 2 passed, 0 skipped
+tests/test_errors.py::test_error_message PASSED                          [ 50%]
+tests/test_failures.py::test_failure_count PASSED                        [100%]
+============================== 2 passed in 0.01s ===============================
+=== RUN   TestFailover
+--- PASS: TestFailover (0.00s)
+ok  \texample.com/failover\t0.004s
+PASS __tests__/failure.test.js
+  \u{2713} reports failures (3 ms)
+Tests:       0 failed, 4 passed, 4 total
+ \u{2713} test/errors.test.js (3 tests) 4ms
+ Test Files  1 passed (1)
+  \u{2714} fails gracefully
+  3 passing (9ms)
+Exception handling enabled
+errors: 0
+ERROR: 0
+2026-11-25T10:00:00.0000000Z ##[error]Process completed with exit code 1.
+Error: Process completed with exit code 1.
+";
+    let fp = fingerprint_bytes(log.as_bytes());
+    assert_eq!(fp.signature, None, "{}", fp.render_text());
+}
+
+/// The runner's own exit-code line is never the failure, even when nothing else is found.
+#[test]
+fn the_exit_code_line_alone_is_no_failure() {
+    let log = "2026-11-25T10:00:00.0000000Z ##[group]Run make test\n\
+               2026-11-25T10:00:01.0000000Z ##[endgroup]\n\
+               2026-11-25T10:00:02.0000000Z ##[error]Process completed with exit code 2.\n";
+    assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+    // A real error line next to it is found by the fallback.
+    let log = format!("{log}2026-11-25T10:00:02.0000000Z error: linker `cc` not found\n");
+    let fp = fingerprint_bytes(log.as_bytes());
+    assert_eq!(fp.runner, Some(Runner::Generic));
+    assert_eq!(fp.failures.len(), 1, "{}", fp.render_text());
+    assert_eq!(fp.failures[0].message, "error: linker `cc` not found");
+}
