@@ -468,6 +468,42 @@ fn ranges_match_rev_list_topo_order() {
 }
 
 #[test]
+fn ranges_survive_skewed_commit_dates() {
+    let r = TestRepo::new();
+    for i in 0..4 {
+        r.write("f.txt", format!("{i}\n"));
+        r.commit(&format!("main {i}"));
+    }
+    r.checkout_new("topic");
+    // The topic's clock runs two days behind its base.
+    r.set_now(gitrepo::EPOCH - 2 * 86_400);
+    for i in 0..3 {
+        r.write("t.txt", format!("{i}\n"));
+        r.commit(&format!("topic {i}"));
+    }
+    r.checkout("main");
+    r.set_now(gitrepo::EPOCH + 86_400);
+    r.write("f.txt", "later\n");
+    r.commit("main later");
+    r.merge("topic", "Merge topic");
+
+    let repo = open(&r);
+    for spec in [
+        "main..topic",
+        "topic..main",
+        "HEAD~1..HEAD",
+        "HEAD",
+        "topic",
+    ] {
+        assert_eq!(
+            repo.rev_range(spec).unwrap(),
+            topo(&r, spec),
+            "range {spec}"
+        );
+    }
+}
+
+#[test]
 fn bad_revisions_and_non_repositories_say_what_to_do() {
     let r = TestRepo::new();
     let repo = open(&r);

@@ -22,6 +22,11 @@ use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
 use super::skips::{may_hold_skips, skips_added};
 use crate::iteration::{FileChange, FileStatus, Iteration, SkipAdded};
 
+/// Buffers kept between commits, at most (pool and previous blobs each).
+const MAX_KEPT_BLOBS: usize = 64;
+/// Bytes of the previous commit's blobs kept for the next one, at most.
+const MAX_KEPT_BYTES: usize = 32 << 20;
+
 /// One side of a changed file, its content loaded.
 struct Side {
     path: BString,
@@ -82,6 +87,8 @@ pub(crate) struct EvidenceReader<'r> {
     differ: LineDiffer,
     /// Blob buffers handed back after each commit.
     pool: Vec<Vec<u8>>,
+    /// The blobs the previous commit wrote, by id.
+    previous_blobs: HashMap<ObjectId, Vec<u8>>,
     /// Commit id -> tree id, for parents read before.
     trees: HashMap<ObjectId, ObjectId>,
 }
@@ -107,6 +114,7 @@ impl<'r> EvidenceReader<'r> {
             rhs_buf: Vec::new(),
             differ: LineDiffer::default(),
             pool: Vec::new(),
+            previous_blobs: HashMap::new(),
             trees: HashMap::new(),
         }
     }
@@ -201,19 +209,51 @@ impl<'r> EvidenceReader<'r> {
         Ok(it)
     }
 
+    /// Keeps the new side of every file for the next commit (in a range, the blobs one
+    /// commit writes are the ones the next one changes again) and returns the rest of the
+    /// buffers to the pool.
     fn recycle(&mut self, pairs: Vec<FilePair>) {
+        let mut previous = std::mem::take(&mut self.previous_blobs);
+        let mut kept_bytes = 0;
         for pair in pairs {
-            for side in [pair.old, pair.new].into_iter().flatten() {
-                if self.pool.len() < 64 && side.data.capacity() <= MAX_LINE_DIFF_BYTES {
-                    let mut data = side.data;
-                    data.clear();
-                    self.pool.push(data);
+            if let Some(new) = pair.new {
+                if !new.too_big
+                    && !new.mode.is_commit()
+                    && self.previous_blobs.len() < MAX_KEPT_BLOBS
+                    && kept_bytes + new.data.len() <= MAX_KEPT_BYTES
+                {
+                    kept_bytes += new.data.len();
+                    self.previous_blobs.insert(new.id, new.data);
+                } else {
+                    self.give_back(new.data);
                 }
             }
+            if let Some(old) = pair.old {
+                self.give_back(old.data);
+            }
+        }
+        for (_, data) in previous.drain() {
+            self.give_back(data);
+        }
+    }
+
+    fn give_back(&mut self, mut data: Vec<u8>) {
+        if self.pool.len() < MAX_KEPT_BLOBS && data.capacity() <= MAX_LINE_DIFF_BYTES {
+            data.clear();
+            self.pool.push(data);
         }
     }
 
     fn load(&mut self, path: BString, id: ObjectId, mode: EntryMode) -> Result<Side, GitError> {
+        if let Some(data) = self.previous_blobs.remove(&id) {
+            return Ok(Side {
+                path,
+                id,
+                mode,
+                data,
+                too_big: false,
+            });
+        }
         let mut data = self.pool.pop().unwrap_or_default();
         if mode.is_commit() {
             // A submodule: git shows its commit id as one line of text.
@@ -422,7 +462,7 @@ impl<'r> EvidenceReader<'r> {
                         (0, count)
                     }
                     (Some(o), Some(n)) if o.id != n.id => {
-                        let counts = self.differ.diff(&o.data, &n.data, |line| {
+                        let diff = self.differ.diff(&o.data, &n.data, |line| {
                             each(line);
                             if collect_skips {
                                 match line {
@@ -431,10 +471,16 @@ impl<'r> EvidenceReader<'r> {
                                 }
                             }
                         });
-                        if ws_equal && !equal_ignoring_whitespace(&o.data, &n.data) {
+                        // Outside the changed ranges both sides are identical.
+                        if ws_equal
+                            && !equal_ignoring_whitespace(
+                                &o.data[diff.changed_before],
+                                &n.data[diff.changed_after],
+                            )
+                        {
                             ws_equal = false;
                         }
-                        (counts.added, counts.removed)
+                        (diff.counts.added, diff.counts.removed)
                     }
                     _ => (0, 0),
                 };

@@ -4,7 +4,8 @@
 //! The walk is git's `limit_list`: a queue by commit time that carries both wanted and
 //! excluded commits, marking everything reachable from an excluded one; it stops once
 //! nothing wanted is queued and every excluded commit still queued is older than the oldest
-//! wanted one (with a day of slack for skewed clocks), so `main..topic` costs the size of
+//! wanted one (with a day of slack for skewed clocks, and then five commits more, like
+//! git), so `main..topic` costs the size of
 //! `topic`, not of the whole history. Shallow boundaries and missing parents end the walk
 //! quietly, as in git.
 
@@ -19,6 +20,9 @@ use super::GitError;
 
 /// Clock skew tolerated between parents and children, in seconds.
 const SKEW_SLACK: i64 = 24 * 60 * 60;
+/// Excluded commits walked past the point where dates say the walk is done (git's
+/// `SLOP`), for skew beyond [`SKEW_SLACK`].
+const SLOP: u32 = 5;
 
 #[derive(Debug)]
 struct Node {
@@ -150,11 +154,18 @@ impl<'r> Graph<'r> {
 
         let mut found = Vec::new();
         let mut oldest_found = i64::MAX;
+        let mut slop = SLOP;
         while let Some(&(time, ..)) = walk.queue.peek() {
-            // Nothing wanted is queued, and what is queued is too old to reach back to
-            // anything found: no found commit can still turn out to be excluded.
+            // Once nothing wanted is queued and what is queued is too old to reach back to
+            // anything found, no found commit can still turn out to be excluded, unless
+            // dates lie: walk a few excluded commits more, as git does.
             if walk.wanted_queued == 0 && time < oldest_found.saturating_sub(SKEW_SLACK) {
-                break;
+                slop -= 1;
+                if slop == 0 {
+                    break;
+                }
+            } else {
+                slop = SLOP;
             }
             let (_, _, id, counted) = walk.queue.pop().expect("peeked");
             if counted {

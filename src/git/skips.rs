@@ -360,7 +360,9 @@ mod tests {
 
     #[test]
     fn counts_net_per_file_and_kind() {
-        let cases: &[(&str, &[&str], &[&str], &[&str])] = &[
+        // (path, added lines, removed lines, reported lines)
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let cases: &[Case<'_>] = &[
             // A new skip is reported, trimmed.
             (
                 "src/lib.rs",

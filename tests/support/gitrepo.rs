@@ -184,6 +184,12 @@ impl TestRepo {
         self
     }
 
+    /// Sets the clock (the next commit is a minute later): for histories with skewed dates.
+    pub fn set_now(&self, seconds: i64) -> &Self {
+        self.clock.set(seconds);
+        self
+    }
+
     /// The current commit time, seconds since the epoch.
     pub fn now(&self) -> i64 {
         self.clock.get()

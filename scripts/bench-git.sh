@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Benchmarks loopguard's reading of git history against git itself (issue 2):
+#
+#   scripts/bench-git.sh [REPO]
+#
+# Always runs on a generated history (scripts/gen-history.sh, 20,000 commits, made once
+# under target/bench-git/). With REPO (a large real history: a bare git dir or a work
+# tree; for instance `fetch github:rust-lang/cargo` gives /work/.mirror/rust-lang+cargo/repo),
+# it also runs on a local `git clone` of it. For each history it prints the median time of
+#
+#   post-commit   `loopguard hook post-commit` on a new HEAD commit (state prepared so the
+#                 parent is the last recorded iteration, as after a real commit) beside
+#                 `git show HEAD | git patch-id --stable`             target: ratio <= 1.5
+#   check         `loopguard check --range A..B` over ~4,000 commits beside
+#                 `git log -p --no-merges A..B | git patch-id --stable` target: ratio < 1.0
+#
+# (wall: median; cpu: mean user+system, which is steadier on a busy machine) and the same
+# two through the library alone (examples/evidence.rs: open the repository,
+# read the evidence, print a count), which isolates src/git from the rest of the command.
+# Uses hyperfine when installed (apt-get install hyperfine), else a timed loop.
+#
+# Environment: RUNS (post-commit runs, default 20), RANGE_RUNS (default 5),
+# RANGE_COMMITS (default 4000), BENCH_DIR (default target/bench-git).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+runs=${RUNS:-20}
+range_runs=${RANGE_RUNS:-5}
+range_commits=${RANGE_COMMITS:-4000}
+work=${BENCH_DIR:-$root/target/bench-git}
+mkdir -p "$work"
+
+echo "building (release)..." >&2
+(cd "$root" && cargo build --release --quiet --bin loopguard --example evidence)
+bin=$root/target/release/loopguard
+lib=$root/target/release/examples/evidence
+have_cli=0
+if "$bin" check --help >/dev/null 2>&1 && "$bin" hook --help >/dev/null 2>&1; then
+  have_cli=1
+fi
+
+# median_ms RUNS PREPARE COMMAND: "WALL CPU": the median wall time of COMMAND (run by the
+# shell in the current directory) and its mean CPU time (user + system, children
+# included; "-" without hyperfine), in milliseconds. PREPARE (may be empty) runs before
+# each run, untimed. Exit codes are ignored (`check` exits 1 when it trips).
+median_ms() {
+  local n=$1 prepare=$2 cmd=$3
+  if command -v hyperfine >/dev/null 2>&1; then
+    local json
+    json=$(mktemp)
+    local args=(--style none --runs "$n" --warmup 1 -i --export-json "$json")
+    if [ -n "$prepare" ]; then args+=(--prepare "$prepare"); fi
+    hyperfine "${args[@]}" "$cmd" >/dev/null 2>&1
+    perl -0777 -ne '
+      my ($m) = /"median":\s*([0-9.eE+-]+)/; my ($u) = /"user":\s*([0-9.eE+-]+)/;
+      my ($s) = /"system":\s*([0-9.eE+-]+)/;
+      printf "%.1f %.1f\n", $m * 1000, ($u + $s) * 1000' "$json"
+    rm -f "$json"
+  else
+    local i t0 t1 times=()
+    for ((i = 0; i < n; i++)); do
+      if [ -n "$prepare" ]; then sh -c "$prepare" >/dev/null 2>&1; fi
+      t0=$(date +%s%N)
+      sh -c "$cmd" >/dev/null 2>&1 || true
+      t1=$(date +%s%N)
+      times+=($(( (t1 - t0) / 1000 )))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END {
+      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f -\n", m / 1000 }'
+  fi
+}
+
+# base_for COUNT: a first-parent ancestor of HEAD with about COUNT commits in BASE..HEAD.
+base_for() {
+  local want=$1
+  local fp
+  mapfile -t fp < <(git rev-list --first-parent HEAD)
+  local lo=0 hi=$(( ${#fp[@]} - 1 )) mid n
+  while (( lo < hi )); do
+    mid=$(( (lo + hi) / 2 ))
+    n=$(git rev-list --count "${fp[mid]}..HEAD")
+    if (( n < want )); then lo=$(( mid + 1 )); else hi=$mid; fi
+  done
+  echo "${fp[lo]}"
+}
+
+row() {
+  # row LABEL "GIT_WALL GIT_CPU" "OURS_WALL OURS_CPU" TARGET
+  local g o
+  read -r -a g <<<"$2"
+  read -r -a o <<<"$3"
+  awk -v l="$1" -v gw="${g[0]}" -v gc="${g[1]}" -v ow="${o[0]}" -v oc="${o[1]}" -v t="$4" 'BEGIN {
+    cr = (gc > 0 && oc != "-") ? sprintf("%8.2f", oc / gc) : "       -"
+    printf "  %-44s %9.1f %9.1f %6.2f   %7s %7s %s   %s\n", l, gw, ow, (gw > 0 ? ow / gw : 0), gc, oc, cr, t }'
+}
+
+bench() {
+  local name=$1 repo=$2
+  cd "$repo"
+  local head tip parent base all nomerge common
+  head=$(git rev-parse HEAD)
+  # post-commit measures the newest non-merge commit: `git show` of a merge prints a
+  # combined diff that is usually empty, which would compare unlike work.
+  tip=$(git rev-list --no-merges -n1 HEAD)
+  parent=$(git rev-parse "$tip~1")
+  base=$(base_for "$range_commits")
+  all=$(git rev-list --count "$base..$head")
+  nomerge=$(git rev-list --count --no-merges "$base..$head")
+  common=$(git rev-parse --path-format=absolute --git-common-dir)
+
+  echo
+  echo "$name: $(git rev-list --count HEAD) commits; post-commit on $(git log -1 --format='%h %s' "$tip" | cut -c1-60)"
+  printf '  %-44s %9s %9s %6s   %7s %7s %8s   %s\n' "" "git ms" "ours ms" "ratio" "git cpu" "our cpu" "cpu ratio" "target"
+
+  local git_pc lib_pc
+  git_pc=$(median_ms "$runs" "" "git show $tip | git patch-id --stable")
+  if (( have_cli )); then
+    local prepare="git reset -q --hard $parent && rm -rf '$common/loopguard' && '$bin' init --no-hooks >/dev/null 2>&1 && git merge -q --ff-only $tip"
+    local bin_pc
+    bin_pc=$(median_ms "$runs" "$prepare" "'$bin' hook post-commit")
+    git reset -q --hard "$head"
+    rm -rf "$common/loopguard"
+    row "post-commit: loopguard hook post-commit" "$git_pc" "$bin_pc" "<= 1.5"
+  fi
+  lib_pc=$(median_ms "$runs" "" "'$lib' . head $tip")
+  row "post-commit: library (evidence of HEAD)" "$git_pc" "$lib_pc" ""
+
+  local git_rg lib_rg
+  git_rg=$(median_ms "$range_runs" "" "git log -p --no-merges $base..$head | git patch-id --stable")
+  if (( have_cli )); then
+    local bin_rg
+    bin_rg=$(median_ms "$range_runs" "" "'$bin' check --range $base..$head")
+    row "check --range ($all commits, $nomerge non-merge)" "$git_rg" "$bin_rg" "< 1.0"
+  fi
+  lib_rg=$(median_ms "$range_runs" "" "'$lib' . range $base..$head")
+  row "check: library (evidence of the range)" "$git_rg" "$lib_rg" ""
+  cd - >/dev/null
+}
+
+generated=$work/generated
+if [ ! -f "$generated/.complete" ]; then
+  rm -rf "$generated"
+  "$root/scripts/gen-history.sh" "$generated" 20000 300
+  touch "$generated/.complete"
+fi
+
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); git $(git --version | cut -d' ' -f3);" \
+  "$(command -v hyperfine >/dev/null && echo hyperfine || echo 'timed loop')"
+if (( ! have_cli )); then
+  echo "note: $bin has no 'check'/'hook' yet: library figures only"
+fi
+bench "generated" "$generated"
+
+if [ $# -ge 1 ]; then
+  src=$1
+  real=$work/real-$(basename "$(cd "$src" && pwd)" .git)
+  [ "$(basename "$real")" = "real-repo" ] && real=$work/real-$(basename "$(dirname "$(cd "$src" && pwd)")")
+  if [ ! -d "$real/.git" ]; then
+    rm -rf "$real"
+    git clone -q "$src" "$real"
+  fi
+  bench "$(basename "$real" | sed 's/^real-//')" "$real"
+fi
