@@ -227,6 +227,10 @@ fn commit_fields_match_git() {
     }
 }
 
+fn root_id(r: &TestRepo) -> String {
+    r.git(&["rev-list", "--max-parents=0", "HEAD"])
+}
+
 #[test]
 fn binaries_modes_empty_and_whitespace_commits() {
     let r = varied_history();
@@ -266,6 +270,11 @@ fn binaries_modes_empty_and_whitespace_commits() {
     assert_eq!(empty.whitespace_only, Some(false));
 
     let merge = by_subject("Merge side");
+    assert_eq!(
+        repo.parents(&merge.id).unwrap(),
+        *merge.parents.as_ref().unwrap()
+    );
+    assert_eq!(repo.parents(&root_id(&r)).unwrap(), Vec::<String>::new());
     assert_eq!(merge.parents.as_ref().unwrap().len(), 2);
     assert_eq!(merge.patch_id, None, "merges have no patch id, as in git");
     assert_eq!(merge.parent_tree, Some(r.tree("HEAD~1^1")));

@@ -342,6 +342,19 @@ impl Repo {
         Ok(tips)
     }
 
+    /// The parents of commit `rev`, first parent first (cheap: reads one commit, no diff).
+    pub fn parents(&self, rev: &str) -> Result<Vec<String>, GitError> {
+        let id = self.commit_id(rev)?;
+        let commit = self
+            .repo
+            .find_commit(id)
+            .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
+        Ok(commit
+            .parent_ids()
+            .map(|p| p.detach().to_hex().to_string())
+            .collect())
+    }
+
     /// The evidence of commit `id` (any revision) against its first parent.
     pub fn iteration(&self, id: &str) -> Result<Iteration, GitError> {
         let id = self.commit_id(id)?;
