@@ -122,19 +122,23 @@ fn missed_commits(ws: &Workspace, run: &Run, head: &Iteration) -> Result<Vec<Ite
     let Some(last) = last else {
         return Ok(Vec::new());
     };
-    let mut missed = Vec::new();
+    if run.position(&head.id).is_some() {
+        return Ok(Vec::new());
+    }
+    // Walk first parents cheaply; read evidence only once the chain is known to end at
+    // the last recorded commit.
+    let mut chain = Vec::new();
     let mut parent = head.parents.as_ref().and_then(|p| p.first().cloned());
     while let Some(id) = parent {
         if id == last {
-            missed.reverse();
-            return Ok(missed);
+            chain.reverse();
+            return ws.repo.iterations(&chain).map_err(git_err);
         }
-        if missed.len() == LIMIT || run.position(&id).is_some() {
+        if chain.len() == LIMIT || run.position(&id).is_some() {
             break;
         }
-        let it = ws.repo.iteration(&id).map_err(git_err)?;
-        parent = it.parents.as_ref().and_then(|p| p.first().cloned());
-        missed.push(it);
+        parent = ws.repo.parents(&id).map_err(git_err)?.into_iter().next();
+        chain.push(id);
     }
     // The last recorded commit is not a recent ancestor (a reset, a switch of history):
     // only HEAD is new.
