@@ -139,6 +139,45 @@ pub enum Outcome {
     Fail,
 }
 
+impl TestEvidence {
+    /// At most this many failing test ids are kept per iteration.
+    pub const MAX_FAILURES: usize = 20;
+
+    /// The evidence of a test run: its outcome and the fingerprint of its output.
+    pub fn from_fingerprint(
+        outcome: Outcome,
+        fp: &crate::fingerprint::Fingerprint,
+        command: Option<String>,
+    ) -> TestEvidence {
+        let failing = fp.failures.len() as u64;
+        TestEvidence {
+            outcome,
+            signature: if outcome == Outcome::Fail {
+                fp.signature.clone()
+            } else {
+                None
+            },
+            // A failing run whose failures were not recognised has an unknown count.
+            failing: match outcome {
+                Outcome::Pass => Some(0),
+                Outcome::Fail => (failing > 0).then_some(failing),
+            },
+            runner: fp.runner.map(|r| r.as_str().to_owned()),
+            command,
+            first_error: (outcome == Outcome::Fail)
+                .then(|| fp.failures.first().map(|f| f.message.clone()))
+                .flatten(),
+            failures: (outcome == Outcome::Fail && !fp.failures.is_empty()).then(|| {
+                fp.failures
+                    .iter()
+                    .take(Self::MAX_FAILURES)
+                    .map(|f| f.id.clone())
+                    .collect()
+            }),
+        }
+    }
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }

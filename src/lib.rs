@@ -6,8 +6,18 @@
 // The core never prints: output goes through values the shell renders.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agents;
+pub mod breaker;
+pub mod cli;
+pub mod commands;
+pub mod config;
 pub mod error;
 pub mod fingerprint;
 pub mod git;
 pub mod github;
+pub mod hooks;
 pub mod iteration;
+pub mod report;
+pub mod rules;
+pub mod run;
+pub mod store;

@@ -1,3 +1,25 @@
-fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = loopguard::cli::Cli::parse();
+    match loopguard::commands::run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            // A closed pipe (`loopguard report | head`) is not an error.
+            if err
+                .chain()
+                .filter_map(|e| e.downcast_ref::<std::io::Error>())
+                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("loopguard: error: {err:#}");
+            }
+            ExitCode::from(loopguard::error::exit_code_of(&err))
+        }
+    }
 }

@@ -1,0 +1,257 @@
+//! The command line (clap only). Parsed once into plain values; clap never reaches the
+//! engine.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::Profile;
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 done (breaker closed or half-open); 1 the breaker is open (check, replay, ci,
+event, hook pre-commit, hook pre-push, status --exit-code); 2 bad usage, invalid configuration
+or input; 3 environment failure (not a git repository, git, I/O, GitHub API).
+`run -- CMD` passes the test command's own exit status through, and exits 86 when this
+iteration trips the breaker.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "loopguard",
+    version,
+    about = "Stops autonomous coding agents from looping: a circuit breaker over commits, test failures and CI runs",
+    after_help = AFTER_HELP,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Run as if started in this directory.
+    #[arg(short = 'C', global = true, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Set up loopguard in this repository: hooks, config, a run for the current branch.
+    Init(InitArgs),
+    /// Remove loopguard's hooks and put back the hooks that were there before.
+    Uninstall,
+    /// Called by the hook shims that `init` installs.
+    Hook(HookArgs),
+    /// Show the breaker of the current branch's run.
+    Status(StatusArgs),
+    /// Judge a range of commits without writing anything.
+    Check(CheckArgs),
+    /// Judge recorded iterations (JSON lines, oldest first), e.g. to try a policy.
+    Replay(ReplayArgs),
+    /// Print the failure fingerprint of test output or JUnit XML.
+    Fingerprint(FingerprintArgs),
+    /// Run the test command, show its output, and record the outcome on HEAD.
+    Run(RunArgs),
+    /// Record the outcome of existing test logs or JUnit XML files.
+    Ingest(IngestArgs),
+    /// Record a transition of an agent harness (planner -> researcher, ...).
+    Event(EventArgs),
+    /// End the run with its terminal status.
+    Finish(JsonArgs),
+    /// Let the agent try again: open -> half-open (the next iteration decides).
+    Resume,
+    /// Close the breaker and start a new run for the current branch.
+    Reset,
+    /// The run's report: status, counters, stop reason, recent iterations.
+    Report(JsonArgs),
+    /// The GitHub Actions entry point (see action.yml).
+    Ci(CiArgs),
+    /// Print shell completions.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Write `.loopguard.yml` with this profile (strict: more attempts; yolo: fewer).
+    #[arg(long, value_parser = parse_profile)]
+    pub profile: Option<Profile>,
+    /// Set up the config and the run, but install no hooks.
+    #[arg(long)]
+    pub no_hooks: bool,
+    /// Overwrite an existing `.loopguard.yml` with `--profile`'s.
+    #[arg(long)]
+    pub force: bool,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookName {
+    PostCommit,
+    PostRewrite,
+    PreCommit,
+    PrePush,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    pub name: HookName,
+    /// The arguments git gave the hook.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when the breaker is open.
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Commits to judge, e.g. `main..HEAD` (default: the current run's commits).
+    #[arg(long, value_name = "REV_RANGE")]
+    pub range: Option<String>,
+    /// Config file to use instead of `.loopguard.yml`.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+    /// Iteration records, one JSON object per line (`-`: standard input).
+    #[arg(value_name = "FILE.jsonl|-")]
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct FingerprintArgs {
+    #[arg(long)]
+    pub json: bool,
+    /// Logs or JUnit XML files (`-` or none: standard input).
+    #[arg(value_name = "FILE|-")]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The test command and its arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// The exit code of the run that wrote the files (0 = passed).
+    #[arg(long, value_name = "N")]
+    pub exit_code: Option<i32>,
+    /// The commit the evidence belongs to (default: HEAD).
+    #[arg(long, value_name = "REV")]
+    pub commit: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct EventArgs {
+    /// The transition, e.g. `planner_to_researcher`.
+    #[arg(long, value_name = "NAME")]
+    pub edge: String,
+    /// The harness made progress (new files changed, a new test result, better research).
+    #[arg(long)]
+    pub progress: bool,
+    /// What this step asks (a search query, a prompt); a repeat is no new information.
+    #[arg(long, value_name = "TEXT")]
+    pub query: Option<String>,
+    /// Tokens this step used.
+    #[arg(long, value_name = "N")]
+    pub tokens: Option<u64>,
+    /// What this step cost.
+    #[arg(long, value_name = "AMOUNT")]
+    pub cost: Option<f64>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct JsonArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    /// Test logs of this run (paths or globs; repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub log: Vec<String>,
+    /// JUnit XML reports of this run (paths or globs; repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Vec<String>,
+    /// Print the GitHub writes it would make, make none.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Config file in the base commit (default `.loopguard.yml`).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    pub shell: clap_complete::Shell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn run_takes_everything_after_the_double_dash() {
+        let cli = Cli::try_parse_from([
+            "loopguard",
+            "run",
+            "--",
+            "cargo",
+            "test",
+            "--",
+            "--nocapture",
+        ])
+        .unwrap();
+        match cli.command {
+            Command::Run(r) => assert_eq!(r.command, ["cargo", "test", "--", "--nocapture"]),
+            other => panic!("{other:?}"),
+        }
+        let cli = Cli::try_parse_from(["loopguard", "run", "pytest", "-q"]).unwrap();
+        assert!(matches!(cli.command, Command::Run(r) if r.command == ["pytest", "-q"]));
+    }
+
+    #[test]
+    fn hook_args_pass_through() {
+        let cli = Cli::try_parse_from(["loopguard", "hook", "pre-push", "origin", "git@x:y.git"])
+            .unwrap();
+        assert!(
+            matches!(cli.command, Command::Hook(h) if h.name == HookName::PrePush && h.args.len() == 2)
+        );
+    }
+}

@@ -1,0 +1,328 @@
+//! Test evidence: `fingerprint` (print), `run -- CMD` (run, show, record), `ingest` (record
+//! existing logs / JUnit XML).
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result};
+
+use crate::cli::{FingerprintArgs, IngestArgs, RunArgs};
+use crate::error::{Error, exit};
+use crate::fingerprint::{Fingerprint, Fingerprinter, fingerprint_reader};
+use crate::iteration::{Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
+use crate::run::{Outcome, Run};
+
+use super::{Workspace, git_err, hook, now, print, print_json, warn};
+
+/// Fingerprints files (`-` is standard input) as one run.
+pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
+    if files.is_empty() {
+        return Ok(fingerprint_reader(std::io::stdin().lock())?);
+    }
+    let mut parts = Vec::with_capacity(files.len());
+    for f in files {
+        let fp = if f.as_os_str() == "-" {
+            fingerprint_reader(std::io::stdin().lock())
+        } else {
+            if f.is_dir() {
+                return Err(Error::input(format!(
+                    "{}: is a directory; hint: pass the log or JUnit XML files in it",
+                    f.display()
+                ))
+                .into());
+            }
+            std::fs::File::open(f).and_then(fingerprint_reader)
+        }
+        .map_err(|e| Error::input(format!("{}: cannot read: {e}", f.display())))?;
+        parts.push(fp);
+    }
+    Ok(Fingerprint::combine(parts))
+}
+
+pub fn fingerprint(args: FingerprintArgs) -> Result<u8> {
+    let fp = fingerprint_files(&args.files)?;
+    if args.json {
+        print_json(&fp.to_json())?;
+    } else {
+        print(&fp.render_text())?;
+    }
+    Ok(exit::OK)
+}
+
+/// Copies a child's stream to ours as it comes, and fingerprints it on the way.
+fn tee(mut from: impl Read, mut to: impl Write) -> std::io::Result<Fingerprinter> {
+    let mut fp = Fingerprinter::new();
+    let mut buf = vec![0u8; 32 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        fp.feed(&buf[..n]);
+        // The user may close our output (`| head`); keep fingerprinting the child anyway.
+        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
+    }
+    Ok(fp)
+}
+
+fn shell_words(cmd: &[OsString]) -> String {
+    cmd.iter()
+        .map(|a| {
+            let s = a.to_string_lossy();
+            if s.is_empty() || s.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+                format!("'{}'", s.replace('\'', r"'\''"))
+            } else {
+                s.into_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The exit status as a shell reports it (128 + signal for a killed process).
+fn status_code(status: std::process::ExitStatus) -> u8 {
+    if let Some(code) = status.code() {
+        return u8::try_from(code & 0xff).unwrap_or(1);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return u8::try_from(128 + sig).unwrap_or(1);
+        }
+    }
+    1
+}
+
+pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
+    let ws = Workspace::open(dir, None)?;
+    let command = shell_words(&args.command);
+    let mut child = Command::new(&args.command[0])
+        .args(&args.command[1..])
+        .current_dir(dir)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::input(format!("cannot run `{command}`: {e}")))?;
+    let out = child.stdout.take().expect("piped");
+    let err = child.stderr.take().expect("piped");
+    let out_thread = std::thread::spawn(move || tee(out, std::io::stdout()));
+    let err_thread = std::thread::spawn(move || tee(err, std::io::stderr()));
+    let status = child.wait().context("waiting for the test command")?;
+    let fp_out = out_thread.join().expect("tee does not panic")?;
+    let fp_err = err_thread.join().expect("tee does not panic")?;
+    let fp = Fingerprint::combine([fp_out.finish(), fp_err.finish()]);
+    let code = status_code(status);
+    let outcome = if status.success() {
+        TestOutcome::Pass
+    } else {
+        TestOutcome::Fail
+    };
+    let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(command));
+
+    let state = worktree_state(&ws)?;
+    let now = now();
+    let result = ws.with_run(now, |run| {
+        let out = record_run(&ws, run, &state, evidence, now)?;
+        let blocks = run.breaker.blocks(&ws.config);
+        let events = out.events.clone();
+        Ok(((out, blocks), events))
+    })?;
+    let (out, blocks) = result;
+    hook::announce(&ws, &out)?;
+    if out.tripped().is_some() || blocks {
+        if out.tripped().is_none() {
+            warn("the breaker is open: stop and look at `loopguard status` before trying again");
+        }
+        return Ok(exit::RUN_TRIPPED);
+    }
+    Ok(code)
+}
+
+/// What the working tree holds compared to HEAD.
+struct WorktreeState {
+    head: Option<String>,
+    head_tree: Option<String>,
+    /// The tree of the working tree with every change (untracked files too, ignored ones
+    /// not); `None` when it equals HEAD's tree or could not be computed.
+    dirty_tree: Option<String>,
+}
+
+/// The working tree as a tree id, written the way `git stash` does: a temporary index,
+/// `git add -A`, `git write-tree`. Nothing of the user's index or files changes.
+fn worktree_state(ws: &Workspace) -> Result<WorktreeState> {
+    let head = ws.head.id.clone();
+    let git = |args: &[&str], index: Option<&Path>| -> Option<String> {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(&ws.root);
+        if let Some(index) = index {
+            cmd.env("GIT_INDEX_FILE", index);
+        }
+        let out = cmd.stderr(Stdio::null()).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let head_tree = head
+        .as_ref()
+        .and_then(|_| git(&["rev-parse", "HEAD^{tree}"], None));
+    let tmp = tempfile::tempdir().context("cannot make a temporary directory")?;
+    let index = tmp.path().join("index");
+    let real_index = ws.repo.git_dir().join("index");
+    if real_index.exists() {
+        // A copy keeps the stat cache: `add -A` then only hashes what changed.
+        let _ = std::fs::copy(&real_index, &index);
+    }
+    let tree = git(&["add", "-A"], Some(&index)).and_then(|_| git(&["write-tree"], Some(&index)));
+    if tree.is_none() {
+        warn(
+            "cannot tell whether the working tree has changes (git add -A failed); the evidence goes to HEAD",
+        );
+    }
+    Ok(WorktreeState {
+        dirty_tree: tree.filter(|t| Some(t) != head_tree.as_ref()),
+        head,
+        head_tree,
+    })
+}
+
+/// Puts the evidence of a test run where it belongs: on HEAD's iteration when the working
+/// tree is HEAD and it has none yet; on a new "re-run" iteration when the same state was
+/// already tested (no code change: only better tests are progress); on a working-tree
+/// iteration when there are uncommitted changes (the next commit of that tree adopts it).
+fn record_run(
+    ws: &Workspace,
+    run: &mut Run,
+    state: &WorktreeState,
+    evidence: TestEvidence,
+    now: jiff::Timestamp,
+) -> Result<Outcome> {
+    let config = &ws.config;
+    let tree = state.dirty_tree.clone().or_else(|| state.head_tree.clone());
+    let last = run.iterations.last();
+    // The state under test was already tested: a re-run.
+    if let Some(last) = last.filter(|l| l.tree.is_some() && l.tree == tree && l.test.is_some()) {
+        let base = last.id.split('+').next().unwrap_or(&last.id).to_owned();
+        let n = run
+            .iterations
+            .iter()
+            .filter(|i| i.id.starts_with(&base))
+            .count();
+        let rerun = Iteration {
+            id: format!("{base}+run{}", n + 1),
+            tree: tree.clone(),
+            parent_tree: tree.clone(),
+            files: Some(Vec::new()),
+            message: last.message.clone(),
+            author: last.author.clone(),
+            at: Some(now),
+            kind: Some(IterationKind::Attempt),
+            test: Some(evidence),
+            ..Default::default()
+        };
+        return Ok(run.record(config, rerun, now));
+    }
+    if let Some(dirty) = &state.dirty_tree {
+        let parent_tree = last
+            .and_then(|l| l.tree.clone())
+            .or_else(|| state.head_tree.clone());
+        let it = Iteration {
+            id: format!("worktree-{}", &dirty[..dirty.len().min(12)]),
+            tree: Some(dirty.clone()),
+            parent_tree,
+            parents: state.head.clone().map(|h| vec![h]),
+            at: Some(now),
+            kind: Some(IterationKind::Attempt),
+            test: Some(evidence),
+            ..Default::default()
+        };
+        return Ok(run.record(config, it, now));
+    }
+    let Some(head) = &state.head else {
+        return Err(Error::input(
+            "the repository has no commit yet: commit first, then run the tests",
+        )
+        .into());
+    };
+    if let Some(out) = run.attach_test(config, head, evidence.clone(), now) {
+        return Ok(out);
+    }
+    let mut it = ws.repo.iteration(head).map_err(git_err)?;
+    if run.start_commit.as_deref() == Some(head.as_str()) {
+        // The state the run started from: evidence about it is the baseline, not an attempt.
+        it.kind = Some(IterationKind::Context);
+    }
+    it.test = Some(evidence);
+    Ok(run.record(config, it, now))
+}
+
+pub fn ingest(dir: &Path, args: IngestArgs) -> Result<u8> {
+    let ws = Workspace::open(dir, None)?;
+    let fp = fingerprint_files(&args.files)?;
+    let outcome = match args.exit_code {
+        Some(0) => TestOutcome::Pass,
+        Some(_) => TestOutcome::Fail,
+        None if fp.is_pass() => TestOutcome::Pass,
+        None => TestOutcome::Fail,
+    };
+    let source = format!(
+        "ingest {}",
+        args.files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(source));
+    let rev = args.commit.as_deref().unwrap_or("HEAD");
+    let commit = ws.repo.resolve(rev).map_err(git_err)?;
+    let now = now();
+    let out = ws.with_run(now, |run| {
+        let out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
+            Some(out) => out,
+            None => {
+                let mut it = ws.repo.iteration(&commit).map_err(git_err)?;
+                if run.start_commit.as_deref() == Some(commit.as_str()) {
+                    it.kind = Some(IterationKind::Context);
+                }
+                it.test = Some(evidence.clone());
+                run.record(&ws.config, it, now)
+            }
+        };
+        let events = out.events.clone();
+        Ok((out, events))
+    })?;
+    hook::announce(&ws, &out)?;
+    let short = &commit[..commit.len().min(10)];
+    let what = match (&evidence.outcome, &evidence.signature) {
+        (TestOutcome::Pass, _) => "pass".to_owned(),
+        (TestOutcome::Fail, Some(sig)) => format!(
+            "fail, {} failure(s), signature {}",
+            evidence.failing.unwrap_or(0),
+            &sig[..12]
+        ),
+        (TestOutcome::Fail, None) => "fail (no failure recognised in the files)".to_owned(),
+    };
+    if args.json {
+        let run = ws.read_run()?.expect("just written");
+        let eval = run.evaluate(&ws.config);
+        let view = crate::report::View {
+            config: &ws.config,
+            run_id: Some(&run.id),
+            branch: run.branch.as_deref(),
+            breaker: &run.breaker,
+            eval: &eval,
+            history: &run.iterations,
+            events: &[],
+        };
+        print_json(&view.to_json(false))?;
+    } else {
+        print(&format!("recorded on {short}: {what}"))?;
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,132 @@
+//! `init` and `uninstall`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::cli::InitArgs;
+use crate::config::{CONFIG_FILE, Profile};
+use crate::error::{Error, exit};
+use crate::hooks::{self, HookChange};
+
+use super::{Workspace, note, now, print, shown};
+
+fn config_text(profile: Profile) -> String {
+    let t = profile.thresholds();
+    format!(
+        "# loopguard: stops autonomous coding agents from looping.\n\
+         # Every key is optional; README.md documents them all. Commit this file: in CI the\n\
+         # guard reads it from the base branch, and an agent changing it trips `constraint`.\n\
+         profile: {profile}\n\
+         # window: {}\n\
+         # rules:\n\
+         #   stagnation: {{threshold: {}}}\n\
+         #   same_error: {{threshold: {}}}\n\
+         #   test_only: {{action: warn}}\n\
+         # agents: []            # \"Name <email>\" globs of the agent's commits\n\
+         # on_trip:\n\
+         #   action: pause       # pause | alert | abort | escalate\n",
+        t.window, t.stagnation, t.same_error
+    )
+}
+
+pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
+    let ws = Workspace::open(dir, None)?;
+    let config_path = ws.config_path();
+
+    if let Some(profile) = args.profile {
+        let text = config_text(profile);
+        match std::fs::read_to_string(&config_path) {
+            Ok(existing) if existing == text => {}
+            Ok(_) if !args.force => {
+                return Err(Error::input(format!(
+                    "{} exists already; hint: edit its `profile:` key, or pass --force to overwrite it",
+                    config_path.display()
+                ))
+                .into());
+            }
+            _ => {
+                std::fs::write(&config_path, &text)
+                    .with_context(|| format!("cannot write {}", config_path.display()))?;
+                note(&format!("wrote {CONFIG_FILE} (profile {profile})"));
+            }
+        }
+    }
+    // The config must be valid before anything relies on it.
+    let ws = Workspace::open(dir, None)?;
+
+    if !args.no_hooks {
+        let hooks_dir = ws.repo.hooks_dir();
+        let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
+        let changes = hooks::install(&hooks_dir, &hooks::chained_dir(ws.store.dir()), &exe)
+            .map_err(|e| {
+                Error::env(format!(
+                    "cannot install the hooks in {}: {e}",
+                    hooks_dir.display()
+                ))
+            })?;
+        for (hook, change) in &changes {
+            note(&format!("hook {hook}: {}", change.describe()));
+        }
+        if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
+            note(&format!(
+                "the hooks that were there before are kept in {} and run first",
+                hooks::chained_dir(ws.store.dir()).display()
+            ));
+        }
+        if let Some(root) = ws.repo.workdir()
+            && hooks_dir.starts_with(root)
+            && !hooks_dir.starts_with(ws.repo.common_dir())
+        {
+            note(&format!(
+                "note: core.hooksPath is {} inside the working tree; if those hooks are tracked, git status shows loopguard's shims",
+                shown(&hooks_dir, root).display()
+            ));
+        }
+    }
+
+    let started = ws.with_run(now(), |run| {
+        let fresh = run.iterations.is_empty() && run.breaker == Default::default();
+        Ok(((fresh, run.id.clone()), Vec::new()))
+    })?;
+    let branch = ws.head.branch.as_deref().unwrap_or("(detached HEAD)");
+    if ws.head.detached {
+        super::warn(
+            "HEAD is detached: this run is keyed `(detached)`; check out a branch to give the agent its own run",
+        );
+    }
+    print(&format!(
+        "loopguard is guarding {branch} (run {}, profile {})",
+        started.1, ws.config.profile
+    ))?;
+    if !config_path.exists() {
+        note(
+            "no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict|balanced|yolo` writes one",
+        );
+    } else {
+        note(
+            "hint: commit .loopguard.yml now, before the agent starts: committing exactly this file is setup, an agent changing it trips `constraint`",
+        );
+    }
+    Ok(exit::OK)
+}
+
+pub fn uninstall(dir: &Path) -> Result<u8> {
+    let ws = Workspace::open(dir, None)?;
+    let hooks_dir = ws.repo.hooks_dir();
+    let changes =
+        hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|e| {
+            Error::env(format!(
+                "cannot remove the hooks from {}: {e}",
+                hooks_dir.display()
+            ))
+        })?;
+    for (hook, change) in &changes {
+        note(&format!("hook {hook}: {}", change.describe()));
+    }
+    print(&format!(
+        "loopguard's hooks are removed; its records stay in {} (delete that directory to forget them)",
+        ws.store.dir().display()
+    ))?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,191 @@
+//! The repository a command works in: git, config, store, and the current branch's run.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use jiff::Timestamp;
+
+use crate::breaker::Event;
+use crate::config::{CONFIG_FILE, Config};
+use crate::error::Error;
+use crate::git::{Head, Repo};
+use crate::run::{Run, simulate};
+use crate::store::{Loaded, Store, branch_key};
+
+use super::warn;
+
+/// How long a hook waits for another loopguard holding the store.
+fn lock_timeout() -> Duration {
+    std::env::var("LOOPGUARD_LOCK_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_secs(10), Duration::from_millis)
+}
+
+/// The time: the clock, or `LOOPGUARD_NOW` (RFC 3339) for reproducible runs and tests.
+pub fn now() -> Timestamp {
+    std::env::var("LOOPGUARD_NOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(Timestamp::now)
+}
+
+pub struct Workspace {
+    pub repo: Repo,
+    /// The worktree root (`.loopguard.yml` lives here); the git dir for a bare repository.
+    pub root: PathBuf,
+    pub config: Config,
+    pub store: Store,
+    pub head: Head,
+    /// The run's key in the store (the branch, escaped).
+    pub key: String,
+}
+
+impl Workspace {
+    /// Opens the repository at `dir` and its config (`config_path` overrides the file).
+    pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Workspace> {
+        let repo = Repo::discover_with_env(dir).map_err(super::git_err)?;
+        let root = repo
+            .workdir()
+            .map_or_else(|| repo.git_dir().to_owned(), Path::to_owned);
+        let config = match config_path {
+            Some(p) => {
+                if !p.exists() {
+                    return Err(Error::input(format!(
+                        "{}: no such config file; hint: pass an existing file to --config",
+                        p.display()
+                    ))
+                    .into());
+                }
+                Config::load(p)?
+            }
+            None => Config::load(&root.join(CONFIG_FILE))?,
+        };
+        let head = repo.head().map_err(super::git_err)?;
+        let store = Store::new(repo.common_dir());
+        let key = branch_key(head.branch.as_deref());
+        Ok(Workspace {
+            repo,
+            root,
+            config,
+            store,
+            head,
+            key,
+        })
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join(CONFIG_FILE)
+    }
+
+    /// A new run for the current branch, starting at HEAD.
+    pub fn new_run(&self, now: Timestamp) -> Run {
+        let mut run = Run::new(
+            Run::make_id(now, self.head.branch.as_deref()),
+            self.head.branch.clone(),
+            now,
+            self.head.id.clone(),
+        );
+        run.trusted_config = std::fs::read(self.config_path())
+            .ok()
+            .map(|b| super::content_hash(&b));
+        run
+    }
+
+    /// Reads the current run without locking (writers replace the file atomically).
+    /// A file that cannot be used is set aside by the next writer, not here.
+    pub fn read_run(&self) -> Result<Option<Run>> {
+        self.read_run_of(&self.key)
+    }
+
+    /// [`Workspace::read_run`] for another branch's key.
+    pub fn read_run_of(&self, key: &str) -> Result<Option<Run>> {
+        let path = self.store.run_path(key);
+        match std::fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<Run>(&bytes) {
+                Ok(run) if run.format <= crate::run::RUN_FORMAT => Ok(Some(run)),
+                Ok(run) => Err(Error::input(format!(
+                    "{}: format {} is newer than this loopguard understands; hint: upgrade loopguard",
+                    path.display(),
+                    run.format
+                ))
+                .into()),
+                Err(e) => Err(Error::input(format!(
+                    "{}: the state file is corrupt ({e}); hint: the next hook sets it aside and rebuilds the run from git history, or run `loopguard reset`",
+                    path.display()
+                ))
+                .into()),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display())).into()),
+        }
+    }
+
+    /// Locks the store, loads (or creates, or rebuilds) the run, lets `f` change it, and
+    /// saves it with the events `f` returns. Nothing is written when `f` fails.
+    pub fn with_run<T>(
+        &self,
+        now: Timestamp,
+        f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+    ) -> Result<T> {
+        let _lock = self
+            .store
+            .lock(lock_timeout())
+            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
+        let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
+        let mut exists = false;
+        let mut run = match self
+            .store
+            .load_run(&self.key, &tag)
+            .with_context(|| format!("cannot read {}", self.store.run_path(&self.key).display()))?
+        {
+            Loaded::Found(run) => {
+                exists = true;
+                *run
+            }
+            Loaded::Missing => self.new_run(now),
+            Loaded::SetAside { kept, why } => {
+                warn(&format!(
+                    "{} could not be used: {why}; it was kept as {} and the run is rebuilt from git history",
+                    self.store.run_path(&self.key).display(),
+                    kept.display()
+                ));
+                self.rebuild(now)?
+            }
+        };
+        let before = exists.then(|| run.clone());
+        let (value, events) = f(&mut run)?;
+        if before.as_ref() != Some(&run) {
+            self.store.save_run(&self.key, &run).with_context(|| {
+                format!("cannot write {}", self.store.run_path(&self.key).display())
+            })?;
+        }
+        self.store
+            .append_events(&self.key, &events)
+            .context("cannot append to the event log")?;
+        Ok(value)
+    }
+
+    /// The run as git history shows it: the branch's own commits, judged from scratch.
+    pub fn rebuild(&self, now: Timestamp) -> Result<Run> {
+        let mut run = self.new_run(now);
+        let Some(head) = &self.head.id else {
+            return Ok(run);
+        };
+        let limit = self.config.rules.budget.max_iterations as usize + 1;
+        let ids = self
+            .repo
+            .branch_commits(head, self.head.branch.as_deref(), limit)
+            .map_err(super::git_err)?;
+        let history = self.repo.iterations(&ids).map_err(super::git_err)?;
+        run.start_commit = history
+            .first()
+            .and_then(|it| it.parents.as_ref())
+            .and_then(|p| p.first().cloned());
+        let sim = simulate(&self.config, history, now);
+        run.iterations = sim.run.iterations;
+        run.breaker = sim.run.breaker;
+        Ok(run)
+    }
+}

@@ -1,0 +1,623 @@
+//! `.loopguard.yml`: schema, profiles, validation (CONTRACT.md, "Configuration").
+//!
+//! Parsing is two steps: serde-saphyr reads the YAML into `raw` structs that deny unknown
+//! keys and keep the location of every value that needs checking; `resolve` then turns
+//! them into a [`Config`] of plain, compiled values (glob sets, regexes, durations). Every
+//! error names the file, line, column and key.
+
+mod duration;
+mod profile;
+mod raw;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use jiff::SignedDuration;
+use regex::Regex;
+use serde::Serialize;
+use serde_saphyr::Spanned;
+
+pub use duration::parse_duration;
+pub use profile::{Profile, Thresholds};
+
+use crate::error::Error;
+
+/// The file name at the repository root.
+pub const CONFIG_FILE: &str = ".loopguard.yml";
+
+/// What a rule does when its count reaches its threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleAction {
+    /// Open the breaker.
+    Trip,
+    /// Report, never open the breaker.
+    Warn,
+    /// Disabled: not evaluated, not in `counters`.
+    Off,
+}
+
+/// What a trip does to the agent (`on_trip.action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TripAction {
+    /// Hooks refuse further commits and pushes until `resume`.
+    #[default]
+    Pause,
+    /// Report and let the agent continue.
+    Alert,
+    /// Terminal at once; only `reset` starts again.
+    Abort,
+    /// Hand out the next model of `escalation.models`; pause when the last one trips.
+    Escalate,
+}
+
+/// Where a trip is reported (`on_trip.notify`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Notify {
+    Summary,
+    Label,
+    Comment,
+    Issue,
+    Webhook,
+    Desktop,
+}
+
+/// A rule with a count threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountRule {
+    pub action: RuleAction,
+    pub threshold: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestOnlyRule {
+    pub action: RuleAction,
+    pub ratio: f64,
+    pub min_iterations: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetRule {
+    pub action: RuleAction,
+    pub max_iterations: u32,
+    pub max_tokens: Option<u64>,
+    pub max_cost: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ConstraintRule {
+    pub action: RuleAction,
+    pub protected: PatternSet,
+    pub forbid_test_skips: bool,
+    pub forbid_test_deletions: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdgeLoopRule {
+    pub action: RuleAction,
+    pub threshold: u32,
+    pub edges: BTreeMap<String, u32>,
+    /// Global step budget for agent harnesses: the run ends `aborted_stuck` at this many
+    /// steps, below any framework recursion limit.
+    pub max_steps: u32,
+}
+
+impl EdgeLoopRule {
+    pub fn threshold_for(&self, edge: &str) -> u32 {
+        self.edges.get(edge).copied().unwrap_or(self.threshold)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Rules {
+    pub stagnation: CountRule,
+    pub same_error: CountRule,
+    pub oscillation: CountRule,
+    pub repeated_patch: CountRule,
+    pub false_completion: CountRule,
+    pub test_only: TestOnlyRule,
+    pub budget: BudgetRule,
+    pub constraint: ConstraintRule,
+    pub edge_loop: EdgeLoopRule,
+}
+
+/// Glob patterns, compiled, with their source text kept for display.
+#[derive(Debug, Clone)]
+pub struct PatternSet {
+    pub patterns: Vec<String>,
+    set: GlobSet,
+}
+
+impl PatternSet {
+    pub fn is_match(&self, path: &str) -> bool {
+        self.set.is_match(path)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// Compiles glob patterns that are known to be valid (built-in defaults).
+    fn builtin(patterns: &[&str], case_insensitive: bool) -> PatternSet {
+        let mut builder = GlobSetBuilder::new();
+        for p in patterns {
+            builder.add(compile_glob(p, case_insensitive).expect("built-in globs are valid"));
+        }
+        PatternSet {
+            patterns: patterns.iter().map(|p| (*p).to_owned()).collect(),
+            set: builder.build().expect("built-in globs are valid"),
+        }
+    }
+}
+
+fn compile_glob(pattern: &str, case_insensitive: bool) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .case_insensitive(case_insensitive)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+}
+
+#[derive(Debug, Clone)]
+pub struct OnTrip {
+    pub action: TripAction,
+    pub notify: Vec<Notify>,
+    pub cooldown: Option<SignedDuration>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Webhook {
+    pub url: Option<String>,
+    pub timeout: SignedDuration,
+}
+
+#[derive(Debug, Clone)]
+pub struct GitHubConfig {
+    pub label: String,
+    pub issue_label: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ReportConfig {
+    /// Where finished runs' reports go in the working tree (relative to its root).
+    pub dir: Option<PathBuf>,
+    /// A markdown file that gets an entry for every aborted run.
+    pub issues_file: Option<PathBuf>,
+}
+
+/// The resolved configuration: plain values, patterns compiled.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where it came from (`None`: built-in defaults).
+    pub source: Option<PathBuf>,
+    pub profile: Profile,
+    pub window: u32,
+    pub rules: Rules,
+    /// `Name <email>` globs of the agent's commits; empty: see [`crate::agents`].
+    pub agents: PatternSet,
+    pub tests: PatternSet,
+    pub completion_patterns: Vec<Regex>,
+    pub on_trip: OnTrip,
+    pub escalation_models: Vec<String>,
+    pub webhook: Webhook,
+    pub github: GitHubConfig,
+    pub report: ReportConfig,
+}
+
+pub const DEFAULT_TEST_PATHS: &[&str] = &[
+    "tests/**",
+    "test/**",
+    "**/*_test.*",
+    "**/test_*.py",
+    "**/*.test.*",
+    "**/*.spec.*",
+];
+pub const DEFAULT_PROTECTED: &[&str] = &[".loopguard.yml", ".github/workflows/**"];
+pub const DEFAULT_COMPLETION: &str = r"(?i)\b(done|completed?|all tests pass(ing)?|fixed)\b";
+pub const DEFAULT_MODELS: &[&str] = &["haiku", "sonnet", "opus"];
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::for_profile(Profile::Balanced)
+    }
+}
+
+impl Config {
+    /// The built-in configuration of a profile.
+    pub fn for_profile(profile: Profile) -> Config {
+        let t = profile.thresholds();
+        let count = |threshold| CountRule {
+            action: RuleAction::Trip,
+            threshold,
+        };
+        Config {
+            source: None,
+            profile,
+            window: t.window,
+            rules: Rules {
+                stagnation: count(t.stagnation),
+                same_error: count(t.same_error),
+                oscillation: count(t.oscillation),
+                repeated_patch: count(t.repeated_patch),
+                false_completion: count(t.false_completion),
+                test_only: TestOnlyRule {
+                    action: RuleAction::Warn,
+                    ratio: t.test_only_ratio,
+                    min_iterations: t.test_only_min_iterations,
+                },
+                budget: BudgetRule {
+                    action: RuleAction::Trip,
+                    max_iterations: t.budget_max_iterations,
+                    max_tokens: None,
+                    max_cost: None,
+                },
+                constraint: ConstraintRule {
+                    action: RuleAction::Trip,
+                    protected: PatternSet::builtin(DEFAULT_PROTECTED, false),
+                    forbid_test_skips: true,
+                    forbid_test_deletions: true,
+                },
+                edge_loop: EdgeLoopRule {
+                    action: RuleAction::Trip,
+                    threshold: t.edge_loop,
+                    edges: BTreeMap::from([(
+                        "planner_to_verifier".to_owned(),
+                        t.edge_loop_verifier,
+                    )]),
+                    max_steps: t.max_steps,
+                },
+            },
+            agents: PatternSet::builtin(&[], true),
+            tests: PatternSet::builtin(DEFAULT_TEST_PATHS, false),
+            completion_patterns: vec![Regex::new(DEFAULT_COMPLETION).expect("valid default")],
+            on_trip: OnTrip {
+                action: TripAction::Pause,
+                notify: vec![Notify::Summary],
+                cooldown: None,
+            },
+            escalation_models: DEFAULT_MODELS.iter().map(|m| (*m).to_owned()).collect(),
+            webhook: Webhook {
+                url: None,
+                timeout: SignedDuration::from_secs(5),
+            },
+            github: GitHubConfig {
+                label: "loopguard:stuck".to_owned(),
+                issue_label: "loopguard".to_owned(),
+            },
+            report: ReportConfig::default(),
+        }
+    }
+
+    /// Reads the config file at `path`; a missing file gives the defaults.
+    pub fn load(path: &Path) -> Result<Config, Error> {
+        match std::fs::read(path) {
+            Ok(bytes) => Config::parse_bytes(&bytes, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display()))),
+        }
+    }
+
+    /// Parses config text; `path` is only used in messages and `source`.
+    pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Config, Error> {
+        let text = std::str::from_utf8(bytes).map_err(|e| Error::Config {
+            path: path.to_owned(),
+            line: line_of_offset(bytes, e.valid_up_to()),
+            column: 1,
+            key: "(file)".to_owned(),
+            message: "the file is not valid UTF-8".to_owned(),
+        })?;
+        Config::parse(text, path)
+    }
+
+    /// Parses config text; `path` is only used in messages and `source`.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+        let raw = raw::parse(text, path)?;
+        let mut config = resolve(raw, path)?;
+        config.source = Some(path.to_owned());
+        Ok(config)
+    }
+
+    /// Whether the commit message claims completion.
+    pub fn claims_done(&self, message: &str) -> bool {
+        self.completion_patterns.iter().any(|r| r.is_match(message))
+    }
+
+    /// Whether a path is a test path (`paths.tests`).
+    pub fn is_test_path(&self, path: &str) -> bool {
+        self.tests.is_match(path)
+    }
+}
+
+fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
+    let lines = bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count();
+    u32::try_from(lines).unwrap_or(u32::MAX).saturating_add(1)
+}
+
+fn at<T>(path: &Path, key: &str, spanned: &Spanned<T>, message: impl Into<String>) -> Error {
+    Error::Config {
+        path: path.to_owned(),
+        line: u32::try_from(spanned.referenced.line()).unwrap_or(0),
+        column: u32::try_from(spanned.referenced.column()).unwrap_or(0),
+        key: key.to_owned(),
+        message: message.into(),
+    }
+}
+
+fn positive(path: &Path, key: &str, v: &Option<Spanned<u32>>, default: u32) -> Result<u32, Error> {
+    match v {
+        None => Ok(default),
+        Some(s) if s.value == 0 => Err(at(path, key, s, "must be at least 1")),
+        Some(s) => Ok(s.value),
+    }
+}
+
+fn patterns(
+    path: &Path,
+    key: &str,
+    list: &Option<Vec<Spanned<String>>>,
+    default: &PatternSet,
+    case_insensitive: bool,
+) -> Result<PatternSet, Error> {
+    let Some(list) = list else {
+        return Ok(default.clone());
+    };
+    let mut builder = GlobSetBuilder::new();
+    for (i, p) in list.iter().enumerate() {
+        let glob = compile_glob(&p.value, case_insensitive).map_err(|e| {
+            at(
+                path,
+                &format!("{key}[{i}]"),
+                p,
+                format!(
+                    "invalid glob `{}`: {}; hint: use `*`, `**`, `?`, `[..]`, `{{a,b}}`",
+                    p.value,
+                    e.kind()
+                ),
+            )
+        })?;
+        builder.add(glob);
+    }
+    let set = builder.build().map_err(|e| Error::Config {
+        path: path.to_owned(),
+        line: 0,
+        column: 0,
+        key: key.to_owned(),
+        message: e.to_string(),
+    })?;
+    Ok(PatternSet {
+        patterns: list.iter().map(|p| p.value.clone()).collect(),
+        set,
+    })
+}
+
+fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
+    let profile = raw.profile.unwrap_or_default();
+    let mut c = Config::for_profile(profile);
+    let t = profile.thresholds();
+
+    c.window = positive(path, "window", &raw.window, t.window)?;
+
+    if let Some(r) = raw.rules {
+        let count = |key: &str, raw: Option<raw::RawCountRule>, base: CountRule| {
+            let Some(raw) = raw else { return Ok(base) };
+            Ok::<_, Error>(CountRule {
+                action: raw.action.unwrap_or(base.action),
+                threshold: positive(path, key, &raw.threshold, base.threshold)?,
+            })
+        };
+        c.rules.stagnation = count(
+            "rules.stagnation.threshold",
+            r.stagnation,
+            c.rules.stagnation,
+        )?;
+        c.rules.same_error = count(
+            "rules.same_error.threshold",
+            r.same_error,
+            c.rules.same_error,
+        )?;
+        c.rules.oscillation = count(
+            "rules.oscillation.threshold",
+            r.oscillation,
+            c.rules.oscillation,
+        )?;
+        c.rules.repeated_patch = count(
+            "rules.repeated_patch.threshold",
+            r.repeated_patch,
+            c.rules.repeated_patch,
+        )?;
+        c.rules.false_completion = count(
+            "rules.false_completion.threshold",
+            r.false_completion,
+            c.rules.false_completion,
+        )?;
+        if let Some(to) = r.test_only {
+            if let Some(ratio) = &to.ratio
+                && !(ratio.value > 0.0 && ratio.value <= 1.0)
+            {
+                return Err(at(
+                    path,
+                    "rules.test_only.ratio",
+                    ratio,
+                    "must be a number in (0, 1], e.g. 0.3",
+                ));
+            }
+            c.rules.test_only = TestOnlyRule {
+                action: to.action.unwrap_or(c.rules.test_only.action),
+                ratio: to.ratio.map_or(c.rules.test_only.ratio, |r| r.value),
+                min_iterations: positive(
+                    path,
+                    "rules.test_only.min_iterations",
+                    &to.min_iterations,
+                    c.rules.test_only.min_iterations,
+                )?,
+            };
+        }
+        if let Some(b) = r.budget {
+            if let Some(cost) = &b.max_cost
+                && !(cost.value > 0.0 && cost.value.is_finite())
+            {
+                return Err(at(
+                    path,
+                    "rules.budget.max_cost",
+                    cost,
+                    "must be a positive number",
+                ));
+            }
+            c.rules.budget = BudgetRule {
+                action: b.action.unwrap_or(c.rules.budget.action),
+                max_iterations: positive(
+                    path,
+                    "rules.budget.max_iterations",
+                    &b.max_iterations,
+                    c.rules.budget.max_iterations,
+                )?,
+                max_tokens: b.max_tokens,
+                max_cost: b.max_cost.map(|c| c.value),
+            };
+        }
+        if let Some(k) = r.constraint {
+            c.rules.constraint = ConstraintRule {
+                action: k.action.unwrap_or(c.rules.constraint.action),
+                protected: patterns(
+                    path,
+                    "rules.constraint.protected",
+                    &k.protected,
+                    &c.rules.constraint.protected,
+                    false,
+                )?,
+                forbid_test_skips: k
+                    .forbid_test_skips
+                    .unwrap_or(c.rules.constraint.forbid_test_skips),
+                forbid_test_deletions: k
+                    .forbid_test_deletions
+                    .unwrap_or(c.rules.constraint.forbid_test_deletions),
+            };
+        }
+        if let Some(e) = r.edge_loop {
+            let mut edges = c.rules.edge_loop.edges.clone();
+            if let Some(raw_edges) = e.edges {
+                for (name, v) in raw_edges {
+                    let key = format!("rules.edge_loop.edges.{name}");
+                    edges.insert(name, positive(path, &key, &Some(v), 1)?);
+                }
+            }
+            c.rules.edge_loop = EdgeLoopRule {
+                action: e.action.unwrap_or(c.rules.edge_loop.action),
+                threshold: positive(
+                    path,
+                    "rules.edge_loop.threshold",
+                    &e.threshold,
+                    c.rules.edge_loop.threshold,
+                )?,
+                edges,
+                max_steps: positive(
+                    path,
+                    "rules.edge_loop.max_steps",
+                    &e.max_steps,
+                    c.rules.edge_loop.max_steps,
+                )?,
+            };
+        }
+    }
+
+    c.agents = patterns(path, "agents", &raw.agents, &c.agents, true)?;
+    if let Some(p) = raw.paths {
+        c.tests = patterns(path, "paths.tests", &p.tests, &c.tests, false)?;
+    }
+    if let Some(list) = raw.completion_patterns {
+        let mut out = Vec::with_capacity(list.len());
+        for (i, p) in list.iter().enumerate() {
+            let re = Regex::new(&p.value).map_err(|e| {
+                let detail = e.to_string();
+                let last = detail.lines().last().unwrap_or("invalid regex").trim();
+                at(
+                    path,
+                    &format!("completion_patterns[{i}]"),
+                    p,
+                    format!(
+                        "invalid regex `{}`: {last}; hint: quote it with single quotes in YAML",
+                        p.value
+                    ),
+                )
+            })?;
+            out.push(re);
+        }
+        c.completion_patterns = out;
+    }
+    if let Some(o) = raw.on_trip {
+        c.on_trip.action = o.action.unwrap_or(c.on_trip.action);
+        if let Some(n) = o.notify {
+            c.on_trip.notify = n;
+        }
+        if let Some(cd) = o.cooldown {
+            c.on_trip.cooldown = Some(parse_duration(&cd.value).map_err(|m| {
+                at(
+                    path,
+                    "on_trip.cooldown",
+                    &cd,
+                    format!("{m}; hint: write e.g. \"30m\", \"2h\" or \"90s\""),
+                )
+            })?);
+        }
+    }
+    if let Some(e) = raw.escalation
+        && let Some(models) = e.models
+    {
+        if models.is_empty() {
+            return Err(Error::Config {
+                path: path.to_owned(),
+                line: 0,
+                column: 0,
+                key: "escalation.models".to_owned(),
+                message: "must name at least one model".to_owned(),
+            });
+        }
+        c.escalation_models = models;
+    }
+    if let Some(w) = raw.webhook {
+        if let Some(url) = w.url {
+            let ok = url.value.starts_with("https://") || url.value.starts_with("http://");
+            if !ok {
+                return Err(at(
+                    path,
+                    "webhook.url",
+                    &url,
+                    "must be an http:// or https:// URL",
+                ));
+            }
+            c.webhook.url = Some(url.value);
+        }
+        if let Some(t) = w.timeout {
+            c.webhook.timeout = parse_duration(&t.value).map_err(|m| {
+                at(
+                    path,
+                    "webhook.timeout",
+                    &t,
+                    format!("{m}; hint: write e.g. \"5s\""),
+                )
+            })?;
+        }
+    }
+    if let Some(g) = raw.github {
+        if let Some(l) = g.label {
+            c.github.label = l;
+        }
+        if let Some(l) = g.issue_label {
+            c.github.issue_label = l;
+        }
+    }
+    if let Some(r) = raw.report {
+        c.report.dir = r.dir.map(PathBuf::from);
+        c.report.issues_file = r.issues_file.map(PathBuf::from);
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,221 @@
+//! The YAML schema as serde sees it: every key optional, unknown keys denied, values that
+//! need checking after parsing kept with their location.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::{Notify, Profile, RuleAction, TripAction};
+use crate::error::Error;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConfig {
+    pub profile: Option<Profile>,
+    pub window: Option<Spanned<u32>>,
+    pub rules: Option<RawRules>,
+    pub agents: Option<Vec<Spanned<String>>>,
+    pub paths: Option<RawPaths>,
+    pub completion_patterns: Option<Vec<Spanned<String>>>,
+    pub on_trip: Option<RawOnTrip>,
+    pub escalation: Option<RawEscalation>,
+    pub webhook: Option<RawWebhook>,
+    pub github: Option<RawGitHub>,
+    pub report: Option<RawReport>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRules {
+    pub stagnation: Option<RawCountRule>,
+    pub same_error: Option<RawCountRule>,
+    pub oscillation: Option<RawCountRule>,
+    pub repeated_patch: Option<RawCountRule>,
+    pub false_completion: Option<RawCountRule>,
+    pub test_only: Option<RawTestOnly>,
+    pub budget: Option<RawBudget>,
+    pub constraint: Option<RawConstraint>,
+    pub edge_loop: Option<RawEdgeLoop>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCountRule {
+    pub threshold: Option<Spanned<u32>>,
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTestOnly {
+    pub ratio: Option<Spanned<f64>>,
+    pub min_iterations: Option<Spanned<u32>>,
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBudget {
+    pub max_iterations: Option<Spanned<u32>>,
+    pub max_tokens: Option<u64>,
+    pub max_cost: Option<Spanned<f64>>,
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawConstraint {
+    pub protected: Option<Vec<Spanned<String>>>,
+    pub forbid_test_skips: Option<bool>,
+    pub forbid_test_deletions: Option<bool>,
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEdgeLoop {
+    pub threshold: Option<Spanned<u32>>,
+    pub edges: Option<BTreeMap<String, Spanned<u32>>>,
+    pub max_steps: Option<Spanned<u32>>,
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPaths {
+    pub tests: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawOnTrip {
+    pub action: Option<TripAction>,
+    pub notify: Option<Vec<Notify>>,
+    pub cooldown: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEscalation {
+    pub models: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWebhook {
+    pub url: Option<Spanned<String>>,
+    pub timeout: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawGitHub {
+    pub label: Option<String>,
+    pub issue_label: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawReport {
+    pub dir: Option<String>,
+    pub issues_file: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for Profile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Parses YAML text into the raw schema; errors name file, line, column and key path.
+pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, Error> {
+    // An empty file or one with only comments is an empty mapping, not an error.
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#') || l.trim() == "---")
+    {
+        return Ok(empty());
+    }
+    let mut key_path = String::new();
+    let result = serde_saphyr::with_deserializer_from_str(text, |de| {
+        serde_path_to_error::deserialize::<_, Option<RawConfig>>(de).map_err(|e| {
+            key_path = e.path().to_string();
+            e.into_inner()
+        })
+    });
+    match result {
+        Ok(Some(raw)) => Ok(raw),
+        Ok(None) => Ok(empty()),
+        Err(e) => {
+            let (line, column) = e
+                .location()
+                .map_or((0, 0), |l| (l.line() as u32, l.column() as u32));
+            let message = bare_message(&e.without_snippet().to_string());
+            // `Spanned` values show up as a `.value` step in the path.
+            let key_path = key_path
+                .strip_suffix(".value")
+                .unwrap_or(&key_path)
+                .replace(".value.", ".");
+            let key = if key_path.is_empty() || key_path == "." || key_path == "?" {
+                "(top level)".to_owned()
+            } else {
+                key_path
+            };
+            Err(Error::Config {
+                path: path.to_owned(),
+                line,
+                column,
+                key,
+                message: hint_for(&message),
+            })
+        }
+    }
+}
+
+fn empty() -> RawConfig {
+    RawConfig {
+        profile: None,
+        window: None,
+        rules: None,
+        agents: None,
+        paths: None,
+        completion_patterns: None,
+        on_trip: None,
+        escalation: None,
+        webhook: None,
+        github: None,
+        report: None,
+    }
+}
+
+/// serde-saphyr prefixes its messages with "error: line N column M: "; we print the
+/// location ourselves.
+fn bare_message(rendered: &str) -> String {
+    let first = rendered.lines().next().unwrap_or(rendered);
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let first = match first.find(": ") {
+        Some(i) if first.starts_with("line ") => &first[i + 2..],
+        _ => first,
+    };
+    // ... and sometimes suffixes them with " at line N, column M".
+    match first.rfind(" at line ") {
+        Some(i) => first[..i].to_owned(),
+        None => first.to_owned(),
+    }
+}
+
+fn hint_for(message: &str) -> String {
+    if message.starts_with("unknown field") {
+        format!("{message}; hint: remove the key or fix its spelling (README.md lists every key)")
+    } else if message.starts_with("invalid u32") || message.starts_with("invalid u64") {
+        format!("{message}: expected a whole number, e.g. 3")
+    } else if message.starts_with("duplicate mapping key") {
+        let m = message.split(", set ").next().unwrap_or(message);
+        format!("{m}; hint: keep one of them")
+    } else {
+        message.to_owned()
+    }
+}

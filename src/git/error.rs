@@ -1,0 +1,38 @@
+use std::path::PathBuf;
+
+/// What went wrong reading git; each message ends with a `hint:` when the user can act.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error(
+        "not a git repository (or any of its parents): {}: {reason}\nhint: run loopguard inside a git repository (`git init` makes one)",
+        path.display()
+    )]
+    NotARepository { path: PathBuf, reason: String },
+
+    #[error("bad revision `{rev}`: {reason}\nhint: {hint}")]
+    BadRevision {
+        rev: String,
+        reason: String,
+        hint: &'static str,
+    },
+
+    #[error("{context}: {message}")]
+    Other { context: String, message: String },
+}
+
+impl GitError {
+    pub(crate) fn other(context: impl Into<String>, err: impl std::fmt::Display) -> Self {
+        GitError::Other {
+            context: context.into(),
+            message: err.to_string(),
+        }
+    }
+
+    pub(crate) fn bad_rev(rev: &str, reason: impl std::fmt::Display) -> Self {
+        GitError::BadRevision {
+            rev: rev.to_owned(),
+            reason: reason.to_string(),
+            hint: "give a commit, branch or tag that exists here (`git log --oneline` lists them); in a shallow clone, fetch more history (`git fetch --unshallow`)",
+        }
+    }
+}

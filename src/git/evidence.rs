@@ -1,0 +1,466 @@
+//! The evidence of one commit: its change against the first parent, read in-process.
+//!
+//! One [`EvidenceReader`] per thread: it owns the buffers that tree diffs, blob reads and
+//! line diffs reuse from commit to commit, and remembers the tree of every commit it read,
+//! so the parent of the next commit in a range costs nothing.
+
+use std::collections::{HashMap, HashSet};
+
+use gix::ObjectId;
+use gix::bstr::BString;
+use gix::diff::tree::recorder::Change;
+use gix::diff::tree::{Recorder, State};
+use gix::objs::tree::EntryMode;
+use gix::objs::{Find, FindExt, TreeRefIter};
+
+use super::GitError;
+use super::diff::{
+    ChangedLine, LineDiffer, MAX_LINE_DIFF_BYTES, equal_ignoring_whitespace, is_binary, lines,
+};
+use super::patch_id::{FilePatchHasher, PatchIdBuilder};
+use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
+use super::skips::{may_hold_skips, skips_added};
+use crate::iteration::{FileChange, FileStatus, Iteration, SkipAdded};
+
+/// One side of a changed file, its content loaded.
+struct Side {
+    path: BString,
+    id: ObjectId,
+    mode: EntryMode,
+    data: Vec<u8>,
+    /// Larger than [`MAX_LINE_DIFF_BYTES`]: `data` is empty and the blob is opaque.
+    too_big: bool,
+}
+
+/// A changed file: `old`/`new` absent for additions/deletions.
+struct FilePair {
+    status: FileStatus,
+    old: Option<Side>,
+    new: Option<Side>,
+}
+
+impl Side {
+    fn rename_side(&self) -> RenameSide<'_> {
+        RenameSide {
+            path: self.path.as_slice(),
+            id: self.id.as_bytes(),
+            data: (!self.too_big).then_some(self.data.as_slice()),
+            // Too big to read: a size no smaller file can be similar to.
+            size: if self.too_big {
+                u64::MAX / 2
+            } else {
+                self.data.len() as u64
+            },
+        }
+    }
+}
+
+impl FilePair {
+    fn path(&self) -> &BString {
+        let side = self.new.as_ref().or(self.old.as_ref());
+        &side.expect("a file pair has at least one side").path
+    }
+}
+
+/// Everything the files of one change contribute.
+struct ChangeSummary {
+    files: Vec<FileChange>,
+    patch: PatchIdBuilder,
+    skips: Vec<SkipAdded>,
+    whitespace_only: bool,
+}
+
+pub(crate) struct EvidenceReader<'r> {
+    repo: &'r gix::Repository,
+    shallow: &'r HashSet<ObjectId>,
+    state: State,
+    recorder: Recorder,
+    commit_buf: Vec<u8>,
+    parent_buf: Vec<u8>,
+    lhs_buf: Vec<u8>,
+    rhs_buf: Vec<u8>,
+    differ: LineDiffer,
+    /// Blob buffers handed back after each commit.
+    pool: Vec<Vec<u8>>,
+    /// Commit id -> tree id, for parents read before.
+    trees: HashMap<ObjectId, ObjectId>,
+}
+
+fn hex(id: &ObjectId) -> String {
+    id.to_hex().to_string()
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl<'r> EvidenceReader<'r> {
+    pub(crate) fn new(repo: &'r gix::Repository, shallow: &'r HashSet<ObjectId>) -> Self {
+        EvidenceReader {
+            repo,
+            shallow,
+            state: State::default(),
+            recorder: Recorder::default(),
+            commit_buf: Vec::new(),
+            parent_buf: Vec::new(),
+            lhs_buf: Vec::new(),
+            rhs_buf: Vec::new(),
+            differ: LineDiffer::default(),
+            pool: Vec::new(),
+            trees: HashMap::new(),
+        }
+    }
+
+    /// The tree of commit `id`, or `None` when the commit is not in the repository (beyond
+    /// a shallow boundary).
+    fn tree_of(&mut self, id: ObjectId) -> Result<Option<ObjectId>, GitError> {
+        if let Some(tree) = self.trees.get(&id) {
+            return Ok(Some(*tree));
+        }
+        let found = self
+            .repo
+            .objects
+            .try_find(&id, &mut self.parent_buf)
+            .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
+        let Some(data) = found else {
+            return Ok(None);
+        };
+        let tree = data
+            .try_into_commit_iter()
+            .and_then(|mut c| c.tree_id().ok())
+            .ok_or_else(|| GitError::other(format!("cannot read commit {id}"), "not a commit"))?;
+        self.trees.insert(id, tree);
+        Ok(Some(tree))
+    }
+
+    pub(crate) fn iteration(&mut self, id: ObjectId) -> Result<Iteration, GitError> {
+        let (tree, parents, author, at, message) = {
+            let commit = self
+                .repo
+                .objects
+                .find_commit(&id, &mut self.commit_buf)
+                .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
+            let author = gix::actor::SignatureRef::from_bytes(commit.author)
+                .map(|s| {
+                    let s = s.trim();
+                    format!("{} <{}>", lossy(s.name), lossy(s.email))
+                })
+                .unwrap_or_else(|_| lossy(commit.author).trim().to_owned());
+            let at = gix::actor::SignatureRef::from_bytes(commit.committer)
+                .ok()
+                .and_then(|s| jiff::Timestamp::from_second(s.seconds()).ok());
+            let parents: Vec<ObjectId> = commit.parents().collect();
+            let message = lossy(commit.message).trim_end().to_owned();
+            (commit.tree(), parents, author, at, message)
+        };
+        self.trees.insert(id, tree);
+
+        let mut it = Iteration {
+            id: hex(&id),
+            author: Some(author),
+            tree: Some(hex(&tree)),
+            parents: Some(parents.iter().map(hex).collect()),
+            message: Some(message),
+            at,
+            ..Iteration::default()
+        };
+
+        let parent_tree = match parents.first() {
+            None => None,
+            // A shallow boundary: git itself treats the commit as parentless, but its
+            // change is unknown, not "everything added".
+            Some(_) if self.shallow.contains(&id) => return Ok(it),
+            Some(parent) => match self.tree_of(*parent)? {
+                Some(t) => Some(t),
+                None => return Ok(it),
+            },
+        };
+        it.parent_tree = parent_tree.as_ref().map(hex);
+
+        let summary = if parent_tree == Some(tree) {
+            ChangeSummary {
+                files: Vec::new(),
+                patch: PatchIdBuilder::default(),
+                skips: Vec::new(),
+                whitespace_only: false,
+            }
+        } else {
+            let pairs = self.changed_files(parent_tree, tree)?;
+            let summary = self.summarise(&pairs);
+            self.recycle(pairs);
+            summary
+        };
+        it.whitespace_only = Some(summary.whitespace_only);
+        it.patch_id = if parents.len() > 1 {
+            None
+        } else {
+            summary.patch.finish()
+        };
+        it.files = Some(summary.files);
+        it.skips_added = Some(summary.skips);
+        Ok(it)
+    }
+
+    fn recycle(&mut self, pairs: Vec<FilePair>) {
+        for pair in pairs {
+            for side in [pair.old, pair.new].into_iter().flatten() {
+                if self.pool.len() < 64 && side.data.capacity() <= MAX_LINE_DIFF_BYTES {
+                    let mut data = side.data;
+                    data.clear();
+                    self.pool.push(data);
+                }
+            }
+        }
+    }
+
+    fn load(&mut self, path: BString, id: ObjectId, mode: EntryMode) -> Result<Side, GitError> {
+        let mut data = self.pool.pop().unwrap_or_default();
+        if mode.is_commit() {
+            // A submodule: git shows its commit id as one line of text.
+            data.extend_from_slice(format!("Subproject commit {id}\n").as_bytes());
+            return Ok(Side {
+                path,
+                id,
+                mode,
+                data,
+                too_big: false,
+            });
+        }
+        let len = self
+            .repo
+            .objects
+            .find_blob(&id, &mut data)
+            .map_err(|e| GitError::other(format!("cannot read {} ({id})", path), e))?
+            .data
+            .len();
+        data.truncate(len);
+        let too_big = data.len() > MAX_LINE_DIFF_BYTES;
+        if too_big {
+            data = Vec::new();
+        }
+        Ok(Side {
+            path,
+            id,
+            mode,
+            data,
+            too_big,
+        })
+    }
+
+    /// The files that differ between the two trees, renames paired, sorted by path.
+    fn changed_files(
+        &mut self,
+        parent_tree: Option<ObjectId>,
+        tree: ObjectId,
+    ) -> Result<Vec<FilePair>, GitError> {
+        let kind = self.repo.object_hash();
+        let lhs = match parent_tree {
+            Some(t) => self
+                .repo
+                .objects
+                .find_tree_iter(&t, &mut self.lhs_buf)
+                .map_err(|e| GitError::other(format!("cannot read tree {t}"), e))?,
+            None => TreeRefIter::from_bytes(&[], kind),
+        };
+        let rhs = self
+            .repo
+            .objects
+            .find_tree_iter(&tree, &mut self.rhs_buf)
+            .map_err(|e| GitError::other(format!("cannot read tree {tree}"), e))?;
+        // A fresh recorder: it tracks the current path across calls.
+        self.recorder = Recorder::default();
+        gix::diff::tree(
+            lhs,
+            rhs,
+            &mut self.state,
+            &self.repo.objects,
+            &mut self.recorder,
+        )
+        .map_err(|e| GitError::other(format!("cannot diff tree {tree}"), e))?;
+        let records = std::mem::take(&mut self.recorder.records);
+
+        let mut pairs = Vec::new();
+        let mut deleted = Vec::new();
+        let mut added = Vec::new();
+        for change in records {
+            match change {
+                Change::Addition {
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
+                } if !entry_mode.is_tree() => added.push(self.load(path, oid, entry_mode)?),
+                Change::Deletion {
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
+                } if !entry_mode.is_tree() => deleted.push(self.load(path, oid, entry_mode)?),
+                Change::Modification {
+                    previous_entry_mode,
+                    previous_oid,
+                    entry_mode,
+                    oid,
+                    path,
+                } => match (previous_entry_mode.is_tree(), entry_mode.is_tree()) {
+                    (false, false) => {
+                        let old = self.load(path.clone(), previous_oid, previous_entry_mode)?;
+                        let new = self.load(path, oid, entry_mode)?;
+                        pairs.push(FilePair {
+                            status: FileStatus::Modified,
+                            old: Some(old),
+                            new: Some(new),
+                        });
+                    }
+                    // A file replaced by a directory or back: the tree diff reports the
+                    // directory's entries separately; the file is an add or a delete.
+                    (true, false) => added.push(self.load(path, oid, entry_mode)?),
+                    (false, true) => {
+                        deleted.push(self.load(path, previous_oid, previous_entry_mode)?)
+                    }
+                    (true, true) => {}
+                },
+                _ => {}
+            }
+        }
+
+        let renames = {
+            let d: Vec<RenameSide<'_>> = deleted.iter().map(Side::rename_side).collect();
+            let a: Vec<RenameSide<'_>> = added.iter().map(Side::rename_side).collect();
+            detect_renames(&d, &a, DEFAULT_RENAME_LIMIT)
+        };
+        let mut deleted: Vec<Option<Side>> = deleted.into_iter().map(Some).collect();
+        let mut added: Vec<Option<Side>> = added.into_iter().map(Some).collect();
+        for r in renames {
+            pairs.push(FilePair {
+                status: FileStatus::Renamed,
+                old: deleted[r.deleted].take(),
+                new: added[r.added].take(),
+            });
+        }
+        pairs.extend(added.into_iter().flatten().map(|s| FilePair {
+            status: FileStatus::Added,
+            old: None,
+            new: Some(s),
+        }));
+        pairs.extend(deleted.into_iter().flatten().map(|s| FilePair {
+            status: FileStatus::Deleted,
+            old: Some(s),
+            new: None,
+        }));
+        pairs.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(pairs)
+    }
+
+    fn summarise(&mut self, pairs: &[FilePair]) -> ChangeSummary {
+        let mut summary = ChangeSummary {
+            files: Vec::with_capacity(pairs.len()),
+            patch: PatchIdBuilder::default(),
+            skips: Vec::new(),
+            whitespace_only: !pairs.is_empty(),
+        };
+        let mut skip_added: Vec<&[u8]> = Vec::new();
+        let mut skip_removed: Vec<&[u8]> = Vec::new();
+        for pair in pairs {
+            let path = pair.path();
+            let path_str = lossy(path);
+            let old_path = pair.old.as_ref().map_or(path, |s| &s.path);
+            let mut hasher = FilePatchHasher::new(pair.status, old_path, path);
+            let mut file = FileChange {
+                path: path_str,
+                status: Some(pair.status),
+                old_path: (pair.status == FileStatus::Renamed).then(|| lossy(old_path)),
+                ..FileChange::default()
+            };
+            let mut ws_equal = pair.status == FileStatus::Modified;
+
+            if let (Some(old), Some(new)) = (&pair.old, &pair.new)
+                && old.mode != new.mode
+            {
+                hasher.mode_change(old.mode.value(), new.mode.value());
+                ws_equal = false;
+            }
+            let old = pair.old.as_ref();
+            let new = pair.new.as_ref();
+            let too_big = old.is_some_and(|s| s.too_big) || new.is_some_and(|s| s.too_big);
+            let binary = !too_big
+                && (old.is_some_and(|s| is_binary(&s.data))
+                    || new.is_some_and(|s| is_binary(&s.data)));
+            if too_big || binary {
+                let changed = old.map(|s| s.id) != new.map(|s| s.id);
+                if changed {
+                    hasher.opaque(old.map(|s| s.id.as_bytes()), new.map(|s| s.id.as_bytes()));
+                    ws_equal = false;
+                }
+                file.binary = binary;
+            } else {
+                let collect_skips = may_hold_skips(&file.path);
+                skip_added.clear();
+                skip_removed.clear();
+                let mut each = |line: ChangedLine<'_>| match line {
+                    ChangedLine::Added(l) => hasher.added(l),
+                    ChangedLine::Removed(l) => hasher.removed(l),
+                };
+                let (n_added, n_removed) = match (old, new) {
+                    (None, Some(n)) => {
+                        let mut count = 0;
+                        for l in lines(&n.data) {
+                            each(ChangedLine::Added(l));
+                            if collect_skips {
+                                skip_added.push(l);
+                            }
+                            count += 1;
+                        }
+                        (count, 0)
+                    }
+                    (Some(o), None) => {
+                        let mut count = 0;
+                        for l in lines(&o.data) {
+                            each(ChangedLine::Removed(l));
+                            count += 1;
+                        }
+                        (0, count)
+                    }
+                    (Some(o), Some(n)) if o.id != n.id => {
+                        let counts = self.differ.diff(&o.data, &n.data, |line| {
+                            each(line);
+                            if collect_skips {
+                                match line {
+                                    ChangedLine::Added(l) => skip_added.push(l),
+                                    ChangedLine::Removed(l) => skip_removed.push(l),
+                                }
+                            }
+                        });
+                        if ws_equal && !equal_ignoring_whitespace(&o.data, &n.data) {
+                            ws_equal = false;
+                        }
+                        (counts.added, counts.removed)
+                    }
+                    _ => (0, 0),
+                };
+                file.added = Some(n_added);
+                file.deleted = Some(n_removed);
+                if collect_skips && !skip_added.is_empty() {
+                    summary.skips.extend(skips_added(
+                        &file.path,
+                        skip_added.iter().copied(),
+                        skip_removed.iter().copied(),
+                    ));
+                }
+            }
+            summary.whitespace_only &= ws_equal;
+            summary.patch.push(hasher);
+            summary.files.push(file);
+        }
+        summary
+    }
+}
+
+/// Ids of the commits beyond which history is cut (empty unless shallow).
+pub(crate) fn shallow_set(repo: &gix::Repository) -> HashSet<ObjectId> {
+    repo.shallow_commits()
+        .ok()
+        .flatten()
+        .map(|commits| commits.iter().copied().collect())
+        .unwrap_or_default()
+}

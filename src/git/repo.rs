@@ -1,0 +1,444 @@
+//! [`Repo`]: one opened repository and the questions loopguard asks it.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+use gix::bstr::ByteSlice;
+
+use super::GitError;
+use super::evidence::{EvidenceReader, shallow_set};
+use super::range::Graph;
+use crate::iteration::Iteration;
+
+/// What `HEAD` is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    /// The commit `HEAD` points at; `None` on an unborn branch (no commit yet).
+    pub id: Option<String>,
+    /// The branch `HEAD` is on, short form (`main`); `None` when detached.
+    pub branch: Option<String>,
+    pub detached: bool,
+}
+
+/// The newest entry of a reflog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReflogEntry {
+    /// The previous commit id (all zeros when the ref was created).
+    pub old: String,
+    pub new: String,
+    /// What git wrote: `commit: ...`, `commit (amend): ...`, `rebase (pick): ...`,
+    /// `cherry-pick: ...`, `checkout: ...`.
+    pub message: String,
+}
+
+/// An opened repository. Cheap to open (a few file reads); not shared across threads (each
+/// worker of [`Repo::iterations`] takes its own handle on the same object store).
+pub struct Repo {
+    repo: gix::Repository,
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+    workdir: Option<PathBuf>,
+    shallow: HashSet<ObjectId>,
+}
+
+/// Bytes of decoded objects each reader keeps: holds the trees of a few consecutive commits
+/// of a large repository, so a range reads each tree once.
+const OBJECT_CACHE_BYTES: usize = 16 << 20;
+
+/// `path` made absolute, with `.` and `..` resolved lexically (gix reports a linked
+/// worktree's common dir as `<git dir>/../..`).
+fn absolute(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl Repo {
+    /// Opens the repository containing `dir` (searching upwards, like git). The
+    /// environment (`GIT_DIR`) is not consulted; see [`Repo::discover_with_env`].
+    pub fn discover(dir: &Path) -> Result<Repo, GitError> {
+        let dir = absolute(dir);
+        let repo = gix::discover(&dir).map_err(|e| GitError::NotARepository {
+            path: dir.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(Repo::wrap(repo))
+    }
+
+    /// Like [`Repo::discover`], but honours `GIT_DIR`, `GIT_WORK_TREE` and their kin as
+    /// git does, which is what hooks need: git runs them with `GIT_DIR` set in linked
+    /// worktrees and during rebases.
+    pub fn discover_with_env(dir: &Path) -> Result<Repo, GitError> {
+        let dir = absolute(dir);
+        let repo = gix::discover_with_environment_overrides(&dir).map_err(|e| {
+            GitError::NotARepository {
+                path: dir.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(Repo::wrap(repo))
+    }
+
+    fn wrap(repo: gix::Repository) -> Repo {
+        let git_dir = absolute(repo.git_dir());
+        let common_dir = absolute(repo.common_dir());
+        let workdir = repo.workdir().map(absolute);
+        let shallow = shallow_set(&repo);
+        Repo {
+            repo,
+            git_dir,
+            common_dir,
+            workdir,
+            shallow,
+        }
+    }
+
+    /// The repository's own git directory (`.git`, or `.git/worktrees/<name>` in a linked
+    /// worktree).
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// The directory shared by all worktrees (`git rev-parse --git-common-dir`).
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// The worktree root; `None` in a bare repository.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.workdir.as_deref()
+    }
+
+    /// Where git runs hooks from: `core.hooksPath` when set (a relative path is taken
+    /// from the worktree root, or from the git dir of a bare repository, as git does; `~`
+    /// is expanded), else `<common dir>/hooks`.
+    pub fn hooks_dir(&self) -> PathBuf {
+        let configured = self
+            .repo
+            .config_snapshot()
+            .trusted_path("core.hooksPath")
+            .ok()
+            .flatten()
+            .filter(|p| !p.as_os_str().is_empty());
+        match configured {
+            Some(path) if path.is_absolute() => path,
+            Some(path) => self.workdir.as_deref().unwrap_or(&self.git_dir).join(path),
+            None => self.common_dir.join("hooks"),
+        }
+    }
+
+    /// What `HEAD` points at.
+    pub fn head(&self) -> Result<Head, GitError> {
+        let head = self
+            .repo
+            .head()
+            .map_err(|e| GitError::other("cannot read HEAD", e))?;
+        let short = |name: &gix::refs::FullNameRef| {
+            let name = name.as_bstr();
+            name.strip_prefix(b"refs/heads/")
+                .unwrap_or(name)
+                .to_str_lossy()
+                .into_owned()
+        };
+        Ok(match head.kind {
+            gix::head::Kind::Symbolic(r) => Head {
+                id: r.target.try_id().map(|id| id.to_hex().to_string()),
+                branch: Some(short(r.name.as_ref())),
+                detached: false,
+            },
+            gix::head::Kind::Unborn(name) => Head {
+                id: None,
+                branch: Some(short(name.as_ref())),
+                detached: false,
+            },
+            gix::head::Kind::Detached { target, peeled } => Head {
+                id: Some(peeled.unwrap_or(target).to_hex().to_string()),
+                branch: None,
+                detached: true,
+            },
+        })
+    }
+
+    /// Whether history is cut short (a `--depth` clone).
+    pub fn is_shallow(&self) -> bool {
+        !self.shallow.is_empty()
+    }
+
+    /// The commit `rev` names (tags peeled), as a full hex id.
+    pub fn resolve(&self, rev: &str) -> Result<String, GitError> {
+        Ok(self.commit_id(rev)?.to_hex().to_string())
+    }
+
+    pub(crate) fn commit_id(&self, rev: &str) -> Result<ObjectId, GitError> {
+        if let Ok(id) = ObjectId::from_hex(rev.as_bytes())
+            && self.repo.has_object(id)
+        {
+            return self.peel_to_commit(rev, id);
+        }
+        let id = self
+            .repo
+            .rev_parse_single(rev)
+            .map_err(|e| self.rev_error(rev, e))?;
+        self.peel_to_commit(rev, id.detach())
+    }
+
+    fn rev_error(&self, rev: &str, err: impl std::fmt::Display) -> GitError {
+        if matches!(self.head(), Ok(Head { id: None, .. })) {
+            return GitError::BadRevision {
+                rev: rev.to_owned(),
+                reason: "the current branch has no commits yet".to_owned(),
+                hint: "make a first commit, then run this again",
+            };
+        }
+        GitError::bad_rev(rev, err)
+    }
+
+    fn peel_to_commit(&self, rev: &str, id: ObjectId) -> Result<ObjectId, GitError> {
+        let object = self
+            .repo
+            .find_object(id)
+            .map_err(|e| GitError::bad_rev(rev, e))?;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|_| GitError::bad_rev(rev, "it does not name a commit"))?;
+        Ok(commit.id)
+    }
+
+    /// The commits of a range, oldest first, in the order of `git rev-list --reverse
+    /// --topo-order`: `A..B` (reachable from B, not from A), `B` (all of B's history),
+    /// `A...B` (reachable from one side only), `B^!` (B alone), `B^@` (B's parents'
+    /// history). A shallow boundary ends the range without error.
+    pub fn rev_range(&self, spec: &str) -> Result<Vec<String>, GitError> {
+        let ids = self.rev_range_ids(spec)?;
+        Ok(ids.iter().map(|id| id.to_hex().to_string()).collect())
+    }
+
+    fn rev_range_ids(&self, spec: &str) -> Result<Vec<ObjectId>, GitError> {
+        use gix::revision::plumbing::Spec;
+        let parsed = self
+            .repo
+            .rev_parse(spec)
+            .map_err(|e| self.rev_error(spec, e))?
+            .detach();
+        let commit = |id: ObjectId| self.peel_to_commit(spec, id);
+        let mut graph = Graph::new(&self.repo, &self.shallow);
+        let walk_order = match parsed {
+            Spec::Include(to) => graph.reachable(&[commit(to)?], &[])?,
+            Spec::Exclude(_) => Vec::new(),
+            Spec::Range { from, to } => graph.reachable(&[commit(to)?], &[commit(from)?])?,
+            Spec::Merge { theirs, ours } => {
+                let (a, b) = (commit(theirs)?, commit(ours)?);
+                let left = graph.reachable(&[a], &[b])?;
+                let right = graph.reachable(&[b], &[a])?;
+                graph.merge_by_time(left, right)
+            }
+            Spec::ExcludeParents(id) => graph.single(commit(id)?)?,
+            Spec::IncludeOnlyParents(id) => {
+                let id = commit(id)?;
+                let parents = graph.parents_of(id)?;
+                graph.reachable(&parents, &[])?
+            }
+        };
+        Ok(graph.topo_oldest_first(&walk_order))
+    }
+
+    /// The commits of the branch at `tip`: reachable from `tip` and from no other local
+    /// branch or remote-tracking ref, oldest first (topological), at most the `limit`
+    /// newest.
+    ///
+    /// "Other" leaves out the refs that are this branch's own line: `refs/heads/<branch>`,
+    /// its configured upstream, every `refs/remotes/*/<branch>` (the branch pushed to any
+    /// remote), symbolic refs (`origin/HEAD`), and any ref pointing at `tip` itself (a
+    /// copy of the branch, which would otherwise hide all of it). A ref pointing at an
+    /// ancestor of `tip` (the base branch, not moved since) still bounds the run. With
+    /// `branch` `None` (detached HEAD) only the last rule applies.
+    pub fn branch_commits(
+        &self,
+        tip: &str,
+        branch: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, GitError> {
+        let tip = self.commit_id(tip)?;
+        let others = self.other_branch_tips(tip, branch)?;
+        let mut graph = Graph::new(&self.repo, &self.shallow);
+        let walk_order = graph.reachable(&[tip], &others)?;
+        let ordered = graph.topo_oldest_first(&walk_order);
+        let skip = ordered.len().saturating_sub(limit);
+        Ok(ordered[skip..]
+            .iter()
+            .map(|id| id.to_hex().to_string())
+            .collect())
+    }
+
+    fn other_branch_tips(
+        &self,
+        tip: ObjectId,
+        branch: Option<&str>,
+    ) -> Result<Vec<ObjectId>, GitError> {
+        let own = branch.map(|b| format!("refs/heads/{b}"));
+        let own_remote_suffix = branch.map(|b| format!("/{b}"));
+        let upstream = own.as_deref().and_then(|name| {
+            let name: &gix::refs::FullNameRef = name.try_into().ok()?;
+            self.repo
+                .branch_remote_tracking_ref_name(name, gix::remote::Direction::Fetch)?
+                .ok()
+                .map(|n| n.as_bstr().to_str_lossy().into_owned())
+        });
+        let platform = self
+            .repo
+            .references()
+            .map_err(|e| GitError::other("cannot list references", e))?;
+        let iter = platform
+            .all()
+            .map_err(|e| GitError::other("cannot list references", e))?;
+        let mut tips = Vec::new();
+        for reference in iter {
+            let Ok(mut reference) = reference else {
+                continue;
+            };
+            let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            let is_remote = name.starts_with("refs/remotes/");
+            if !(name.starts_with("refs/heads/") || is_remote) {
+                continue;
+            }
+            if reference.target().try_id().is_none() {
+                continue;
+            }
+            if Some(&name) == own.as_ref() || Some(&name) == upstream.as_ref() {
+                continue;
+            }
+            if is_remote
+                && let Some(suffix) = &own_remote_suffix
+                && name["refs/remotes/".len()..]
+                    .split_once('/')
+                    .is_some_and(|(_, rest)| format!("/{rest}") == *suffix)
+            {
+                continue;
+            }
+            let Ok(id) = reference.peel_to_id() else {
+                continue;
+            };
+            let id = id.detach();
+            if id != tip
+                && let Ok(commit) = self.peel_to_commit(&name, id)
+            {
+                tips.push(commit);
+            }
+        }
+        tips.sort();
+        tips.dedup();
+        Ok(tips)
+    }
+
+    /// The evidence of commit `id` (any revision) against its first parent.
+    pub fn iteration(&self, id: &str) -> Result<Iteration, GitError> {
+        let id = self.commit_id(id)?;
+        EvidenceReader::new(&self.repo, &self.shallow).iteration(id)
+    }
+
+    /// The evidence of many commits, in the given order. Runs on up to four threads when
+    /// there are enough commits to pay for them; each thread reads a contiguous slice, so
+    /// consecutive commits share its caches.
+    pub fn iterations(&self, ids: &[String]) -> Result<Vec<Iteration>, GitError> {
+        let ids: Vec<ObjectId> = ids
+            .iter()
+            .map(|id| self.commit_id(id))
+            .collect::<Result<_, _>>()?;
+        const MIN_PER_THREAD: usize = 32;
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(4)
+            .min(ids.len() / MIN_PER_THREAD)
+            .max(1);
+        let shallow = &self.shallow;
+        let read = |repo: &gix::Repository, ids: &[ObjectId]| {
+            let mut reader = EvidenceReader::new(repo, shallow);
+            ids.iter()
+                .map(|id| reader.iteration(*id))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        if threads == 1 {
+            let mut repo = self.repo.clone();
+            repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+            return read(&repo, &ids);
+        }
+        let chunk = ids.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = ids
+                .chunks(chunk)
+                .map(|slice| {
+                    let mut repo = self.repo.clone();
+                    scope.spawn(move || {
+                        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+                        read(&repo, slice)
+                    })
+                })
+                .collect();
+            let mut out = Vec::with_capacity(ids.len());
+            for worker in workers {
+                out.extend(worker.join().expect("evidence workers do not panic")?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// The content of `path` (slash-separated, from the repository root) at commit `rev`;
+    /// `None` when the path does not exist there or is not a file.
+    pub fn blob_at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let id = self.commit_id(rev)?;
+        let tree = self
+            .repo
+            .find_commit(id)
+            .and_then(|c| c.tree())
+            .map_err(|e| GitError::other(format!("cannot read the tree of {rev}"), e))?;
+        let entry = tree
+            .lookup_entry_by_path(path)
+            .map_err(|e| GitError::other(format!("cannot look up {path} at {rev}"), e))?;
+        let Some(entry) = entry else {
+            return Ok(None);
+        };
+        if !entry.mode().is_blob() {
+            return Ok(None);
+        }
+        let object = entry
+            .object()
+            .map_err(|e| GitError::other(format!("cannot read {path} at {rev}"), e))?;
+        Ok(Some(object.detach().data))
+    }
+
+    /// The newest entry of `HEAD`'s reflog; `None` when there is none (reflogs disabled,
+    /// or nothing happened yet).
+    pub fn reflog_head_last(&self) -> Result<Option<ReflogEntry>, GitError> {
+        let head = self
+            .repo
+            .head()
+            .map_err(|e| GitError::other("cannot read HEAD", e))?;
+        let mut log = head.log_iter();
+        let Some(mut lines) = log
+            .rev()
+            .map_err(|e| GitError::other("cannot read the HEAD reflog", e))?
+        else {
+            return Ok(None);
+        };
+        let Some(line) = lines.next() else {
+            return Ok(None);
+        };
+        let line = line.map_err(|e| GitError::other("cannot parse the HEAD reflog", e))?;
+        Ok(Some(ReflogEntry {
+            old: line.previous_oid.to_hex().to_string(),
+            new: line.new_oid.to_hex().to_string(),
+            message: line.message.to_str_lossy().into_owned(),
+        }))
+    }
+}

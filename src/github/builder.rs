@@ -1,0 +1,274 @@
+//! Configuring a [`GitHubClient`]: from the Actions environment or by hand.
+
+use std::sync::Mutex;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use http::Uri;
+use octocrab::Octocrab;
+
+use super::client::{DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, TIME_SCALE_ENV};
+use super::retry::{Pacer, RetryPolicy};
+use super::token::Token;
+use super::types::RepoId;
+use crate::error::Error;
+
+/// Builds a [`GitHubClient`]; [`GitHubClientBuilder::from_env`] reads the Actions variables.
+#[derive(Debug, Clone)]
+pub struct GitHubClientBuilder {
+    api_url: String,
+    server_url: String,
+    token: Option<Token>,
+    repo: Option<RepoId>,
+    dry_run: bool,
+    time_scale: f64,
+    policy: RetryPolicy,
+    page_cap: usize,
+}
+
+impl Default for GitHubClientBuilder {
+    fn default() -> Self {
+        GitHubClientBuilder {
+            api_url: DEFAULT_API_URL.into(),
+            server_url: DEFAULT_SERVER_URL.into(),
+            token: None,
+            repo: None,
+            dry_run: false,
+            time_scale: 1.0,
+            policy: RetryPolicy::default(),
+            page_cap: 50,
+        }
+    }
+}
+
+impl GitHubClientBuilder {
+    /// `GITHUB_API_URL`, `GITHUB_SERVER_URL`, `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and
+    /// `LOOPGUARD_GITHUB_TIME_SCALE`; unset ones keep their defaults.
+    pub fn from_env() -> Result<Self, Error> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// As [`from_env`](Self::from_env), reading variables through `var`.
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
+        let set = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        let mut builder = GitHubClientBuilder::default();
+        if let Some(url) = set("GITHUB_API_URL") {
+            builder.api_url = url;
+        }
+        if let Some(url) = set("GITHUB_SERVER_URL") {
+            builder.server_url = url;
+        }
+        if let Some(raw) = var("GITHUB_TOKEN") {
+            builder.token = Some(Token::new(&raw)?);
+        }
+        if let Some(repo) = set("GITHUB_REPOSITORY") {
+            builder.repo = Some(
+                repo.parse()
+                    .map_err(|e| Error::input(format!("GITHUB_REPOSITORY: {e}")))?,
+            );
+        }
+        if let Some(scale) = set(TIME_SCALE_ENV) {
+            builder.time_scale = scale
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .ok_or_else(|| {
+                    Error::input(format!(
+                        "{TIME_SCALE_ENV}: expected a number >= 0, got `{scale}`"
+                    ))
+                })?;
+        }
+        Ok(builder)
+    }
+
+    pub fn api_url(mut self, url: impl Into<String>) -> Self {
+        self.api_url = url.into();
+        self
+    }
+
+    pub fn server_url(mut self, url: impl Into<String>) -> Self {
+        self.server_url = url.into();
+        self
+    }
+
+    pub fn token(mut self, token: Token) -> Self {
+        self.token = Some(token);
+        self
+    }
+
+    pub fn repo(mut self, repo: RepoId) -> Self {
+        self.repo = Some(repo);
+        self
+    }
+
+    /// Record writes instead of sending them; reads still happen.
+    pub fn dry_run(mut self, dry_run: bool) -> Self {
+        self.dry_run = dry_run;
+        self
+    }
+
+    /// Multiplies every wait (retry backoff, rate-limit waits, write gap).
+    pub fn time_scale(mut self, scale: f64) -> Self {
+        self.time_scale = scale;
+        self
+    }
+
+    pub fn retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Most pages read per listing.
+    pub fn page_cap(mut self, pages: usize) -> Self {
+        self.page_cap = pages.max(1);
+        self
+    }
+
+    pub fn build(self) -> Result<GitHubClient, Error> {
+        let api_url = self.api_url.trim().trim_end_matches('/').to_owned();
+        let api_uri = parse_http_url("GITHUB_API_URL", &api_url)?;
+        let server_url = self.server_url.trim().trim_end_matches('/').to_owned();
+        parse_http_url("GITHUB_SERVER_URL", &server_url)?;
+        let repo = self.repo.ok_or_else(|| {
+            Error::input("GITHUB_REPOSITORY is not set\nhint: run inside GitHub Actions, or set it to `owner/name`")
+        })?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::env(format!("cannot start the HTTP runtime: {e}")))?;
+        let (api, external) = {
+            let _guard = rt.enter();
+            let base = || {
+                Octocrab::builder()
+                    .base_uri(api_url.as_str())
+                    .map(|b| {
+                        b.set_connect_timeout(Some(Duration::from_secs(15)))
+                            .set_read_timeout(Some(Duration::from_secs(60)))
+                            .set_write_timeout(Some(Duration::from_secs(60)))
+                    })
+                    .map_err(|e| Error::input(format!("GITHUB_API_URL `{api_url}`: {e}")))
+            };
+            let api = match &self.token {
+                Some(token) => base()?.personal_token(token.0.clone()).build(),
+                None => base()?.build(),
+            }
+            .map_err(|e| Error::env(format!("cannot build the GitHub client: {e}")))?;
+            // Redirect targets (log blobs) live on other hosts: a client that has no token.
+            let external = base()?
+                .build()
+                .map_err(|e| Error::env(format!("cannot build the GitHub client: {e}")))?;
+            (api, external)
+        };
+        Ok(GitHubClient {
+            api,
+            external,
+            api_uri,
+            api_url,
+            server_url,
+            secret: self.token.map(|t| t.0),
+            repo,
+            dry_run: self.dry_run,
+            planned: Mutex::new(Vec::new()),
+            policy: self.policy,
+            pacer: Pacer::new(self.time_scale),
+            page_cap: self.page_cap,
+            requests: AtomicU64::new(0),
+            rt,
+        })
+    }
+}
+
+impl GitHubClient {
+    /// A builder with github.com defaults.
+    pub fn builder() -> GitHubClientBuilder {
+        GitHubClientBuilder::default()
+    }
+
+    /// A client configured from the Actions environment.
+    pub fn from_env() -> Result<Self, Error> {
+        GitHubClientBuilder::from_env()?.build()
+    }
+}
+
+fn parse_http_url(name: &str, url: &str) -> Result<Uri, Error> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|_| Error::input(format!("{name}: not a URL: `{url}`")))?;
+    match (uri.scheme_str(), uri.authority()) {
+        (Some("http" | "https"), Some(_)) => Ok(uri),
+        _ => Err(Error::input(format!(
+            "{name}: expected an http(s) URL such as https://api.github.com, got `{url}`"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn environment() {
+        let client = GitHubClientBuilder::from_lookup(lookup(&[
+            ("GITHUB_API_URL", "https://ghe.example.com/api/v3/"),
+            ("GITHUB_SERVER_URL", "https://ghe.example.com"),
+            ("GITHUB_TOKEN", "ghs_x\n"),
+            ("GITHUB_REPOSITORY", "octo-org/widgets"),
+            (TIME_SCALE_ENV, "0.001"),
+        ]))
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(client.api_url(), "https://ghe.example.com/api/v3");
+        assert_eq!(client.server_url(), "https://ghe.example.com");
+        assert_eq!(client.repo().to_string(), "octo-org/widgets");
+        assert_eq!(client.pacer.scale(), 0.001);
+
+        let defaults = GitHubClientBuilder::from_lookup(lookup(&[("GITHUB_REPOSITORY", "a/b")]))
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(defaults.api_url(), DEFAULT_API_URL);
+        assert_eq!(defaults.pacer.scale(), 1.0);
+
+        let errors = [
+            (
+                vec![(TIME_SCALE_ENV, "fast")],
+                "LOOPGUARD_GITHUB_TIME_SCALE: expected a number",
+            ),
+            (
+                vec![("GITHUB_REPOSITORY", "nope")],
+                "GITHUB_REPOSITORY: expected `owner/name`",
+            ),
+            (vec![("GITHUB_TOKEN", "")], "GITHUB_TOKEN is empty"),
+        ];
+        for (vars, want) in errors {
+            let err = GitHubClientBuilder::from_lookup(lookup(&vars)).unwrap_err();
+            assert!(err.to_string().starts_with(want), "{err}");
+            assert_eq!(err.exit_code(), 2);
+        }
+        let err = GitHubClientBuilder::default()
+            .api_url("ftp://x")
+            .repo(RepoId::new("a", "b"))
+            .build()
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("GITHUB_API_URL: expected an http(s) URL"),
+            "{err}"
+        );
+        let err = GitHubClientBuilder::default().build().unwrap_err();
+        assert!(
+            err.to_string().starts_with("GITHUB_REPOSITORY is not set"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,739 @@
+//! The GitHub REST client: a synchronous facade over octocrab's raw requests, with our own
+//! retry loop, pagination and dry-run.
+//!
+//! Why raw requests rather than octocrab's typed API: its retry layer resends on 5xx only,
+//! without reading `Retry-After` or the rate-limit headers, and would resend a
+//! non-idempotent POST blindly; its redirect layer follows the job-log redirect itself; and
+//! its models reject some of the nulls GitHub sends. octocrab still carries every request
+//! (TLS, timeouts, base URL, the token only for the API host), so all of this sits on it.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, StatusCode, Uri};
+use http_body_util::BodyExt;
+use octocrab::Octocrab;
+use serde::de::DeserializeOwned;
+
+use super::dry_run::PlannedWrite;
+use super::paging::{PageShape, next_link, with_per_page};
+use super::permissions::{Permission, permissions_hint};
+use super::retry::{Pacer, ResponseFacts, RetryPolicy, Verdict};
+use super::types::RepoId;
+use crate::error::Error;
+
+/// Default API root (github.com).
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+/// Default web root (github.com).
+pub const DEFAULT_SERVER_URL: &str = "https://github.com";
+/// Env var scaling every retry wait (tests: `0.001`).
+pub const TIME_SCALE_ENV: &str = "LOOPGUARD_GITHUB_TIME_SCALE";
+
+/// Largest JSON body read.
+const MAX_JSON_BYTES: usize = 64 << 20;
+/// Largest job log kept; longer logs keep their tail, where failures are summarised.
+pub const MAX_LOG_BYTES: usize = 32 << 20;
+/// Redirect hops followed for a job log.
+const MAX_REDIRECTS: usize = 3;
+
+/// The GitHub REST client `loopguard ci` uses: synchronous, retrying, paginating, and in
+/// dry-run mode recording its writes instead of sending them.
+pub struct GitHubClient {
+    pub(super) api: Octocrab,
+    pub(super) external: Octocrab,
+    pub(super) api_uri: Uri,
+    pub(super) api_url: String,
+    pub(super) server_url: String,
+    /// Kept only to scrub it from error messages.
+    pub(super) secret: Option<String>,
+    pub(super) repo: RepoId,
+    pub(super) dry_run: bool,
+    pub(super) planned: Mutex<Vec<PlannedWrite>>,
+    pub(super) policy: RetryPolicy,
+    pub(super) pacer: Pacer,
+    pub(super) page_cap: usize,
+    pub(super) requests: AtomicU64,
+    // Last: the clients above drop before their runtime.
+    pub(super) rt: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for GitHubClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitHubClient")
+            .field("api_url", &self.api_url)
+            .field("server_url", &self.server_url)
+            .field("repo", &self.repo)
+            .field("token", &self.secret.as_ref().map(|_| "***"))
+            .field("dry_run", &self.dry_run)
+            .field("requests", &self.requests_sent())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One request as the retry loop sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Call {
+    pub method: Method,
+    /// Relative to the API root, with its query; or absolute (a `next` link).
+    pub path: String,
+    pub body: Option<String>,
+    pub accept: &'static str,
+    /// The permission named when GitHub answers "not accessible by integration".
+    pub permission: Permission,
+}
+
+impl Call {
+    pub fn get(path: impl Into<String>, permission: Permission) -> Self {
+        Call {
+            method: Method::GET,
+            path: path.into(),
+            body: None,
+            accept: "application/vnd.github+json",
+            permission,
+        }
+    }
+
+    pub fn with_json(
+        method: Method,
+        path: impl Into<String>,
+        body: &serde_json::Value,
+        permission: Permission,
+    ) -> Self {
+        Call {
+            method,
+            path: path.into(),
+            body: Some(body.to_string()),
+            accept: "application/vnd.github+json",
+            permission,
+        }
+    }
+
+    fn is_write(&self) -> bool {
+        self.method != Method::GET && self.method != Method::HEAD
+    }
+
+    /// `METHOD /path` without the query, for messages.
+    fn label(&self) -> String {
+        let path = self.path.split('?').next().unwrap_or_default();
+        let path = path
+            .parse::<Uri>()
+            .ok()
+            .filter(|u| u.authority().is_some())
+            .map_or_else(|| path.to_owned(), |u| u.path().to_owned());
+        format!("{} {path}", self.method)
+    }
+}
+
+/// A response, read whole.
+#[derive(Debug, Clone)]
+pub(crate) struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    /// Only part of the body was kept (logs keep their tail).
+    pub truncated: bool,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    fn facts(&self) -> ResponseFacts {
+        let number = |name: &str| self.header(name).and_then(|v| v.trim().parse::<u64>().ok());
+        let now = self
+            .header("date")
+            .and_then(|d| jiff::fmt::rfc2822::parse(d).ok())
+            .map(|z| z.timestamp().as_second().max(0).unsigned_abs())
+            .unwrap_or_else(unix_now);
+        ResponseFacts {
+            status: self.status,
+            retry_after: number("retry-after"),
+            ratelimit_remaining: number("x-ratelimit-remaining"),
+            ratelimit_reset: number("x-ratelimit-reset"),
+            now,
+            message: github_message(&self.body).to_lowercase(),
+        }
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// GitHub's `message` from an error body, else the start of the body; one line, bounded.
+fn github_message(body: &[u8]) -> String {
+    let raw = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned());
+    let line: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(200)
+        .collect();
+    line.trim().to_owned()
+}
+
+/// How one attempt ended, if not with a usable reply.
+pub(crate) enum AttemptError {
+    Retry {
+        wait: Duration,
+        ambiguous: bool,
+    },
+    /// No retry; `ambiguous` when a write may still have been applied.
+    Fatal {
+        error: Error,
+        ambiguous: bool,
+    },
+}
+
+impl GitHubClient {
+    pub fn repo(&self) -> &RepoId {
+        &self.repo
+    }
+
+    pub fn api_url(&self) -> &str {
+        &self.api_url
+    }
+
+    pub fn server_url(&self) -> &str {
+        &self.server_url
+    }
+
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// The writes a dry run would have made, in order.
+    pub fn planned_writes(&self) -> Vec<PlannedWrite> {
+        self.planned
+            .lock()
+            .expect("no thread panics while holding the plan lock")
+            .clone()
+    }
+
+    /// HTTP requests sent so far (every attempt, page and redirect hop counts).
+    pub fn requests_sent(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// The waits the retry loop asked for so far, unscaled.
+    pub fn retry_waits(&self) -> Vec<Duration> {
+        self.pacer.waits()
+    }
+
+    /// `/repos/{owner}/{repo}`, the prefix of most paths.
+    pub(crate) fn repo_path(&self) -> String {
+        format!("/repos/{}/{}", self.repo.owner, self.repo.name)
+    }
+
+    /// Replaces the token wherever it might appear.
+    fn scrub(&self, message: String) -> String {
+        match &self.secret {
+            Some(secret) if message.contains(secret.as_str()) => {
+                message.replace(secret.as_str(), "***")
+            }
+            _ => message,
+        }
+    }
+
+    fn env_error(&self, message: String) -> Error {
+        Error::env(self.scrub(message))
+    }
+
+    /// Sends a request and reads the body (keeping at most `limit` bytes, the tail when
+    /// `keep_tail`), on the API client or the token-less one.
+    fn transport(
+        &self,
+        call: &Call,
+        external: bool,
+        limit: usize,
+        keep_tail: bool,
+    ) -> Result<Reply, String> {
+        let mut request = http::Request::builder()
+            .method(call.method.clone())
+            .uri(call.path.as_str())
+            .header(http::header::ACCEPT, call.accept)
+            .header("x-github-api-version", "2022-11-28");
+        if call.body.is_some() {
+            request = request.header(http::header::CONTENT_TYPE, "application/json");
+        }
+        let request = request
+            .body(call.body.clone().unwrap_or_default())
+            .map_err(|e| format!("invalid request: {e}"))?;
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let client = if external { &self.external } else { &self.api };
+        self.rt.block_on(async {
+            let response = client.execute(request).await.map_err(error_chain)?;
+            let (parts, mut body) = response.into_parts();
+            let mut buf: Vec<u8> = Vec::new();
+            let mut truncated = false;
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(error_chain)?;
+                if let Ok(data) = frame.into_data() {
+                    buf.extend_from_slice(&data);
+                    if buf.len() > limit {
+                        if !keep_tail {
+                            return Err(format!("response larger than {limit} bytes"));
+                        }
+                        // Amortised: drop the head only once it is twice the budget.
+                        if buf.len() > 2 * limit {
+                            buf.drain(..buf.len() - limit);
+                        }
+                        truncated = true;
+                    }
+                }
+            }
+            if buf.len() > limit {
+                buf.drain(..buf.len() - limit);
+            }
+            Ok(Reply {
+                status: parts.status.as_u16(),
+                headers: parts.headers,
+                body: Bytes::from(buf),
+                truncated,
+            })
+        })
+    }
+
+    /// One attempt of `call` (the `attempt`-th, 1-based). Statuses in `pass` come back as
+    /// replies for the caller to interpret.
+    pub(crate) fn attempt(
+        &self,
+        call: &Call,
+        attempt: u32,
+        pass: &[u16],
+    ) -> Result<Reply, AttemptError> {
+        if call.is_write() {
+            self.pacer.before_write(self.policy.write_gap);
+        }
+        let reply = match self.transport(call, false, MAX_JSON_BYTES, false) {
+            Ok(reply) => reply,
+            Err(cause) => {
+                return match self.policy.decide_connection(attempt, fastrand::f64()) {
+                    Verdict::Retry { wait, .. } => Err(AttemptError::Retry {
+                        wait,
+                        ambiguous: call.is_write(),
+                    }),
+                    Verdict::GiveUp { why } => Err(AttemptError::Fatal {
+                        error: self
+                            .env_error(format!("github api: {}: {why}: {cause}", call.label())),
+                        ambiguous: call.is_write(),
+                    }),
+                };
+            }
+        };
+        if (200..300).contains(&reply.status) {
+            return Ok(reply);
+        }
+        let facts = reply.facts();
+        let throttled = facts.is_primary_rate_limit()
+            || facts.is_secondary_rate_limit()
+            || reply.status == 429
+            || (reply.status == 403 && facts.retry_after.is_some());
+        // A passed status still goes through the retry rules when it is a throttle or
+        // a server error: `/user` passes 403, but not a rate-limited 403.
+        if pass.contains(&reply.status) && !throttled && reply.status < 500 {
+            return Ok(reply);
+        }
+        let status_text = status_text(reply.status);
+        let message = github_message(&reply.body);
+        if facts.is_not_accessible_by_integration() {
+            return Err(AttemptError::Fatal {
+                error: self.permission_error(call, &message),
+                ambiguous: false,
+            });
+        }
+        if reply.status == 401 {
+            return Err(AttemptError::Fatal {
+                error: Error::input(self.scrub(format!(
+                    "github api: {}: {status_text}: {message}\nhint: the token was refused; check the action's `token` input (GITHUB_TOKEN)",
+                    call.label()
+                ))),
+                ambiguous: false,
+            });
+        }
+        match self.policy.decide(&facts, attempt, fastrand::f64()) {
+            Verdict::Retry { wait, cause } => Err(AttemptError::Retry {
+                wait,
+                ambiguous: call.is_write() && cause.is_ambiguous_for_writes(),
+            }),
+            Verdict::GiveUp { why } => {
+                let mut text = format!("github api: {}: {status_text}", call.label());
+                if !message.is_empty() {
+                    text.push_str(": ");
+                    text.push_str(&message);
+                }
+                if reply.status >= 429 || reply.status == 403 {
+                    text.push_str(" (");
+                    text.push_str(&why);
+                    text.push(')');
+                }
+                if reply.status == 404 {
+                    text.push_str("\nhint: a private repository also answers 404 when the token cannot read it");
+                }
+                Err(AttemptError::Fatal {
+                    error: self.env_error(text),
+                    ambiguous: call.is_write() && reply.status >= 500,
+                })
+            }
+        }
+    }
+
+    fn permission_error(&self, call: &Call, message: &str) -> Error {
+        let needs = match call.permission {
+            Permission::None => String::new(),
+            p => format!(": the workflow token lacks `{p}`"),
+        };
+        Error::input(self.scrub(format!(
+            "github api: {}: 403 Forbidden: {message}{needs}\n{}",
+            call.label(),
+            permissions_hint(call.permission)
+        )))
+    }
+
+    /// Sends `call`, retrying as the policy allows; statuses in `pass` are returned.
+    pub(crate) fn send(&self, call: &Call, pass: &[u16]) -> Result<Reply, Error> {
+        let mut attempt = 1;
+        loop {
+            match self.attempt(call, attempt, pass) {
+                Ok(reply) => return Ok(reply),
+                Err(AttemptError::Retry { wait, .. }) => self.pacer.sleep(wait),
+                Err(AttemptError::Fatal { error, .. }) => return Err(error),
+            }
+            attempt += 1;
+        }
+    }
+
+    /// Sends a write, or in dry-run mode records it and returns `None`.
+    pub(crate) fn write(
+        &self,
+        call: &Call,
+        summary: String,
+        pass: &[u16],
+    ) -> Result<Option<Reply>, Error> {
+        if self.record_if_dry(call, summary) {
+            return Ok(None);
+        }
+        self.send(call, pass).map(Some)
+    }
+
+    /// In dry-run mode, records `call` and answers `true`.
+    pub(crate) fn record_if_dry(&self, call: &Call, summary: String) -> bool {
+        if self.dry_run {
+            self.planned
+                .lock()
+                .expect("no thread panics while holding the plan lock")
+                .push(PlannedWrite {
+                    method: call.method.to_string(),
+                    path: call.path.clone(),
+                    summary,
+                });
+        }
+        self.dry_run
+    }
+
+    /// A create that must not be duplicated: after an attempt that may have been applied
+    /// (5xx, broken connection), `recheck` looks for the created object before resending.
+    pub(crate) fn create_once<T>(
+        &self,
+        call: &Call,
+        decode: impl Fn(&Reply) -> Result<T, Error>,
+        recheck: impl Fn(&Self) -> Result<Option<T>, Error>,
+    ) -> Result<T, Error> {
+        let mut attempt = 1;
+        let mut ambiguous = false;
+        loop {
+            if ambiguous && let Some(found) = recheck(self)? {
+                return Ok(found);
+            }
+            match self.attempt(call, attempt, &[]) {
+                Ok(reply) => return decode(&reply),
+                Err(AttemptError::Retry {
+                    wait,
+                    ambiguous: maybe_applied,
+                }) => {
+                    ambiguous |= maybe_applied;
+                    self.pacer.sleep(wait);
+                }
+                Err(AttemptError::Fatal {
+                    error,
+                    ambiguous: maybe_applied,
+                }) => {
+                    if (ambiguous || maybe_applied)
+                        && let Some(found) = recheck(self)?
+                    {
+                        return Ok(found);
+                    }
+                    return Err(error);
+                }
+            }
+            attempt += 1;
+        }
+    }
+
+    /// Decodes a JSON reply, naming the endpoint and the field on failure.
+    pub(crate) fn decode<T: DeserializeOwned>(
+        &self,
+        call: &Call,
+        reply: &Reply,
+    ) -> Result<T, Error> {
+        let de = &mut serde_json::Deserializer::from_slice(&reply.body);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            self.env_error(format!(
+                "github api: {}: unexpected payload at `{}`: {}",
+                call.label(),
+                e.path(),
+                e.inner()
+            ))
+        })
+    }
+
+    /// Every item of a paged listing (`per_page=100`, `Link: rel="next"`), bounded by
+    /// the page cap.
+    pub(crate) fn get_paged<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        shape: PageShape,
+        permission: Permission,
+        pass: &[u16],
+    ) -> Result<Paged<T>, Error> {
+        let mut call = Call::get(with_per_page(path), permission);
+        let mut items = Vec::new();
+        for _ in 0..self.page_cap {
+            let reply = self.send(&call, pass)?;
+            if !(200..300).contains(&reply.status) {
+                return Ok(Paged::Status(reply.status));
+            }
+            let page: Vec<T> = match shape {
+                PageShape::Array => self.decode(&call, &reply)?,
+                PageShape::Field(field) => {
+                    let mut value: serde_json::Value = self.decode(&call, &reply)?;
+                    let list = value
+                        .get_mut(field)
+                        .map(serde_json::Value::take)
+                        .unwrap_or(serde_json::Value::Array(Vec::new()));
+                    let list = if list.is_null() {
+                        serde_json::Value::Array(Vec::new())
+                    } else {
+                        list
+                    };
+                    serde_path_to_error::deserialize(list).map_err(|e| {
+                        self.env_error(format!(
+                            "github api: {}: unexpected payload at `{field}.{}`: {}",
+                            call.label(),
+                            e.path(),
+                            e.inner()
+                        ))
+                    })?
+                }
+            };
+            items.extend(page);
+            match reply.header("link").and_then(next_link) {
+                None => return Ok(Paged::Items(items)),
+                Some(next) => {
+                    self.check_same_origin(&call, &next)?;
+                    call.path = next;
+                }
+            }
+        }
+        Err(self.env_error(format!(
+            "github api: {}: more than {} pages; refusing to read further",
+            call.label(),
+            self.page_cap
+        )))
+    }
+
+    /// Every item of a paged listing, no status passed through.
+    pub(crate) fn list<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        shape: PageShape,
+        permission: Permission,
+    ) -> Result<Vec<T>, Error> {
+        match self.get_paged(path, shape, permission, &[])? {
+            Paged::Items(items) => Ok(items),
+            Paged::Status(status) => Err(self.env_error(format!(
+                "github api: GET {path}: unexpected {}",
+                status_text(status)
+            ))),
+        }
+    }
+
+    /// A `next` link must stay on the API host: the token goes only there.
+    pub(crate) fn check_same_origin(&self, call: &Call, next: &str) -> Result<(), Error> {
+        let uri: Uri = next.parse().map_err(|_| {
+            self.env_error(format!(
+                "github api: {}: invalid next link `{next}`",
+                call.label()
+            ))
+        })?;
+        if uri.authority().is_none()
+            || (uri.scheme() == self.api_uri.scheme()
+                && uri.authority() == self.api_uri.authority())
+        {
+            Ok(())
+        } else {
+            Err(self.env_error(format!(
+                "github api: {}: next link leaves the API host: `{next}`",
+                call.label()
+            )))
+        }
+    }
+
+    /// Follows a redirect for a download: on the API host with the token, anywhere else
+    /// without it. 5xx and connection errors are retried; `pass` statuses come back.
+    pub(crate) fn download(
+        &self,
+        first: &Call,
+        limit: usize,
+        pass: &[u16],
+    ) -> Result<Reply, Error> {
+        let mut reply = self.send(first, &[301, 302, 303, 307, 308, 404, 410])?;
+        let mut hops = 0;
+        while matches!(reply.status, 301 | 302 | 303 | 307 | 308) {
+            hops += 1;
+            let location = reply
+                .header("location")
+                .map(str::to_owned)
+                .filter(|_| hops <= MAX_REDIRECTS)
+                .ok_or_else(|| {
+                    self.env_error(format!(
+                        "github api: {}: redirect without a usable location",
+                        first.label()
+                    ))
+                })?;
+            let target: Uri = location.parse().map_err(|_| {
+                self.env_error(format!(
+                    "github api: {}: invalid redirect target",
+                    first.label()
+                ))
+            })?;
+            let same_host = target.authority().is_none()
+                || (target.scheme() == self.api_uri.scheme()
+                    && target.authority() == self.api_uri.authority());
+            let hop = Call::get(location, first.permission);
+            let mut attempt = 1;
+            reply = loop {
+                let result = self.transport(&hop, !same_host, limit, true);
+                let verdict = match &result {
+                    Ok(r) if r.status < 500 => break r.clone(),
+                    Ok(r) => self.policy.decide(&r.facts(), attempt, fastrand::f64()),
+                    Err(_) => self.policy.decide_connection(attempt, fastrand::f64()),
+                };
+                match verdict {
+                    Verdict::Retry { wait, .. } => self.pacer.sleep(wait),
+                    Verdict::GiveUp { why } => {
+                        let detail = match result {
+                            Ok(r) => status_text(r.status),
+                            Err(e) => e,
+                        };
+                        // The host is not GitHub's API; its URL carries a signature, so
+                        // only the endpoint that redirected is named.
+                        return Err(self.env_error(format!(
+                            "github api: {}: download failed: {detail} ({why})",
+                            first.label()
+                        )));
+                    }
+                }
+                attempt += 1;
+            };
+        }
+        if (200..300).contains(&reply.status) || pass.contains(&reply.status) {
+            Ok(reply)
+        } else {
+            Err(self.env_error(format!(
+                "github api: {}: download answered {}",
+                first.label(),
+                status_text(reply.status)
+            )))
+        }
+    }
+}
+
+/// The result of a paged listing whose first page may answer a passed status.
+pub(crate) enum Paged<T> {
+    Items(Vec<T>),
+    Status(u16),
+}
+
+fn status_text(status: u16) -> String {
+    match StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(reason) => format!("{status} {reason}"),
+        None => status.to_string(),
+    }
+}
+
+/// An error and its causes on one line.
+fn error_chain(err: impl std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(headers: &[(&str, &str)], body: &str) -> Reply {
+        let mut map = HeaderMap::new();
+        for (k, v) in headers {
+            map.insert(
+                http::header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                v.parse().unwrap(),
+            );
+        }
+        Reply {
+            status: 403,
+            headers: map,
+            body: Bytes::from(body.to_owned()),
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn facts_read_github_headers_and_the_server_clock() {
+        let r = reply(
+            &[
+                ("date", "Wed, 25 Nov 2026 10:00:00 GMT"),
+                ("retry-after", "7"),
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "1795600000"),
+            ],
+            r#"{"message":"API rate limit exceeded for installation ID 1."}"#,
+        );
+        let f = r.facts();
+        assert_eq!(f.now, 1_795_600_800, "the server's Date, not ours");
+        assert_eq!(f.retry_after, Some(7));
+        assert_eq!(f.ratelimit_remaining, Some(0));
+        assert_eq!(f.ratelimit_reset, Some(1_795_600_000));
+        assert_eq!(f.message, "api rate limit exceeded for installation id 1.");
+        assert!(f.is_primary_rate_limit());
+    }
+
+    #[test]
+    fn error_messages_are_one_bounded_line() {
+        assert_eq!(github_message(br#"{"message":"a\nb"}"#), "a b");
+        assert_eq!(
+            github_message(b"<html>\r\n502</html>"),
+            "<html>  502</html>"
+        );
+        assert_eq!(github_message(&[b'x'; 1000]).len(), 200);
+    }
+}

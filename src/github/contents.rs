@@ -1,0 +1,89 @@
+//! Repository contents and the token's identity.
+
+use base64::Engine;
+use serde::Deserialize;
+
+use super::client::{Call, GitHubClient};
+use super::encode;
+use super::permissions::Permission;
+use super::types::{User, nullable};
+use crate::error::Error;
+
+#[derive(Deserialize)]
+struct ContentFile {
+    #[serde(default, rename = "type", deserialize_with = "nullable")]
+    kind: String,
+    #[serde(default, deserialize_with = "nullable")]
+    encoding: String,
+    #[serde(default, deserialize_with = "nullable")]
+    content: String,
+    #[serde(default, deserialize_with = "nullable")]
+    size: u64,
+}
+
+impl GitHubClient {
+    /// A file's bytes at `git_ref` (branch, tag or sha) — `GET /repos/{o}/{r}/contents/{path}
+    /// ?ref=…`, 1 request (+1 for files over 1 MB, which GitHub only serves raw). `None`
+    /// when the file or the ref does not exist.
+    pub fn file_at(&self, path: &str, git_ref: &str) -> Result<Option<Vec<u8>>, Error> {
+        let url = format!(
+            "{}/contents/{}?ref={}",
+            self.repo_path(),
+            encode::file_path(path),
+            encode::component(git_ref)
+        );
+        let call = Call::get(url, Permission::ContentsRead);
+        let reply = self.send(&call, &[404])?;
+        if reply.status == 404 {
+            return Ok(None);
+        }
+        let value: serde_json::Value = self.decode(&call, &reply)?;
+        if value.is_array() {
+            return Err(Error::input(format!(
+                "`{path}` at `{git_ref}` is a directory, not a file"
+            )));
+        }
+        let file: ContentFile = self.decode(&call, &reply)?;
+        if file.kind != "file" && !file.kind.is_empty() {
+            return Err(Error::input(format!(
+                "`{path}` at `{git_ref}` is a {}, not a file",
+                file.kind
+            )));
+        }
+        if file.encoding == "base64" {
+            let packed: String = file.content.split_whitespace().collect();
+            return base64::engine::general_purpose::STANDARD
+                .decode(packed)
+                .map(Some)
+                .map_err(|e| {
+                    Error::env(format!(
+                        "github api: GET {}/contents/{path}: invalid base64 content: {e}",
+                        self.repo_path()
+                    ))
+                });
+        }
+        if file.size == 0 && file.content.is_empty() {
+            return Ok(Some(Vec::new()));
+        }
+        // Over 1 MB the JSON carries no content (`encoding: none`): ask for the raw bytes.
+        let raw = Call {
+            accept: "application/vnd.github.raw+json",
+            ..call
+        };
+        let reply = self.send(&raw, &[404])?;
+        Ok((reply.status != 404).then(|| reply.body.to_vec()))
+    }
+
+    /// The token's login — `GET /user`, 1 request. `None` for tokens that have no user
+    /// (a workflow's installation token answers 403): their comments are authored by
+    /// `github-actions[bot]`.
+    pub fn authenticated_login(&self) -> Result<Option<String>, Error> {
+        let call = Call::get("/user", Permission::None);
+        let reply = self.send(&call, &[401, 403, 404])?;
+        if reply.status != 200 {
+            return Ok(None);
+        }
+        let user: User = self.decode(&call, &reply)?;
+        Ok(Some(user.login).filter(|l| !l.is_empty()))
+    }
+}

@@ -1,0 +1,33 @@
+//! The API token, kept out of every output.
+
+use crate::error::Error;
+
+/// The API token. It is only ever handed to octocrab, which sends it to the API host; it
+/// has no `Display`, its `Debug` is redacted, and error messages are scrubbed of it.
+#[derive(Clone)]
+pub struct Token(pub(super) String);
+
+impl Token {
+    /// Trims surrounding whitespace (secrets read from files end in a newline) and refuses
+    /// characters that cannot be in a header, without echoing the value.
+    pub fn new(raw: &str) -> Result<Self, Error> {
+        let token = raw.trim();
+        if token.is_empty() {
+            return Err(Error::input(
+                "GITHUB_TOKEN is empty\nhint: set it from the action's `token` input (default `${{ github.token }}`)",
+            ));
+        }
+        if !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(Error::input(
+                "GITHUB_TOKEN holds characters a token cannot have (inner whitespace or non-ASCII)\nhint: check the `token` input",
+            ));
+        }
+        Ok(Token(token.to_owned()))
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(***)")
+    }
+}

@@ -1,0 +1,271 @@
+//! Installing and removing the hook shims (`hooks/loopguard-shim`), never clobbering.
+//!
+//! A hook that was there before loopguard is moved to `<common dir>/loopguard/chained/`
+//! (content, mode and symlinks kept by a rename) and the shim runs it first; `uninstall`
+//! moves it back. Installing twice changes nothing.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The hooks loopguard installs.
+pub const HOOKS: [&str; 4] = ["post-commit", "post-rewrite", "pre-commit", "pre-push"];
+
+const SHIM_TEMPLATE: &str = include_str!("../hooks/loopguard-shim");
+const MARKER: &str = "# loopguard-shim";
+
+/// What happened to one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookChange {
+    /// The shim was written where there was no hook.
+    Installed,
+    /// An existing hook was kept aside and the shim chains it.
+    Chained,
+    /// The shim was already there, unchanged.
+    Unchanged,
+    /// An older loopguard shim was replaced.
+    Updated,
+    /// The shim was removed; nothing had been there before.
+    Removed,
+    /// The shim was removed and the earlier hook put back.
+    Restored,
+    /// Not loopguard's hook: left alone.
+    NotOurs,
+    /// Nothing to do.
+    Absent,
+}
+
+impl HookChange {
+    pub fn describe(self) -> &'static str {
+        match self {
+            HookChange::Installed => "installed",
+            HookChange::Chained => "installed; the existing hook still runs first",
+            HookChange::Unchanged => "already installed",
+            HookChange::Updated => "updated",
+            HookChange::Removed => "removed",
+            HookChange::Restored => "removed; the earlier hook is back",
+            HookChange::NotOurs => "not loopguard's hook: left alone",
+            HookChange::Absent => "not installed",
+        }
+    }
+}
+
+/// The shim text, pointing at the loopguard binary `exe`.
+pub fn shim(exe: &Path) -> String {
+    // The path goes inside double quotes in sh: escape what is special there.
+    let mut quoted = String::new();
+    for c in exe.to_string_lossy().chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    SHIM_TEMPLATE.replace("@LOOPGUARD@", &quoted)
+}
+
+pub fn is_ours(path: &Path) -> bool {
+    fs::read(path)
+        .map(|b| b.windows(MARKER.len()).any(|w| w == MARKER.as_bytes()))
+        .unwrap_or(false)
+}
+
+fn exists(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
+}
+
+/// Moves a file, across file systems too (a `core.hooksPath` may live elsewhere).
+fn move_file(from: &Path, to: &Path) -> io::Result<()> {
+    if let Some(dir) = to.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    match fs::rename(from, to) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
+            fs::copy(from, to)?;
+            fs::remove_file(from)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn write_executable(path: &Path, text: &str) -> io::Result<()> {
+    crate::store::write_atomic(path, text.as_bytes())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
+/// Installs the shims into `hooks_dir`; earlier hooks go to `chained_dir`.
+pub fn install(
+    hooks_dir: &Path,
+    chained_dir: &Path,
+    exe: &Path,
+) -> io::Result<Vec<(&'static str, HookChange)>> {
+    fs::create_dir_all(hooks_dir)?;
+    let text = shim(exe);
+    let mut out = Vec::new();
+    for hook in HOOKS {
+        let path = hooks_dir.join(hook);
+        let change = if !exists(&path) {
+            write_executable(&path, &text)?;
+            HookChange::Installed
+        } else if is_ours(&path) {
+            if fs::read_to_string(&path)? == text {
+                HookChange::Unchanged
+            } else {
+                write_executable(&path, &text)?;
+                HookChange::Updated
+            }
+        } else {
+            let keep = chained_dir.join(hook);
+            if exists(&keep) {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} holds a hook loopguard kept earlier, and {} is another hook now; \
+                         move one of them away, then run `loopguard init` again",
+                        keep.display(),
+                        path.display()
+                    ),
+                ));
+            }
+            move_file(&path, &keep)?;
+            write_executable(&path, &text)?;
+            HookChange::Chained
+        };
+        out.push((hook, change));
+    }
+    Ok(out)
+}
+
+/// Removes the shims from `hooks_dir` and puts back what `install` kept aside.
+pub fn uninstall(
+    hooks_dir: &Path,
+    chained_dir: &Path,
+) -> io::Result<Vec<(&'static str, HookChange)>> {
+    let mut out = Vec::new();
+    for hook in HOOKS {
+        let path = hooks_dir.join(hook);
+        let keep = chained_dir.join(hook);
+        let change = if exists(&path) && !is_ours(&path) {
+            HookChange::NotOurs
+        } else {
+            let had_shim = exists(&path);
+            if had_shim {
+                fs::remove_file(&path)?;
+            }
+            if exists(&keep) {
+                move_file(&keep, &path)?;
+                HookChange::Restored
+            } else if had_shim {
+                HookChange::Removed
+            } else {
+                HookChange::Absent
+            }
+        };
+        out.push((hook, change));
+    }
+    Ok(out)
+}
+
+/// Which hooks are installed in `hooks_dir`.
+pub fn installed(hooks_dir: &Path) -> Vec<(&'static str, bool)> {
+    HOOKS
+        .iter()
+        .map(|h| (*h, is_ours(&hooks_dir.join(h))))
+        .collect()
+}
+
+/// The directory for kept-aside hooks inside the store.
+pub fn chained_dir(store_dir: &Path) -> PathBuf {
+    store_dir.join("chained")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shim_quotes_the_path() {
+        let s = shim(Path::new("/opt/my \"tools\"/$x/loopguard"));
+        assert!(s.contains(r#"${LOOPGUARD_BIN:-/opt/my \"tools\"/\$x/loopguard}"#));
+        assert!(s.starts_with("#!/bin/sh\n"));
+    }
+
+    #[test]
+    fn install_chains_and_uninstall_restores_exactly() {
+        let tmp = tempfile::tempdir().unwrap();
+        let hooks = tmp.path().join("hooks");
+        let chained = tmp.path().join("state/chained");
+        fs::create_dir_all(&hooks).unwrap();
+        fs::write(hooks.join("pre-commit"), "#!/bin/sh\necho mine\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(hooks.join("pre-commit"), fs::Permissions::from_mode(0o700))
+                .unwrap();
+            std::os::unix::fs::symlink("/usr/share/hook", hooks.join("pre-push")).unwrap();
+        }
+        let exe = Path::new("/usr/local/bin/loopguard");
+        let first = install(&hooks, &chained, exe).unwrap();
+        assert_eq!(
+            first,
+            vec![
+                ("post-commit", HookChange::Installed),
+                ("post-rewrite", HookChange::Installed),
+                ("pre-commit", HookChange::Chained),
+                ("pre-push", HookChange::Chained),
+            ]
+        );
+        let second = install(&hooks, &chained, exe).unwrap();
+        assert!(second.iter().all(|(_, c)| *c == HookChange::Unchanged));
+        assert_eq!(
+            fs::read_to_string(chained.join("pre-commit")).unwrap(),
+            "#!/bin/sh\necho mine\n"
+        );
+
+        let removed = uninstall(&hooks, &chained).unwrap();
+        assert_eq!(
+            removed,
+            vec![
+                ("post-commit", HookChange::Removed),
+                ("post-rewrite", HookChange::Removed),
+                ("pre-commit", HookChange::Restored),
+                ("pre-push", HookChange::Restored),
+            ]
+        );
+        assert_eq!(
+            fs::read_to_string(hooks.join("pre-commit")).unwrap(),
+            "#!/bin/sh\necho mine\n"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(hooks.join("pre-commit"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o700);
+            assert_eq!(
+                fs::read_link(hooks.join("pre-push")).unwrap(),
+                Path::new("/usr/share/hook")
+            );
+        }
+        assert!(!hooks.join("post-commit").exists());
+        let again = uninstall(&hooks, &chained).unwrap();
+        assert!(again.iter().all(|(h, c)| *c == HookChange::Absent
+            || (*h == "pre-commit" || *h == "pre-push") && *c == HookChange::NotOurs));
+    }
+
+    #[test]
+    fn a_new_binary_path_updates_the_shim() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (hooks, chained) = (tmp.path().join("h"), tmp.path().join("c"));
+        install(&hooks, &chained, Path::new("/a/loopguard")).unwrap();
+        let again = install(&hooks, &chained, Path::new("/b/loopguard")).unwrap();
+        assert!(again.iter().all(|(_, c)| *c == HookChange::Updated));
+    }
+}

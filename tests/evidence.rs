@@ -1,0 +1,293 @@
+//! Test evidence end to end: `run -- CMD`, `ingest`, `fingerprint`, and the rules that use
+//! it (`same_error`, `false_completion` with real evidence, progress through tests).
+
+#[path = "support/gitrepo.rs"]
+mod gitrepo;
+
+use std::path::{Path, PathBuf};
+
+use gitrepo::TestRepo;
+use serde_json::Value;
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("loopguard")
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/logs")
+        .join(rel)
+}
+
+fn lg(repo: &TestRepo, args: &[&str]) -> std::process::Output {
+    let mut cmd = repo.command(bin());
+    cmd.args(args);
+    cmd.output().expect("loopguard runs")
+}
+
+fn status(repo: &TestRepo) -> Value {
+    let out = lg(repo, &["status", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn guarded() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write("src/lib.rs", "pub fn count(s: &str) -> usize { s.len() }\n");
+    repo.commit("Initial commit");
+    let out = lg(&repo, &["init"]);
+    assert!(out.status.success());
+    repo
+}
+
+/// A "test command" that prints real runner output and fails like the runner did.
+fn replay_log(log: &Path, code: i32) -> Vec<String> {
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!("cat '{}'; exit {code}", log.display()),
+    ]
+}
+
+fn run(repo: &TestRepo, cmd: &[String]) -> std::process::Output {
+    let mut args: Vec<&str> = vec!["run", "--"];
+    args.extend(cmd.iter().map(String::as_str));
+    lg(repo, &args)
+}
+
+#[test]
+fn the_same_failure_three_times_with_code_changes_trips_same_error() {
+    let repo = guarded();
+    let log = fixture("cargo/assert-count/plain.log");
+    let variants = [
+        fixture("cargo/assert-count/plain.log"),
+        fixture("cargo/assert-count/shifted.log"),
+        fixture("cargo/assert-count/color.log"),
+    ];
+    for (i, v) in variants.iter().enumerate() {
+        repo.append("src/lib.rs", &format!("// attempt {i}\n"));
+        let out = run(&repo, &replay_log(v, 101));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("test result: ") && stdout.contains("FAILED"),
+            "the output is shown live: {stdout}"
+        );
+        if i < 2 {
+            assert_eq!(
+                out.status.code(),
+                Some(101),
+                "the test command's own status passes through"
+            );
+        } else {
+            assert_eq!(
+                out.status.code(),
+                Some(86),
+                "this iteration trips: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let s = status(&repo);
+    assert_eq!(s["rule"], "same_error", "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("the same failure (cargo: "),
+        "{s}"
+    );
+    // The report names the failing test and the normalised first error line.
+    let out = lg(&repo, &["report"]);
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.contains("**First error:**"), "{md}");
+    assert!(md.contains("**Failing tests:**"), "{md}");
+    let _ = log;
+}
+
+#[test]
+fn a_failure_that_changes_each_time_does_not_trip() {
+    let repo = guarded();
+    for (i, f) in [
+        "cargo/assert-count/plain.log",
+        "cargo/panic-count/plain.log",
+        "cargo/should-panic/plain.log",
+        "cargo/two-failures/plain.log",
+    ]
+    .iter()
+    .enumerate()
+    {
+        repo.append("src/lib.rs", &format!("// attempt {i}\n"));
+        let out = run(&repo, &replay_log(&fixture(f), 101));
+        assert_eq!(
+            out.status.code(),
+            Some(101),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(status(&repo)["state"], "closed");
+}
+
+#[test]
+fn rerunning_without_a_code_change_is_no_progress() {
+    let repo = guarded();
+    repo.write(
+        "src/lib.rs",
+        "pub fn count(s: &str) -> usize { s.len() + 1 }\n",
+    );
+    repo.commit("Try a fix");
+    let log = fixture("pytest/assert-count/plain.log");
+    for _ in 0..3 {
+        run(&repo, &replay_log(&log, 1));
+    }
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["counters"]["stagnation"]["count"], 2, "{s}");
+    assert_eq!(s["rule"], "same_error");
+}
+
+#[test]
+fn tests_on_uncommitted_changes_are_adopted_by_the_commit() {
+    let repo = guarded();
+    repo.write(
+        "src/lib.rs",
+        "pub fn count(s: &str) -> usize { s.split(' ').count() }\n",
+    );
+    let out = run(&repo, &["true".to_owned()]);
+    assert_eq!(out.status.code(), Some(0));
+    repo.commit("Count words");
+    let out = lg(&repo, &["report", "--json"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let history = doc["history"].as_array().unwrap();
+    assert_eq!(history.len(), 1, "{doc}");
+    assert_eq!(history[0]["id"], repo.head());
+    assert_eq!(history[0]["test"]["outcome"], "pass");
+}
+
+#[test]
+fn done_with_passing_tests_is_not_false_completion() {
+    let repo = guarded();
+    repo.write("src/a.rs", "pub fn a() {}\n");
+    repo.commit("Done with a");
+    run(&repo, &["true".to_owned()]);
+    repo.write("src/b.rs", "pub fn b() {}\n");
+    repo.commit("All tests pass now");
+    run(&repo, &["true".to_owned()]);
+    assert_eq!(status(&repo)["state"], "closed");
+
+    // Claims while the tests fail do trip.
+    let repo = guarded();
+    let log = fixture("go/assert-count/plain.log");
+    repo.write("a.go", "package a\n");
+    repo.commit("Done");
+    run(&repo, &replay_log(&log, 1));
+    repo.write("b.go", "package a\n");
+    repo.commit("Fixed, all tests pass");
+    let s = status(&repo);
+    assert_eq!(s["rule"], "false_completion", "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains("while the tests fail"),
+        "{s}"
+    );
+}
+
+#[test]
+fn ingest_records_ci_evidence_on_any_commit() {
+    let repo = guarded();
+    repo.write("src/a.rs", "pub fn a() {}\n");
+    let first = repo.commit("One");
+    repo.write("src/b.rs", "pub fn b() {}\n");
+    repo.commit("Two");
+    let xml = fixture("pytest/assert-count/junit.xml");
+    let out = lg(
+        &repo,
+        &[
+            "ingest",
+            "--commit",
+            &first,
+            "--exit-code",
+            "1",
+            xml.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("fail"));
+    let doc: Value = serde_json::from_slice(&lg(&repo, &["report", "--json"]).stdout).unwrap();
+    let h = doc["history"].as_array().unwrap();
+    assert_eq!(h[0]["id"], first);
+    assert_eq!(h[0]["test"]["outcome"], "fail");
+    assert!(h[0]["test"]["signature"].is_string());
+    assert!(h[1].get("test").is_none());
+
+    let out = lg(&repo, &["ingest", "/nonexistent.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.log"));
+}
+
+#[test]
+fn fingerprint_prints_the_contract_document() {
+    let out = std::process::Command::new(bin())
+        .args([
+            "fingerprint",
+            "--json",
+            fixture("pytest/assert-count/plain.log").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["runner"], "pytest");
+    assert_eq!(doc["signature"].as_str().unwrap().len(), 64);
+    assert_eq!(doc["failures"][0]["kind"], "test");
+
+    let passing = std::process::Command::new(bin())
+        .args(["fingerprint", "--json", "-"])
+        .stdin(std::fs::File::open(fixture("cargo/passing/plain.log")).unwrap())
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&passing.stdout).unwrap();
+    assert_eq!(doc["signature"], Value::Null);
+}
+
+#[test]
+fn a_real_cargo_test_failure_is_recorded() {
+    let repo = guarded();
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"wc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    repo.write(
+        "src/lib.rs",
+        "pub fn count(s: &str) -> usize { s.split(' ').count() + 1 }\n\n#[test]\nfn counts_three_words() {\n    assert_eq!(count(\"a b c\"), 3);\n}\n",
+    );
+    repo.write(".gitignore", "target/\n");
+    repo.commit("Word count");
+    let mut cmd = repo.command(bin());
+    cmd.args(["run", "--", "cargo", "test", "--offline", "-q"]);
+    cmd.env("CARGO_TARGET_DIR", repo.path().join("target"));
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(101),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&lg(&repo, &["report", "--json"]).stdout).unwrap();
+    let t = &doc["history"].as_array().unwrap().last().unwrap()["test"];
+    assert_eq!(t["outcome"], "fail");
+    assert_eq!(t["runner"], "cargo");
+    assert_eq!(t["failures"][0], "counts_three_words");
+    assert_eq!(t["command"], "cargo test --offline -q");
+}

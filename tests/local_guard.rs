@@ -1,0 +1,670 @@
+//! The local guard end to end: real repositories, real `git` commits running the real
+//! hooks that `loopguard init` installs, the real binary.
+
+#[path = "support/gitrepo.rs"]
+mod gitrepo;
+
+use std::path::Path;
+
+use gitrepo::TestRepo;
+use serde_json::Value;
+
+fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("loopguard")
+}
+
+/// `loopguard ARGS` in `dir` with the repository's pinned environment.
+fn lg_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = repo.command(bin());
+    cmd.current_dir(dir).args(args);
+    cmd.output().expect("loopguard runs")
+}
+
+fn lg(repo: &TestRepo, args: &[&str]) -> std::process::Output {
+    lg_in(repo, repo.path(), args)
+}
+
+fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn status_in(repo: &TestRepo, dir: &Path) -> Value {
+    let out = lg_in(repo, dir, &["status", "--json"]);
+    serde_json::from_str(&ok(&out)).expect("status --json is JSON")
+}
+
+fn status(repo: &TestRepo) -> Value {
+    status_in(repo, repo.path())
+}
+
+fn state(repo: &TestRepo) -> String {
+    status(repo)["state"].as_str().unwrap().to_owned()
+}
+
+/// A repository with one maintainer commit and loopguard set up on `main`; commits after
+/// this are the agent's.
+fn guarded() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.author("Maintainer", "maintainer@example.com");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    ok(&lg(&repo, &["init"]));
+    repo.as_agent();
+    repo
+}
+
+/// Commits that each add new content.
+fn productive(repo: &TestRepo, n: usize, tag: &str) {
+    for i in 0..n {
+        repo.write(
+            &format!("src/{tag}_{i}.rs"),
+            format!("pub fn f{i}() -> usize {{ {i} }}\n"),
+        );
+        repo.commit(&format!("Add {tag} step {i}"));
+    }
+}
+
+#[test]
+fn stagnation_trips_at_exactly_three_empty_commits() {
+    let repo = guarded();
+    repo.commit_empty("Initial plan");
+    repo.commit_empty("Re-trigger CI");
+    assert_eq!(state(&repo), "closed");
+    let third = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "Try again"]);
+    assert!(third.status.success(), "post-commit never fails a commit");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open");
+    assert_eq!(s["rule"], "stagnation");
+    assert_eq!(s["terminal_status"], "aborted_stuck");
+    assert_eq!(s["counters"]["stagnation"]["count"], 3);
+    assert!(
+        stderr(&third).contains("the breaker opened (stagnation)"),
+        "{}",
+        stderr(&third)
+    );
+    // The report was written to the store.
+    let reports = repo.path().join(".git/loopguard/reports");
+    assert_eq!(std::fs::read_dir(reports).unwrap().count(), 1);
+}
+
+#[test]
+fn oscillation_a_b_a_b_trips_at_the_fourth_commit() {
+    let repo = guarded();
+    let variants = ["41", "42", "41", "42"];
+    for (i, v) in variants.iter().enumerate() {
+        assert_eq!(state(&repo), "closed", "before commit {}", i + 1);
+        repo.write(
+            "src/lib.rs",
+            format!("pub fn answer() -> u32 {{\n    {v}\n}}\n"),
+        );
+        repo.write("notes.txt", if i % 2 == 0 { "A\n" } else { "B\n" });
+        repo.commit("Adjust the answer");
+    }
+    let s = status(&repo);
+    assert_eq!(s["rule"], "oscillation", "{s}");
+    assert_eq!(s["counters"]["oscillation"]["count"], 2);
+}
+
+#[test]
+fn a_reverted_patch_applied_again_trips_repeated_patch() {
+    let repo = guarded();
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n");
+    let p = repo.commit("Fix the answer");
+    repo.revert(&p);
+    repo.write("src/extra.rs", "pub fn extra() {}\n");
+    repo.commit("Add extra");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n");
+    repo.commit("Fix the answer again");
+    repo.write("src/more.rs", "pub fn more() {}\n");
+    repo.commit("Add more");
+    assert_eq!(state(&repo), "closed");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
+    repo.commit("Revert the answer once more");
+    let s = status(&repo);
+    assert_eq!(s["rule"], "repeated_patch", "{s}");
+    assert_eq!(s["counters"]["repeated_patch"]["count"], 2);
+    assert_eq!(
+        s["counters"]["oscillation"]["count"], 0,
+        "the revert is behind new work"
+    );
+}
+
+#[test]
+fn done_claims_without_passing_tests_trip_false_completion() {
+    let repo = guarded();
+    repo.write("src/a.rs", "pub fn a() {}\n");
+    repo.commit("Done: implemented the feature");
+    assert_eq!(state(&repo), "closed");
+    repo.write("src/b.rs", "pub fn b() {}\n");
+    repo.commit("All tests pass now");
+    let s = status(&repo);
+    assert_eq!(s["rule"], "false_completion", "{s}");
+}
+
+#[test]
+fn touching_the_guard_config_trips_constraint_at_once() {
+    let repo = guarded();
+    repo.write(".loopguard.yml", "rules:\n  stagnation: {threshold: 50}\n");
+    repo.commit("Tune settings");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open");
+    assert_eq!(s["rule"], "constraint");
+    assert_eq!(s["terminal_status"], "aborted_constraint");
+    assert!(s["reason"].as_str().unwrap().contains(".loopguard.yml"));
+}
+
+#[test]
+fn committing_the_config_loopguard_started_with_is_setup() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    ok(&lg(&repo, &["init", "--profile", "strict"]));
+    repo.commit("Add loopguard config");
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert_eq!(s["profile"], "strict");
+    assert_eq!(s["iterations"], 0);
+}
+
+#[test]
+fn adding_an_ignore_attribute_trips_constraint() {
+    let repo = guarded();
+    repo.write(
+        "src/lib.rs",
+        "pub fn answer() -> u32 {\n    41\n}\n\n#[test]\n#[ignore]\nfn answer_is_42() {\n    assert_eq!(answer(), 42);\n}\n",
+    );
+    repo.commit("Skip the flaky test");
+    let s = status(&repo);
+    assert_eq!(s["rule"], "constraint", "{s}");
+    assert!(s["reason"].as_str().unwrap().contains("#[ignore]"), "{s}");
+}
+
+#[test]
+fn twelve_commits_of_new_content_never_trip() {
+    let repo = guarded();
+    productive(&repo, 12, "feature");
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert_eq!(s["iterations"], 12);
+}
+
+#[test]
+fn slow_incremental_progress_never_trips() {
+    let repo = guarded();
+    let mut body = String::new();
+    for i in 0..15 {
+        body.push_str(&format!("// step {i}\n"));
+        repo.write("src/slow.rs", &body);
+        repo.commit(&format!("Small step {i}"));
+        if i % 4 == 0 {
+            repo.commit_empty("Re-trigger CI");
+        }
+    }
+    assert_eq!(status(&repo)["state"], "closed");
+}
+
+#[test]
+fn a_rebase_of_five_commits_is_not_five_new_attempts() {
+    let repo = guarded();
+    repo.checkout_new("feature");
+    productive(&repo, 5, "feature");
+    repo.checkout("main");
+    repo.author("Maintainer", "maintainer@example.com");
+    repo.write("CHANGELOG.md", "news\n");
+    repo.commit("Changelog");
+    repo.checkout("feature");
+    repo.as_agent();
+    let before = status(&repo);
+    assert_eq!(before["iterations"], 5);
+    repo.rebase("main");
+    let after = status(&repo);
+    assert_eq!(after["state"], "closed", "{after}");
+    assert_eq!(after["iterations"], 5);
+    assert_eq!(after["counters"]["repeated_patch"]["count"], 0);
+    // The run follows the rewritten commits.
+    let report: Value = serde_json::from_str(&ok(&lg(&repo, &["report", "--json"]))).unwrap();
+    let ids: Vec<&str> = report["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|it| it["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.last().copied(), Some(repo.head().as_str()));
+    // Amending is a rewrite too.
+    repo.write("src/feature_4.rs", "pub fn f4() -> usize { 44 }\n");
+    repo.amend("Add feature step 4, fixed");
+    let s = status(&repo);
+    assert_eq!(s["iterations"], 5, "{s}");
+    assert_eq!(s["state"], "closed");
+}
+
+#[test]
+fn a_merge_from_main_is_context() {
+    let repo = guarded();
+    repo.checkout_new("feature");
+    productive(&repo, 3, "feature");
+    repo.checkout("main");
+    repo.author("Maintainer", "maintainer@example.com");
+    productive(&repo, 3, "main");
+    repo.checkout("feature");
+    repo.as_agent();
+    repo.merge("main", "Merge main into feature");
+    productive(&repo, 2, "after");
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert_eq!(s["iterations"], 5);
+}
+
+#[test]
+fn half_open_closes_on_progress_and_reopens_without() {
+    let repo = guarded();
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    assert_eq!(state(&repo), "open");
+
+    // pre-commit refuses while open, with the rule, the reason and the command to resume.
+    repo.write("src/x.rs", "pub fn x() {}\n");
+    repo.git(&["add", "-A"]);
+    let refused = repo.try_git(&["commit", "-q", "-m", "more"]);
+    assert!(!refused.status.success());
+    let msg = stderr(&refused);
+    assert!(msg.contains("refused: the breaker is open"), "{msg}");
+    assert!(msg.contains("rule:   stagnation"), "{msg}");
+    assert!(msg.contains("loopguard resume"), "{msg}");
+    repo.git(&["reset", "-q"]);
+    repo.remove("src/x.rs");
+
+    ok(&lg(&repo, &["resume"]));
+    assert_eq!(state(&repo), "half_open");
+    repo.commit_empty("still nothing");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "no progress after resume reopens: {s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("no progress after resume")
+    );
+
+    ok(&lg(&repo, &["resume"]));
+    repo.write("src/real.rs", "pub fn real() {}\n");
+    repo.commit("Real work at last");
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert_eq!(s["counters"]["stagnation"]["count"], 0);
+    // The event log has every transition.
+    let report: Value = serde_json::from_str(&ok(&lg(&repo, &["report", "--json"]))).unwrap();
+    let kinds: Vec<&str> = report["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["trip", "resume", "reopen", "resume", "close"]);
+}
+
+#[test]
+fn pre_push_refuses_an_open_branch() {
+    let repo = guarded();
+    let remote = TestRepo::new();
+    remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
+    repo.git(&[
+        "remote",
+        "add",
+        "origin",
+        &remote.path().display().to_string(),
+    ]);
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    let push = repo.try_git(&["push", "-q", "origin", "main"]);
+    assert!(!push.status.success());
+    assert!(
+        stderr(&push).contains("refused: the breaker is open on main"),
+        "{}",
+        stderr(&push)
+    );
+    ok(&lg(&repo, &["reset"]));
+    let push = repo.try_git(&["push", "-q", "origin", "main"]);
+    assert!(push.status.success(), "{}", stderr(&push));
+}
+
+#[test]
+fn an_existing_hook_keeps_running_and_uninstall_restores_it() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    let hook = repo.path().join(".git/hooks/post-commit");
+    let original = "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/mine.log\"\n";
+    std::fs::write(&hook, original).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o750)).unwrap();
+    }
+    ok(&lg(&repo, &["init"]));
+    let second = lg(&repo, &["init"]);
+    ok(&second);
+    assert!(stderr(&second).contains("already installed"));
+    repo.write("a.txt", "a\n");
+    repo.commit("One");
+    let log = repo.path().join(".git/mine.log");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "ran\n");
+    assert_eq!(status(&repo)["iterations"], 1);
+
+    ok(&lg(&repo, &["uninstall"]));
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), original);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&hook).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o750);
+    }
+    for name in ["pre-commit", "pre-push", "post-rewrite"] {
+        assert!(
+            !repo.path().join(".git/hooks").join(name).exists(),
+            "{name}"
+        );
+    }
+    repo.write("b.txt", "b\n");
+    repo.commit("Two");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "ran\nran\n");
+    assert_eq!(status(&repo)["iterations"], 1, "no longer recorded");
+}
+
+#[test]
+fn hooks_go_to_core_hooks_path_and_chain_what_is_there() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    repo.write(".githooks/pre-commit", "#!/bin/sh\necho lint >> lint.log\n");
+    repo.chmod_x(".githooks/pre-commit");
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    ok(&lg(&repo, &["init"]));
+    assert!(repo.path().join(".githooks/post-commit").exists());
+    repo.write("a.txt", "a\n");
+    repo.commit("One");
+    assert_eq!(repo.read("lint.log").as_deref(), Some("lint\n"));
+    assert_eq!(status(&repo)["iterations"], 1);
+}
+
+#[test]
+fn two_worktrees_committing_at_once_lose_nothing() {
+    let repo = guarded();
+    let a = repo.add_worktree("wt-a", "agent-a");
+    let b = repo.add_worktree("wt-b", "agent-b");
+    let handles: Vec<_> = [a.clone(), b.clone()]
+        .into_iter()
+        .map(|dir| {
+            let env = repo.env();
+            std::thread::spawn(move || {
+                for i in 0..8 {
+                    std::fs::write(dir.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+                    let run = |args: &[&str]| {
+                        let out = std::process::Command::new("git")
+                            .args(args)
+                            .current_dir(&dir)
+                            .envs(env.iter().cloned())
+                            .env_remove("GIT_DIR")
+                            .output()
+                            .unwrap();
+                        assert!(
+                            out.status.success(),
+                            "{}",
+                            String::from_utf8_lossy(&out.stderr)
+                        );
+                    };
+                    run(&["add", "-A"]);
+                    run(&["commit", "-q", "-m", &format!("step {i}")]);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    for dir in [&a, &b] {
+        let s = status_in(&repo, dir);
+        assert_eq!(s["iterations"], 8, "{}: {s}", dir.display());
+    }
+}
+
+#[test]
+fn hooks_racing_on_one_commit_record_it_once() {
+    let repo = guarded();
+    repo.write("x.txt", "x\n");
+    repo.git(&["-c", "core.hooksPath=/dev/null", "add", "-A"]);
+    repo.git(&["-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "x"]);
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            let mut cmd = repo.command(bin());
+            cmd.args(["hook", "post-commit"]);
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    assert_eq!(status(&repo)["iterations"], 1);
+}
+
+#[test]
+fn commits_made_with_hooks_off_are_caught_up() {
+    let repo = guarded();
+    for i in 0..2 {
+        repo.tick();
+        repo.git(&[
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            &format!("quiet {i}"),
+        ]);
+    }
+    repo.commit_empty("loud");
+    let s = status(&repo);
+    assert_eq!(s["iterations"], 3);
+    assert_eq!(s["rule"], "stagnation");
+}
+
+#[test]
+fn malformed_config_is_exit_2_with_file_line_and_key_and_hooks_fail_open() {
+    let repo = guarded();
+    repo.write(
+        ".loopguard.yml",
+        "window: 10\nrules:\n  stagnation: {threshold: 3, bogus: 1}\n",
+    );
+    let out = lg(&repo, &["status"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(".loopguard.yml:3:"), "{err}");
+    assert!(err.contains("rules.stagnation.bogus"), "{err}");
+    assert!(err.contains("unknown field"), "{err}");
+
+    repo.write(".loopguard.yml", "window: ten\n");
+    let out = lg(&repo, &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(".loopguard.yml:1:9: window:"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A hook with a broken config warns and lets the commit through.
+    let commit = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "still works"]);
+    assert!(commit.status.success());
+    assert!(stderr(&commit).contains("fail open"), "{}", stderr(&commit));
+}
+
+#[test]
+fn a_corrupt_state_file_is_kept_aside_and_rebuilt_from_git() {
+    let repo = guarded();
+    repo.checkout_new("feature");
+    productive(&repo, 2, "x");
+    repo.commit_empty("a");
+    repo.commit_empty("b");
+    let runs = repo.path().join(".git/loopguard/runs");
+    let file = runs.join("feature.json");
+    std::fs::write(&file, b"{\"format\": 1, \"id\": \"tru").unwrap();
+
+    // Readers say what is wrong, with exit 2.
+    let out = lg(&repo, &["status"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("corrupt"), "{}", stderr(&out));
+
+    // The next hook keeps the file aside and rebuilds the run from history.
+    let commit = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "c"]);
+    assert!(commit.status.success());
+    let err = stderr(&commit);
+    assert!(err.contains("kept as"), "{err}");
+    let kept: Vec<_> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("feature.json.corrupt-"))
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(
+        std::fs::read(runs.join(&kept[0])).unwrap(),
+        b"{\"format\": 1, \"id\": \"tru"
+    );
+    let s = status(&repo);
+    assert_eq!(s["iterations"], 5, "{s}");
+    assert_eq!(s["rule"], "stagnation");
+}
+
+#[test]
+fn check_is_stateless_and_gates() {
+    let repo = guarded();
+    let base = repo.head();
+    productive(&repo, 2, "x");
+    for _ in 0..3 {
+        repo.tick();
+        repo.git(&[
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "noop",
+        ]);
+    }
+    let store = repo.path().join(".git/loopguard/runs/main.json");
+    let before = std::fs::read(&store).unwrap();
+    let out = lg(
+        &repo,
+        &["check", "--range", &format!("{base}..HEAD"), "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["rule"], "stagnation");
+    assert_eq!(doc["history"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        std::fs::read(&store).unwrap(),
+        before,
+        "check writes nothing"
+    );
+
+    let out = lg(&repo, &["check", "--range", &format!("{base}..HEAD~3")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = lg(&repo, &["check", "--range", "nope..HEAD"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn replay_reads_records_and_names_bad_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("it.jsonl");
+    let lines: Vec<String> = (0..3)
+        .map(|i| format!(r#"{{"id":"c{i}","tree":"t","parent_tree":"t","files":[]}}"#))
+        .collect();
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = std::process::Command::new(bin())
+        .current_dir(tmp.path())
+        .args(["replay", "--json", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["rule"], "stagnation");
+
+    std::fs::write(&file, format!("{}\nnot json\n", lines[0])).unwrap();
+    let out = std::process::Command::new(bin())
+        .current_dir(tmp.path())
+        .args(["replay", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("it.jsonl:2: not an iteration record"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn detached_head_root_commit_and_shallow_clone() {
+    // A root commit is an iteration like any other.
+    let repo = TestRepo::new();
+    ok(&lg(&repo, &["init"]));
+    repo.write("a.txt", "a\n");
+    repo.commit("Root");
+    assert_eq!(status(&repo)["iterations"], 1);
+
+    // Detached HEAD: commits are recorded under `(detached)`, with a warning at init.
+    repo.checkout(&repo.head());
+    let out = lg(&repo, &["init"]);
+    assert!(stderr(&out).contains("detached"), "{}", stderr(&out));
+    repo.commit_empty("d1");
+    assert_eq!(status(&repo)["iterations"], 1);
+
+    // A shallow clone: check works over the history it has.
+    let source = TestRepo::new();
+    for i in 0..6 {
+        source.write("f.txt", format!("{i}\n"));
+        source.commit(&format!("c{i}"));
+    }
+    let shallow = TestRepo::clone_from(&source, &["--depth", "3"]);
+    let out = lg(&shallow, &["check", "--range", "HEAD", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["history"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn not_a_repository_is_exit_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(bin())
+        .current_dir(tmp.path())
+        .env("GIT_CEILING_DIRECTORIES", tmp.path().parent().unwrap())
+        .args(["status"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("not a git repository"));
+}
+
+#[test]
+fn completions_print_a_script() {
+    let out = std::process::Command::new(bin())
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("loopguard"));
+}
