@@ -18,13 +18,8 @@ trap 'rm -rf "$WORK"' EXIT
 LOG=${LG_BENCH_LOG:-$WORK/actions.log}
 
 cd "$ROOT"
-cargo build --release --quiet --bin loopguard --example fingerprint
-# The real CLI once it has the command; the library example until then.
-if target/release/loopguard fingerprint --help 2>/dev/null | grep -qi fingerprint; then
-    LOOPGUARD=(target/release/loopguard fingerprint)
-else
-    LOOPGUARD=(target/release/examples/fingerprint)
-fi
+cargo build --release --quiet --bin loopguard
+LOOPGUARD=(target/release/loopguard fingerprint)
 
 [[ -s $LOG ]] || echo "generating a ${SIZE_MIB} MiB GitHub Actions log at $LOG ..." >&2
 [[ -s $LOG ]] || python3 - "$LOG" "$SIZE_MIB" "$ROOT/tests/fixtures/logs/cargo/two-failures/gha.log" <<'PY'

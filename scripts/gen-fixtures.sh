@@ -184,7 +184,8 @@ gen_nextest() {
 
 gen_pytest() {
     local venv=${LG_FIXTURE_VENV:-$WORK/venv} s
-    [[ -x $venv/bin/pytest ]] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q pytest; }
+    [[ -x $venv/bin/pytest ]] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q pytest pytest-xdist
     local pytest=("$venv/bin/pytest" -p no:cacheprovider)
     for s in passing assert-count type-error fixture-error collection-error import-error \
         missing-file param-failure two-failures; do
@@ -196,6 +197,7 @@ gen_pytest() {
         emit pytest "$s" color "${pytest[@]}" --color=yes
         emit pytest "$s" shifted "${pytest[@]}"
         emit pytest "$s" extra "${pytest[@]}" -v
+        emit pytest "$s" xdist "${pytest[@]}" -n 2
         emit pytest "$s" gha "${pytest[@]}" --color=yes
         emit pytest "$s" junit "${pytest[@]}" --junitxml=report.xml
         save "$LOGS/pytest/$s/junit.xml" <"$DIR/report.xml"
@@ -262,6 +264,7 @@ gen_mocha() {
         emit mocha "$s" plain "${mocha[@]}" --no-colors
         emit mocha "$s" dot "${mocha[@]}" --no-colors --reporter dot
         emit mocha "$s" color "${mocha[@]}" --colors
+        emit mocha "$s" parallel "${mocha[@]}" --no-colors --parallel --jobs 2
         emit mocha "$s" shifted "${mocha[@]}" --no-colors
         emit mocha "$s" extra "${mocha[@]}" --no-colors
         emit mocha "$s" gha "${mocha[@]}" --colors
@@ -277,6 +280,32 @@ gen_tsc() {
         emit tsc "$s" gha "${tsc[@]}" --pretty true
         emit tsc "$s" gha-crlf "${tsc[@]}" --pretty false
     done
+}
+
+# Maven Surefire's JUnit XML (runner `junit`): Maven runs offline on the plugins Debian
+# packages (apt-get install maven-debian-helper libsurefire-java junit4
+# libmaven-resources-plugin-java libmaven-compiler-plugin-java).
+gen_junit() {
+    local s mvn=(mvn -o -q -B -Dmaven.repo.local=/usr/share/maven-repo)
+    local report=target/surefire-reports/TEST-wordcount.WordCountTest.xml
+    for s in passing assert-count npe missing-file; do
+        emit surefire "$s" plain "${mvn[@]}" test
+        save "$LOGS/junit/$s/plain.xml" <"$DIR/$report"
+        emit surefire "$s" shifted "${mvn[@]}" test
+        save "$LOGS/junit/$s/shifted.xml" <"$DIR/$report"
+        emit surefire "$s" rerun "${mvn[@]}" -Dsurefire.rerunFailingTestsCount=2 test
+        save "$LOGS/junit/$s/rerun.xml" <"$DIR/$report"
+        emit surefire "$s" fork2 "${mvn[@]}" -DforkCount=2 -DreuseForks=false test
+        save "$LOGS/junit/$s/fork2.xml" <"$DIR/$report"
+        emit surefire "$s" fullstack "${mvn[@]}" -DtrimStackTrace=false test
+        save "$LOGS/junit/$s/fullstack.xml" <"$DIR/$report"
+    done
+    # A test that fails once and passes on the rerun is not a failure.
+    FLAKY_RUN=$RANDOM$RANDOM emit surefire flaky flaky-rerun "${mvn[@]}" \
+        -Dsurefire.rerunFailingTestsCount=2 test
+    save "$LOGS/junit/passing/flaky-rerun.xml" <"$DIR/$report"
+    # The console output is Maven's, not the report's: only the XML is a fixture.
+    rm -rf "${LOGS:?}/surefire"
 }
 
 main() {

@@ -270,7 +270,7 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
         vec![(
             Test,
             "tests/test_wordcount.py::test_reads_config",
-            "FileNotFoundError: [Errno <n>] No such file or directory: '<tmp>/settings.ini'",
+            "FileNotFoundError: [Errno <n>] No such file or directory: 'test_reads_config0/settings.ini'",
         )],
     );
     m.insert(
@@ -318,7 +318,7 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
         vec![(
             Test,
             "TestReadWords",
-            "wordcount_test.go: ReadWords: open <tmp>/words.txt.missing: no such file or directory",
+            "wordcount_test.go: ReadWords: open <n>/words.txt.missing: no such file or directory",
         )],
     );
     m.insert(
@@ -366,7 +366,7 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
         vec![(
             Error,
             "test/parse.test.js",
-            "Error: Cannot find module '../src/wordcount-v2.js' imported from '<tmp>/parse.test.js'",
+            "Error: Cannot find module '../src/wordcount-v2.js' imported from 'test/parse.test.js'",
         )],
     );
     m.insert(
@@ -389,8 +389,32 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
         "mocha/require-error",
         vec![(
             Error,
-            "exception during run",
+            "mocha run",
             "Error: Cannot find module '../src/wordcount-v2'",
+        )],
+    );
+    m.insert(
+        "junit/assert-count",
+        vec![(
+            Test,
+            "wordcount.WordCountTest.countsThreeWords",
+            "java.lang.AssertionError: expected:<<n>> but was:<<n>>",
+        )],
+    );
+    m.insert(
+        "junit/npe",
+        vec![(
+            Error,
+            "wordcount.WordCountTest.countsThreeWords",
+            "java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"none\" is null",
+        )],
+    );
+    m.insert(
+        "junit/missing-file",
+        vec![(
+            Error,
+            "wordcount.WordCountTest.readsFile",
+            "java.nio.file.NoSuchFileException: <tmp>/words.txt",
         )],
     );
     m.insert(

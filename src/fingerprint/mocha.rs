@@ -2,8 +2,10 @@
 //!
 //! After `  N failing`, each failure is `  1) describe` with the title continued on deeper
 //! lines up to one ending in `:`, then the error line. Hook failures
-//! (`"before each" hook for "test"`) are errors; `Exception during run:` is mocha failing
-//! to load the test files.
+//! (`"before each" hook for "test"`) are errors. `Exception during run:` (serial) and the
+//! `Uncaught error outside test suite` failure (`--parallel`) are the run itself failing,
+//! typically a test file that does not load: both are the error `mocha run`, their message
+//! without the `Uncaught ` prefix.
 
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
@@ -12,6 +14,9 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 pub(crate) const TRIGGERS: &[&str] = &["fail", "pass", "Exception"];
+
+/// The id of a failure of the mocha run itself (not of one test).
+const RUN_ID: &str = "mocha run";
 
 static FAILING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s+\d+ failing$").expect("because it is valid"));
@@ -35,12 +40,7 @@ impl LineParser for MochaParser {
         let text = line.text.trim_end();
         if let Some(rest) = text.trim_start().strip_prefix("Exception during run: ") {
             out.saw(Runner::Mocha);
-            out.fail(
-                Runner::Mocha,
-                FailureKind::Error,
-                "exception during run",
-                Some(rest),
-            );
+            out.fail(Runner::Mocha, FailureKind::Error, RUN_ID, Some(rest));
             return;
         }
         if text.ends_with(" failing") && FAILING.is_match(text) {
@@ -78,15 +78,20 @@ impl LineParser for MochaParser {
             self.title_done = self.close_title();
             return;
         }
-        let id = self.title.join(" ");
-        let kind = if id.contains(" hook for ") || id.contains(" hook in ") {
+        let mut id = self.title.join(" ");
+        let mut message = trimmed;
+        let kind = if id == "Uncaught error outside test suite" {
+            id = RUN_ID.to_string();
+            message = message.strip_prefix("Uncaught ").unwrap_or(message);
+            FailureKind::Error
+        } else if id.contains(" hook for ") || id.contains(" hook in ") {
             FailureKind::Error
         } else if trimmed.contains("Timeout of ") && trimmed.contains("exceeded") {
             FailureKind::Timeout
         } else {
             FailureKind::Test
         };
-        out.fail(Runner::Mocha, kind, &id, Some(trimmed));
+        out.fail(Runner::Mocha, kind, &id, Some(message));
         self.title.clear();
     }
 

@@ -19,6 +19,22 @@
 //!
 //! JUnit XML (any producer) goes through [`junit`], a push parser with the same bounded
 //! memory. Nothing here does I/O except [`fingerprint_reader`], which only reads.
+//!
+//! Decisions worth knowing:
+//!
+//! - A failure hashes `(kind, id, message)` under the version tag; the runner is not hashed,
+//!   so `cargo test` and nextest, or a log and its JUnit report, agree on one failure. Ids
+//!   are therefore built the way each runner's text log shows them (nextest: the test name
+//!   without the binary id; jest: describe path and title joined by spaces, as jest-junit
+//!   names cases; pytest: the node id, rebuilt from JUnit's classname).
+//! - Retries: a test whose last attempt passed (nextest `TRY 2 PASS`/`FLAKY`, Surefire
+//!   `<flakyFailure>` only) is flaky, not failing, and is left out.
+//! - The generic fallback (error-looking lines) counts only when no runner recognised a
+//!   failure, and never takes the runner's own `Process completed with exit code N`.
+//! - Several runners in one log: the union of their failures; `runner` is the one with
+//!   the most failures.
+//! - A passing log gives `signature: None`; its `runner` is the runner recognised from its
+//!   summary lines, if any.
 
 mod cargo;
 mod collect;

@@ -38,7 +38,7 @@ regex!(
 // Temp directories first: the GitHub runner's temp lives under its work directory.
 regex!(
     TEMP_PATH,
-    r#"(?:file://)?(?:(?:/private)?/(?:tmp|var/folders|var/tmp|dev/shm)\b|/home/runner/work/_temp\b|[A-Za-z]:\\(?:Users\\[^\\\s]+\\AppData\\Local\\Temp|Windows\\Temp)\b)(?:[\\/][^\s'"`,;:()\[\]{}<>|]*)?"#
+    r#"(?:file://)?(?:(?:/private)?/(?:tmp|var/tmp|dev/shm|(var/folders/[^/\s]+/[^/\s]+/T))\b|/home/runner/work/_temp\b|[A-Za-z]:\\(?:Users\\[^\\\s]+\\AppData\\Local\\Temp|Windows\\Temp)\b)((?:[\\/][^\s'"`,;:()\[\]{}<>|]*)?)"#
 );
 regex!(
     WORKSPACE,
@@ -85,14 +85,7 @@ pub fn normalize_id(id: &str) -> String {
 }
 
 fn normalize_paths(s: &str) -> String {
-    let s = TEMP_PATH.replace_all(s, |c: &Captures| {
-        match c[0].rsplit(['/', '\\']).find(|part| !part.is_empty()) {
-            Some(base) if c[0].contains(['/', '\\']) && !is_temp_root(base) => {
-                format!("<tmp>/{base}")
-            }
-            _ => "<tmp>".to_string(),
-        }
-    });
+    let s = TEMP_PATH.replace_all(s, |c: &Captures| temp_path(&c[2]));
     let s = WORKSPACE.replace_all(&s, "");
     let s = ABSOLUTE_PATH.replace_all(&s, "$1$2");
     let s = POSITION.replace_all(&s, |c: &Captures| {
@@ -101,8 +94,32 @@ fn normalize_paths(s: &str) -> String {
     s.into_owned()
 }
 
-fn is_temp_root(base: &str) -> bool {
-    matches!(base, "tmp" | "folders" | "Temp" | "_temp" | "shm" | "T")
+/// A path under a temp directory, given what follows the temp root. Kept: the file and its
+/// directory (`test/parse.test.js`, as a checkout-relative path would show them), unless
+/// that directory is a made-up one (right under the temp root, as mkdtemp makes them, or
+/// random-looking), then `<tmp>/file`.
+fn temp_path(rest: &str) -> String {
+    let parts: Vec<&str> = rest.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    match parts.as_slice() {
+        [] => "<tmp>".to_string(),
+        [file] => format!("<tmp>/{file}"),
+        [.., dir, file] if parts.len() == 2 || is_made_up_dir(dir) => format!("<tmp>/{file}"),
+        [.., dir, file] => format!("{dir}/{file}"),
+    }
+}
+
+/// Temp directory names that differ between runs: tempfile's `.tmpAbC123`, pytest's
+/// `pytest-12`, and names ending in a random run like mkdtemp's `wc-D3HGmW` or Go's
+/// `TestReadWords1234567`.
+fn is_made_up_dir(name: &str) -> bool {
+    if name.starts_with(".tmp") || name.starts_with("tmp") || name.starts_with("pytest-") {
+        return true;
+    }
+    let tail = name.rsplit(['-', '_', '.']).next().unwrap_or(name);
+    let upper = tail.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = tail.bytes().any(|b| b.is_ascii_lowercase());
+    let digits = tail.bytes().filter(u8::is_ascii_digit).count();
+    tail.len() >= 6 && ((upper && lower) || (digits >= 2 && digits < tail.len()))
 }
 
 /// Long hex runs with a digit are hashes (build hashes, commits); all-digit runs are left
@@ -211,6 +228,18 @@ mod tests {
             "No such file or directory: '/tmp/pytest-of-root/pytest-44/test_reads_config0/settings.ini'",
             "No such file or directory: '/tmp/pytest-of-runner/pytest-2/test_reads_config0/settings.ini'",
         );
+        assert_eq!(
+            normalize_message("'/tmp/pytest-of-root/pytest-44/settings.ini'"),
+            "'<tmp>/settings.ini'"
+        );
+        same(
+            "open /tmp/wc-D3HGmW/words.txt",
+            "open /tmp/wc-abcdef/words.txt",
+        );
+        same(
+            "open /tmp/x/TestReadWords1234567/words.txt",
+            "open /tmp/x/TestReadWords98765/words.txt",
+        );
         same(
             "open /tmp/TestReadWords1234567/001/words.txt: no such file",
             "open /tmp/TestReadWords98/002/words.txt: no such file",
@@ -222,6 +251,14 @@ mod tests {
         same(
             r"ENOENT: open 'C:\Users\RUNNER~1\AppData\Local\Temp\wc-x1\words.txt'",
             "ENOENT: open '/tmp/wc-Zk9/words.txt'",
+        );
+    }
+
+    #[test]
+    fn a_checkout_in_a_temp_dir_reads_like_one_in_the_workspace() {
+        same(
+            "imported from '/tmp/lg-fixtures.29Z8pM/run.IrkeKvge/vitest-proj/test/parse.test.js'",
+            "imported from '/home/runner/work/wc/wc/test/parse.test.js'",
         );
     }
 
