@@ -157,6 +157,7 @@ gen_cargo() {
         emit cargo "$s" shifted cargo test --no-fail-fast --color never
         emit cargo "$s" extra cargo test --no-fail-fast --color never
         emit cargo "$s" gha cargo test --no-fail-fast --color always -- --color always
+        emit cargo "$s" quiet cargo test --no-fail-fast --color never -q
     done
 }
 

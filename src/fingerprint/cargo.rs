@@ -19,6 +19,9 @@ pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error"];
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
 });
+/// libtest's terse format (`cargo test -q`): `NAME --- FAILED`.
+static TERSE_RESULT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\S+(?: - .+?)?) --- FAILED$").expect("because it is valid"));
 static SECTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^---- (.+?) std(?:out|err) ----$").expect("because it is valid"));
 static RUSTC_ERROR: LazyLock<Regex> =
@@ -120,6 +123,12 @@ impl CargoParser {
             };
         } else if let Some(c) = is_failed_result(text)
             .then(|| RESULT_LINE.captures(text))
+            .flatten()
+        {
+            out.fail(Runner::Cargo, FailureKind::Test, &c[1], None);
+        } else if let Some(c) = text
+            .ends_with(" --- FAILED")
+            .then(|| TERSE_RESULT.captures(text))
             .flatten()
         {
             out.fail(Runner::Cargo, FailureKind::Test, &c[1], None);
@@ -281,6 +290,24 @@ mod tests {
                     "error[E0425]: cannot find value `y` in this scope".into()
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn terse_quiet_results() {
+        // `cargo test -q` prints `NAME --- FAILED` instead of `test NAME ... FAILED`.
+        let log = "running 1 test\ntests::counts_three_words --- FAILED\n\nfailures:\n\n\
+            ---- tests::counts_three_words stdout ----\n\
+            thread 'tests::counts_three_words' (9830) panicked at src/lib.rs:3:47:\n\
+            assertion `left == right` failed\n  left: 4\n right: 3\n\nfailures:\n    tests::counts_three_words\n\n\
+            test result: FAILED. 0 passed; 1 failed; 0 ignored\n";
+        let f = failures(log);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].0, "tests::counts_three_words");
+        assert_eq!(f[0].2, "assertion `left == right` failed");
+        assert_eq!(
+            crate::fingerprint::fingerprint_bytes(log.as_bytes()).runner,
+            Some(crate::fingerprint::Runner::Cargo)
         );
     }
 

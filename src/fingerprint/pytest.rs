@@ -104,8 +104,7 @@ impl LineParser for PytestParser {
                 .get(3)
                 .map(|m| m.as_str().trim_end_matches("...").trim().to_string());
             self.node(&c[2], &c[1], message);
-        } else if let Some(c) = text
-            .contains("::")
+        } else if let Some(c) = (text.contains("::") && !text.contains(" --- "))
             .then(|| VERBOSE_RESULT.captures(text))
             .flatten()
         {
