@@ -59,7 +59,7 @@ measure() {
     local name=$1 rss=0 i wall kib
     best=""
     shift
-    for i in 1 2 3; do
+    for _ in 1 2 3; do
         /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >"$WORK/stdout" 2>/dev/null || true
         read -r wall kib <"$WORK/time"
         if [[ -z $best ]] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; fi
