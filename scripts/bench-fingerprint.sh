@@ -56,7 +56,7 @@ cat "$LOG" >/dev/null # warm the page cache: every tool reads from memory
 
 # measure NAME CMD...: best wall time of 3 runs, and the peak RSS.
 measure() {
-    local name=$1 rss=0 i wall kib
+    local name=$1 rss=0 wall kib
     best=""
     shift
     for _ in 1 2 3; do
