@@ -185,7 +185,7 @@ fn artifacts(ws: &Workspace, run: &Run, eval: &crate::rules::Evaluation) -> Resu
                 ws.config
                     .completion_patterns
                     .iter()
-                    .filter_map(|r| r.find(m).map(|x| x.as_str().to_owned()))
+                    .filter_map(|r| r.find(m).map(|x| m[x.range()].to_owned()))
                     .collect()
             })
             .unwrap_or_default();

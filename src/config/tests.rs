@@ -184,6 +184,28 @@ fn invalid_utf8_is_a_config_error() {
 }
 
 #[test]
+fn the_default_completion_pattern_matches_like_the_contract_says() {
+    let ascii = Config::default();
+    let unicode = regex::Regex::new(DEFAULT_COMPLETION).unwrap();
+    for m in [
+        "Done",
+        "all tests passing",
+        "ALL TESTS PASS now",
+        "Completed the parser",
+        "complete",
+        "Fixed #12",
+        "fix the parser",
+        "undone work",
+        "prefixed names",
+        "doneness",
+        "Fixé",
+        "tests pass",
+    ] {
+        assert_eq!(ascii.claims_done(m), unicode.is_match(m), "{m}");
+    }
+}
+
+#[test]
 fn agents_globs_are_case_insensitive() {
     let c = parse("agents: ['*[[]bot]*', '* <noreply@anthropic.com>']\n").unwrap();
     assert!(
