@@ -49,6 +49,11 @@ pub enum Command {
     /// Print the failure fingerprint of test output or JUnit XML.
     Fingerprint(FingerprintArgs),
     /// Run the test command, show its output, and record the outcome on HEAD.
+    #[command(
+        after_help = "Exit status: the test command's own while the breaker stays closed; 86 when this \
+                      iteration trips the breaker, or when it is open and blocks (no ordinary test \
+                      runner exits 86)."
+    )]
     Run(RunArgs),
     /// Record the outcome of existing test logs or JUnit XML files.
     Ingest(IngestArgs),
