@@ -61,4 +61,5 @@ pub mod notify;
 pub mod report;
 pub mod rules;
 pub mod run;
+pub mod sanitize;
 pub mod store;

@@ -7,6 +7,7 @@ use crate::breaker::{Breaker, Event, EventKind};
 use crate::config::{Config, TripAction};
 use crate::iteration::{Iteration, Outcome};
 use crate::rules::{Evaluation, Facts, RuleName, attempts};
+use crate::sanitize::{code_span, table_cell};
 
 /// JSON schema version of every document.
 pub const SCHEMA: u32 = 1;
@@ -147,17 +148,17 @@ impl<'a> View<'a> {
             md.push_str(&format!("- **Run:** `{run}`\n"));
         }
         if let Some(branch) = self.branch {
-            md.push_str(&format!("- **Branch:** `{}`\n", cell(branch)));
+            md.push_str(&format!("- **Branch:** {}\n", code_span(branch, false)));
         }
         md.push_str(&format!("- **Profile:** {}\n", self.config.profile));
         md.push_str(&format!("- **Iterations:** {}\n", self.eval.attempts));
         if let Some(m) = self.next_model() {
-            md.push_str(&format!("- **Next model:** {}\n", cell(m)));
+            md.push_str(&format!("- **Next model:** {}\n", cell_text(m)));
         }
         if let (Some(rule), Some(reason)) = (b.rule, &b.reason) {
             md.push_str(&format!(
                 "\n## Stop reason\n\n**{rule}**: {}\n",
-                cell(reason)
+                cell_text(reason)
             ));
             if let Some(t) = self.looping_failure(rule) {
                 md.push_str(&t);
@@ -166,7 +167,7 @@ impl<'a> View<'a> {
         if let Some(t) = self.history.iter().rev().find_map(|it| it.test.as_ref()) {
             md.push_str("\n## Last test run\n\n");
             if let Some(cmd) = &t.command {
-                md.push_str(&format!("- **Command:** `{}`\n", code(cmd)));
+                md.push_str(&format!("- **Command:** {}\n", code_span(cmd, false)));
             }
             let outcome = if t.outcome == Outcome::Pass {
                 "pass"
@@ -178,7 +179,7 @@ impl<'a> View<'a> {
                 md.push_str(&format!("- **Signature:** `{sig}`\n"));
             }
             if let Some(e) = &t.first_error {
-                md.push_str(&format!("- **First error:** `{}`\n", code(e)));
+                md.push_str(&format!("- **First error:** {}\n", code_span(e, false)));
             }
         }
         md.push_str(
@@ -199,7 +200,7 @@ impl<'a> View<'a> {
         if !warnings.is_empty() {
             md.push_str("\n## Warnings\n\n");
             for w in warnings {
-                md.push_str(&format!("- **{}**: {}\n", w.rule, cell(&w.reason)));
+                md.push_str(&format!("- **{}**: {}\n", w.rule, cell_text(&w.reason)));
             }
         }
         md.push_str(&self.iterations_table(12));
@@ -221,7 +222,7 @@ impl<'a> View<'a> {
                     e.from,
                     e.to,
                     e.rule.map(|r| r.to_string()).unwrap_or_default(),
-                    cell(e.reason.as_deref().unwrap_or(""))
+                    cell_text(e.reason.as_deref().unwrap_or(""))
                 ));
             }
         }
@@ -240,7 +241,7 @@ impl<'a> View<'a> {
         })?;
         let mut md = String::from("\n");
         if let Some(cmd) = &t.command {
-            md.push_str(&format!("- **Command:** `{}`\n", code(cmd)));
+            md.push_str(&format!("- **Command:** {}\n", code_span(cmd, false)));
         }
         if let Some(sig) = &t.signature {
             md.push_str(&format!(
@@ -249,12 +250,12 @@ impl<'a> View<'a> {
             ));
         }
         if let Some(e) = &t.first_error {
-            md.push_str(&format!("- **First error:** `{}`\n", code(e)));
+            md.push_str(&format!("- **First error:** {}\n", code_span(e, false)));
         }
         if let Some(f) = t.failures.as_ref().filter(|f| !f.is_empty()) {
             md.push_str("- **Failing tests:**\n");
             for id in f.iter().take(10) {
-                md.push_str(&format!("  - `{}`\n", code(id)));
+                md.push_str(&format!("  - {}\n", code_span(id, false)));
             }
         }
         Some(md)
@@ -289,7 +290,7 @@ impl<'a> View<'a> {
                 "| {} | `{}` | {} | {files} | +{add}/-{del} | {tests} | {} |\n",
                 n + 1,
                 it.short_id(),
-                cell(&it.subject().chars().take(72).collect::<String>()),
+                cell_text(&it.subject().chars().take(72).collect::<String>()),
                 notes(f)
             ));
         }
@@ -333,17 +334,9 @@ fn notes(f: &Facts) -> String {
     n.join(", ")
 }
 
-/// Text for a markdown table cell: one line, no pipes, no HTML.
-fn cell(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// Text for inline code: no backticks, one line.
-fn code(s: &str) -> String {
-    s.replace(['\n', '\r'], " ").replace('`', "'")
+/// Untrusted text (commit subjects, reasons quoting them) for markdown: one line, inert.
+fn cell_text(s: &str) -> String {
+    table_cell(s, 200)
 }
 
 #[cfg(test)]
@@ -400,6 +393,7 @@ mod tests {
 
     #[test]
     fn cells_cannot_break_tables() {
-        assert_eq!(cell("a|b\n<script>"), "a\\|b &lt;script&gt;");
+        assert_eq!(cell_text("a|b\n<script>"), "a\\|b &lt;script&gt;");
+        assert!(!cell_text("thanks @octocat").contains("@octocat"));
     }
 }

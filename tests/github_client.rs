@@ -9,12 +9,12 @@ use std::time::Duration;
 use github_fake::{
     CommitSpec, FakeGitHub, Fault, FileSpec, Host, JobSpec, LogSpec, PrSpec, RunSpec,
 };
-use loopguard::github::sanitize::{code_block, inline};
 use loopguard::github::sticky::{
     STICKY_MARKER, TrustedAuthors, find_sticky_comment, issue_marker, render_issue_body,
     render_sticky,
 };
 use loopguard::github::{GitHubClient, IssueUpdate, JobLog, RepoId, RunFilter, Token};
+use loopguard::sanitize::{code_block, inline};
 
 const TOKEN: &str = "ghs_test0SECRET0token0value0123456789";
 

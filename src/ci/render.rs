@@ -3,16 +3,16 @@
 //!
 //! Everything that came from the PR or its logs (commit subjects, rule reasons quoting them,
 //! failure ids, first error lines, job names) is untrusted and goes through
-//! [`crate::github::sanitize`]: it cannot notify anyone, link other issues, start a workflow
+//! [`crate::sanitize`]: it cannot notify anyone, link other issues, start a workflow
 //! command or break the markdown around it.
 
 use crate::agents::AgentFilter;
 use crate::breaker::{Event, EventKind, State};
 use crate::config::Config;
-use crate::github::sanitize::{code_span, inline, neutralize};
 use crate::iteration::{Iteration, Outcome, TestEvidence};
 use crate::report::View;
 use crate::rules::{RuleName, attempts};
+use crate::sanitize::{code_span, inline, neutralize};
 
 use super::judge::Judgement;
 use super::state::Verdict;

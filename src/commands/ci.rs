@@ -650,7 +650,7 @@ impl Session {
                     ..AnnotationProps::default()
                 },
                 // Inert anywhere on the line, not only at its start.
-                &crate::github::sanitize::neutralize(&reason).replace("::", ":\u{200B}:"),
+                &crate::sanitize::neutralize(&reason).replace("::", ":\u{200B}:"),
             );
             let mut out = std::io::stdout().lock();
             writeln!(out, "{line}")?;

@@ -8,8 +8,8 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::sanitize::{Measure, SUMMARY_LIMIT, defuse_workflow_commands, truncate_markdown};
 use crate::error::Error;
+use crate::sanitize::{Measure, SUMMARY_LIMIT, defuse_workflow_commands, truncate_markdown};
 
 /// The runtime files of the current step, from `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -19,7 +19,6 @@ mod paging;
 mod permissions;
 mod pulls;
 pub mod retry;
-pub mod sanitize;
 pub mod sticky;
 mod token;
 pub mod types;

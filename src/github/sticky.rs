@@ -16,8 +16,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::sanitize::{COMMENT_LIMIT, Measure, truncate_markdown};
 use super::types::{Issue, IssueComment};
+use crate::sanitize::{COMMENT_LIMIT, Measure, truncate_markdown};
 
 /// First line of loopguard's PR comment.
 pub const STICKY_MARKER: &str = "<!-- loopguard:sticky -->";
