@@ -42,24 +42,20 @@
 //! assert_eq!(run.breaker.rule.map(|r| r.to_string()).as_deref(), Some("same_error"));
 //! ```
 
-// The core never prints: output goes through values the shell renders.
+// The shell's own printing goes through `commands`.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod agents;
-pub mod breaker;
-pub mod ci;
+// The pure core, re-exported under the names the library has always had.
+pub use loopguard_core::{
+    agents, breaker, ci, config, fingerprint, iteration, patch, report, rules, run, sanitize,
+};
+
 pub mod cli;
 pub mod commands;
-pub mod config;
+pub mod config_file;
 pub mod error;
-pub mod fingerprint;
 pub mod git;
 pub mod github;
 pub mod hooks;
-pub mod iteration;
 pub mod notify;
-pub mod report;
-pub mod rules;
-pub mod run;
-pub mod sanitize;
 pub mod store;

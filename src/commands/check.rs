@@ -54,11 +54,11 @@ pub fn replay(dir: &Path, args: ReplayArgs) -> Result<u8> {
         Some(p) if !p.exists() => {
             return Err(Error::input(format!("{}: no such config file", p.display())).into());
         }
-        Some(p) => Config::load(p)?,
+        Some(p) => crate::config_file::load(p)?,
         None => match Workspace::open(dir, None) {
             Ok(ws) => ws.config,
             // Outside a repository: the file in this directory, or the defaults.
-            Err(_) => Config::load(&dir.join(CONFIG_FILE))?,
+            Err(_) => crate::config_file::load(&dir.join(CONFIG_FILE))?,
         },
     };
     let name = args.file.display().to_string();

@@ -52,7 +52,7 @@ const STATE_BUDGET: usize = 40_000;
 
 pub fn ci(dir: &Path, args: CiArgs) -> Result<u8> {
     let now = now();
-    let ctx = CiContext::from_env()?;
+    let ctx = crate::github::context::ci_context(|name| std::env::var(name).ok())?;
     let client = GitHubClientBuilder::from_env()?
         .dry_run(args.dry_run)
         .build()?;

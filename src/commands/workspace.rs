@@ -58,9 +58,9 @@ impl Workspace {
                     ))
                     .into());
                 }
-                Config::load(p)?
+                crate::config_file::load(p)?
             }
-            None => Config::load(&root.join(CONFIG_FILE))?,
+            None => crate::config_file::load(&root.join(CONFIG_FILE))?,
         };
         let head = repo.head().map_err(super::git_err)?;
         let store = Store::new(repo.common_dir());

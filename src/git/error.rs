@@ -21,6 +21,11 @@ pub enum GitError {
 }
 
 impl GitError {
+    /// Whether the user gave something wrong (exit 2) rather than git failing (exit 3).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, GitError::BadRevision { .. })
+    }
+
     pub(crate) fn other(context: impl Into<String>, err: impl std::fmt::Display) -> Self {
         GitError::Other {
             context: context.into(),

@@ -17,10 +17,10 @@ use super::GitError;
 use super::diff::{
     ChangedLine, LineDiffer, MAX_LINE_DIFF_BYTES, equal_ignoring_whitespace, is_binary, lines,
 };
-use super::patch_id::{FilePatchHasher, PatchIdBuilder};
 use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
-use super::skips::{may_hold_skips, skips_added};
 use crate::iteration::{FileChange, FileStatus, Iteration, SkipAdded};
+use loopguard_core::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
+use loopguard_core::patch::skips::{may_hold_skips, skips_added};
 
 /// Buffers kept between commits, at most (pool and previous blobs each).
 const MAX_KEPT_BLOBS: usize = 64;

@@ -86,11 +86,9 @@
 mod diff;
 mod error;
 mod evidence;
-pub mod patch_id;
 mod range;
 pub mod renames;
 mod repo;
-pub mod skips;
 
 pub use diff::MAX_LINE_DIFF_BYTES;
 pub use error::GitError;

@@ -1,27 +1,24 @@
-//! GitHub for `loopguard ci`: the REST client ([`GitHubClient`]), the trigger
-//! ([`event::CiContext`]), the Actions runtime files and log ([`actions_io`]), untrusted-text
-//! sanitising ([`sanitize`]) and loopguard's own comment and issue ([`sticky`]).
-//!
-//! `client` and the endpoint files (`pulls`, `actions`, `issues`, `contents`) are shell:
-//! network, a clock for backoff. `event::parse_event`, `sanitize`, `sticky`, `retry`'s
-//! decisions and `actions_io`'s formatting are pure and table-tested.
+//! GitHub for `loopguard ci`, the shell side: the REST client ([`GitHubClient`]: transport,
+//! retries, rate limits, paging, dry-run), the endpoints it calls, the trigger read from
+//! the environment ([`context`]) and the Actions runtime files ([`actions_io`]). The
+//! payloads themselves are typed once in the core (`loopguard_core::github`).
 
 mod actions;
 pub mod actions_io;
 mod builder;
 mod client;
 mod contents;
+pub mod context;
 mod dry_run;
 mod encode;
-pub mod event;
 mod issues;
 mod paging;
 mod permissions;
 mod pulls;
 pub mod retry;
-pub mod sticky;
 mod token;
-pub mod types;
+
+pub use loopguard_core::github::{event, sticky, types};
 
 pub use actions::RunFilter;
 pub use builder::GitHubClientBuilder;

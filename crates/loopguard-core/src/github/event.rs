@@ -1,8 +1,7 @@
 //! The workflow's trigger: `GITHUB_EVENT_NAME`, the payload at `GITHUB_EVENT_PATH`, and the
 //! other `GITHUB_*` variables, reduced to the plain [`CiContext`] CI mode works from.
 //!
-//! [`parse_event`] is pure; [`ActionsVars::from_env`] and [`CiContext::from_env`] are the
-//! shell around it. The PR head commit is always taken from the payload, never `GITHUB_SHA`,
+//! [`parse_event`] is pure; the shell reads the variables and the payload file. The PR head commit is always taken from the payload, never `GITHUB_SHA`,
 //! which for `pull_request` is the synthetic merge commit.
 
 use std::path::PathBuf;
@@ -63,11 +62,7 @@ pub struct ActionsVars {
 }
 
 impl ActionsVars {
-    pub fn from_env() -> Self {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    /// As [`from_env`](Self::from_env), reading variables through `lookup`.
+    /// The variables, read through `lookup`.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
         let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let number = |name: &str| var(name).and_then(|v| v.trim().parse().ok());
@@ -142,32 +137,6 @@ pub struct CiContext {
     pub run_id: Option<u64>,
     pub run_attempt: Option<u64>,
     pub workflow_run: Option<WorkflowRunContext>,
-}
-
-impl CiContext {
-    /// Reads the variables and the payload file.
-    pub fn from_env() -> Result<Self, Error> {
-        let vars = ActionsVars::from_env();
-        let payload = match &vars.event_path {
-            Some(path) => std::fs::read_to_string(path).map_err(|e| {
-                Error::input(format!(
-                    "GITHUB_EVENT_PATH ({}): cannot read: {e}",
-                    path.display()
-                ))
-            })?,
-            None if vars.event_name.is_empty() => {
-                return Err(Error::input(
-                    "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set\nhint: `loopguard ci` runs inside a GitHub Actions job",
-                ));
-            }
-            None => {
-                return Err(Error::input(
-                    "GITHUB_EVENT_PATH is not set\nhint: `loopguard ci` runs inside a GitHub Actions job",
-                ));
-            }
-        };
-        parse_event(&vars, &payload)
-    }
 }
 
 /// A payload and the dotted path of its fields, for errors that name them.
@@ -442,7 +411,7 @@ mod tests {
         let mut payload = pr_payload(Value::Null);
         payload["pull_request"]["head"]["sha"] = Value::Null;
         let err = parse_event(&vars("pull_request"), &payload.to_string()).unwrap_err();
-        assert_eq!(err.exit_code(), 2);
+        assert!(matches!(err, crate::error::Error::Input { .. }), "{err:?}");
         assert_eq!(
             err.to_string(),
             "GITHUB_EVENT_PATH (/tmp/event.json): field `pull_request.head.sha` is missing or null"

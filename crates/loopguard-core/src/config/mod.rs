@@ -313,15 +313,6 @@ impl Config {
         }
     }
 
-    /// Reads the config file at `path`; a missing file gives the defaults.
-    pub fn load(path: &Path) -> Result<Config, Error> {
-        match std::fs::read(path) {
-            Ok(bytes) => Config::parse_bytes(&bytes, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display()))),
-        }
-    }
-
     /// Parses config text; `path` is only used in messages and `source`.
     pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Config, Error> {
         let text = std::str::from_utf8(bytes).map_err(|e| Error::Config {

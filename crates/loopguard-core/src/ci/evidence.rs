@@ -73,8 +73,10 @@ mod tests {
     use crate::fingerprint::fingerprint_bytes;
 
     // Real `cargo test` output (scripts/gen-fixtures.sh).
-    const CARGO_FAIL: &str = include_str!("../../tests/fixtures/logs/cargo/assert-count/plain.log");
-    const CARGO_PASS: &str = include_str!("../../tests/fixtures/logs/cargo/passing/plain.log");
+    const CARGO_FAIL: &str =
+        include_str!("../../../../tests/fixtures/logs/cargo/assert-count/plain.log");
+    const CARGO_PASS: &str =
+        include_str!("../../../../tests/fixtures/logs/cargo/passing/plain.log");
 
     #[test]
     fn failing_log_gives_a_failure_with_its_signature() {

@@ -11,7 +11,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Deserializes `null` as the type's default, for fields GitHub may null.
-pub(crate) fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,

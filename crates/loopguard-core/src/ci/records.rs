@@ -7,10 +7,10 @@
 //! tree of a commit whose parent is outside the PR, and whatever a file without a `patch`
 //! (binary, or too large) changed line by line.
 
-use crate::git::patch_id::{FilePatchHasher, PatchIdBuilder};
-use crate::git::skips::skips_added;
 use crate::github::{Commit, CommitFile};
 use crate::iteration::{FileChange, FileStatus, Iteration};
+use crate::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
+use crate::patch::skips::skips_added;
 
 /// A record for `commit` (with its `files` when it was fetched alone); `parent_tree` is the
 /// tree of its first parent when known.

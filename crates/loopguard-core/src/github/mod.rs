@@ -1,0 +1,13 @@
+//! GitHub's payloads as loopguard reads them, typed once: the REST API's objects
+//! ([`types`]), the workflow trigger ([`event`]) and loopguard's own sticky comment and
+//! issue ([`sticky`]). The client that fetches them is the shell's.
+
+pub mod event;
+pub mod sticky;
+pub mod types;
+
+pub use event::{CiContext, EventKind};
+pub use types::{
+    Commit, CommitFile, Issue, IssueComment, Job, JobLog, Label, PullRequest, RepoId, User,
+    WorkflowRun,
+};

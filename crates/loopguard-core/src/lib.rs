@@ -1,0 +1,31 @@
+//! The pure core of loopguard: what an agent's attempts are, how they are judged, and how
+//! the verdict is shown. Values in, values out: no git, HTTP, file system, environment,
+//! clock or process (`clippy.toml` in this crate forbids them; the `loopguard` crate is the
+//! shell that does the I/O).
+//!
+//! - [`iteration`] — the record of one attempt, and the `replay` input format;
+//! - [`config`] — `.loopguard.yml` parsed and resolved (profiles, rules, patterns);
+//! - [`rules`] — one pure function per rule over the window of attempts;
+//! - [`breaker`] — the circuit breaker and its transitions;
+//! - [`run`] — a run of attempts and the one function that steps its breaker;
+//! - [`report`] — the status document every renderer consumes;
+//! - [`fingerprint`] — failure fingerprints of test output;
+//! - [`ci`] — CI mode's decisions; [`github`] — GitHub's payloads, typed.
+
+// The core never prints: output goes through values the shell renders.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+
+pub mod agents;
+pub mod breaker;
+pub mod ci;
+pub mod config;
+pub mod error;
+pub mod fingerprint;
+pub mod github;
+pub mod iteration;
+pub mod patch;
+pub mod report;
+pub mod rules;
+pub mod run;
+pub mod sanitize;
