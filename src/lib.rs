@@ -12,7 +12,8 @@
 //! use jiff::Timestamp;
 //! use loopguard::config::Config;
 //! use loopguard::fingerprint::fingerprint_bytes;
-//! use loopguard::iteration::{Iteration, Outcome, TestEvidence};
+//! use loopguard::iteration::{CommitId, Iteration, Outcome, TestEvidence};
+//! use loopguard::rules::RuleName;
 //! use loopguard::run::{EdgeInput, Run};
 //!
 //! let config = Config::default(); // or Config::parse(yaml, path)
@@ -30,16 +31,14 @@
 //! let log = b"---- tests::counts stdout ----\nthread 'tests::counts' panicked at src/lib.rs:9:5:\nassertion failed: ok\n\nfailures:\n    tests::counts\n\ntest result: FAILED. 0 passed; 1 failed\n";
 //! let fp = fingerprint_bytes(log);
 //! for n in 0..3 {
-//!     let it = Iteration {
-//!         id: format!("attempt-{n}"),
-//!         tree: Some(format!("tree-{n}")),
-//!         test: Some(TestEvidence::from_fingerprint(Outcome::Fail, &fp, Some("cargo test".into()))),
-//!         ..Default::default()
-//!     };
+//!     let id: CommitId = format!("attempt-{n}").parse().expect("a valid id");
+//!     let mut it = Iteration::new(id);
+//!     it.tree = Some(format!("tree-{n}"));
+//!     it.test = Some(TestEvidence::from_fingerprint(Outcome::Fail, &fp, Some("cargo test".into())));
 //!     run.record(&config, it, Timestamp::now());
 //! }
 //! assert!(run.is_open());
-//! assert_eq!(run.breaker.rule.map(|r| r.to_string()).as_deref(), Some("same_error"));
+//! assert_eq!(run.breaker().rule(), Some(RuleName::SameError));
 //! ```
 
 // The shell's own printing goes through `commands`.
@@ -53,6 +52,7 @@ pub use loopguard_core::{
 pub mod cli;
 pub mod commands;
 pub mod config_file;
+pub mod env;
 pub mod error;
 pub mod git;
 pub mod github;

@@ -4,7 +4,10 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = loopguard::cli::Cli::parse();
-    match loopguard::commands::run(cli) {
+    let result = loopguard::env::Env::capture()
+        .map_err(anyhow::Error::from)
+        .and_then(|env| loopguard::commands::run(cli, env));
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
             // A closed pipe (`loopguard report | head`) is not an error.

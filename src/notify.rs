@@ -102,7 +102,7 @@ pub fn post_webhook(url: &str, notice: &Notice, timeout: Duration) -> Result<(),
 
 /// Shows a desktop notification where a desktop exists; does nothing (and says nothing)
 /// elsewhere. Returns whether one was shown.
-pub fn desktop(title: &str, text: &str) -> bool {
+pub fn desktop(title: &str, text: &str, env: &crate::env::Env) -> bool {
     let spawn = |program: &str, args: &[&str]| {
         std::process::Command::new(program)
             .args(args)
@@ -122,6 +122,6 @@ pub fn desktop(title: &str, text: &str) -> bool {
     }
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+        .any(|v| env.var(v).is_some());
     has_display && spawn("notify-send", &["--app-name=loopguard", title, text])
 }

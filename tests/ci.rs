@@ -1294,9 +1294,9 @@ fn escalation_hands_out_the_next_model() {
     );
     assert_eq!(
         out.code, 0,
-        "escalated: half-open, the step passes: {out:#?}"
+        "escalated: closed on the next model, the step passes: {out:#?}"
     );
-    assert_eq!(out.outputs["state"], "half_open");
+    assert_eq!(out.outputs["state"], "closed");
     assert_eq!(out.outputs["tripped"], "false");
     assert_eq!(out.outputs["next-model"], "sonnet");
     assert!(sticky_body(&gh, 7).contains("escalated — the next model is `sonnet`"));

@@ -104,7 +104,7 @@ fn the_same_failure_three_times_with_code_changes_trips_same_error() {
     let out = lg(&repo, &["report"]);
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.contains("**First error:**"), "{md}");
-    assert!(md.contains("**Failing tests:**"), "{md}");
+    assert!(md.contains("**Failing:** `counts_words_in_file`"), "{md}");
     let _ = log;
 }
 

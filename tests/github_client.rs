@@ -397,7 +397,7 @@ fn dry_run_reads_but_makes_no_writes() {
     c.update_issue(
         9,
         &IssueUpdate {
-            state: Some("closed".into()),
+            state: Some(loopguard::github::types::OpenState::Closed),
             ..IssueUpdate::default()
         },
     )
@@ -513,7 +513,7 @@ fn null_fields_are_tolerated() {
     );
     let comments = c.issue_comments(7).unwrap();
     assert_eq!(comments[0].author_login(), None);
-    let runs = c.workflow_runs(&RunFilter::head_sha("abc")).unwrap();
+    let runs = c.workflow_runs(&RunFilter::head_sha(cid("abc"))).unwrap();
     assert_eq!(runs[0].conclusion, None);
     assert!(runs[0].pull_requests.is_empty());
 }
@@ -531,16 +531,18 @@ fn fork_prs_are_found_by_head_sha() {
     let c = client(&gh);
     // With the head hint from `workflow_run.head_repository` and `head_branch`.
     let found = c
-        .find_pull_requests_for_head("forkhead", Some(("someone", "main")))
+        .find_pull_requests_for_head(&cid("forkhead"), Some(("someone", "main")))
         .unwrap();
     assert_eq!(found.iter().map(|p| p.number).collect::<Vec<_>>(), [7]);
     assert_eq!(c.requests_sent(), 2);
     // Without it: the commit's PRs, then every open PR.
-    let found = c.find_pull_requests_for_head("forkhead", None).unwrap();
+    let found = c
+        .find_pull_requests_for_head(&cid("forkhead"), None)
+        .unwrap();
     assert_eq!(found.len(), 1);
     // A same-repository PR is found by the first request.
     let before = c.requests_sent();
-    let found = c.find_pull_requests_for_head("other", None).unwrap();
+    let found = c.find_pull_requests_for_head(&cid("other"), None).unwrap();
     assert_eq!(found[0].number, 8);
     assert_eq!(c.requests_sent() - before, 1);
 }
@@ -568,13 +570,13 @@ fn runs_jobs_and_commit_files() {
         gh = gh.with_run(spec);
     }
     let c = client(&gh);
-    let commit = c.commit("big").unwrap();
+    let commit = c.commit(&cid("big")).unwrap();
     assert_eq!(commit.files.len(), 650);
     assert_eq!(commit.files[649].filename, "src/f649.rs");
     assert_eq!(commit.parents[0].sha, "p0");
     assert_eq!(c.requests_sent(), 3, "300 files a page");
 
-    let runs = c.workflow_runs(&RunFilter::head_sha("abc")).unwrap();
+    let runs = c.workflow_runs(&RunFilter::head_sha(cid("abc"))).unwrap();
     assert_eq!(
         runs.iter().map(|r| r.id).collect::<Vec<_>>(),
         [101, 100],
@@ -583,12 +585,12 @@ fn runs_jobs_and_commit_files() {
     let runs = c
         .workflow_runs(&RunFilter {
             workflow_id: Some(9),
-            ..RunFilter::head_sha("abc")
+            ..RunFilter::head_sha(cid("abc"))
         })
         .unwrap();
     assert_eq!(runs.iter().map(|r| r.id).collect::<Vec<_>>(), [101]);
     let run = c.workflow_run(100).unwrap();
-    assert_eq!(run.workflow_id, 161335);
+    assert_eq!(run.workflow_id, Some(161335));
 
     let jobs = c.run_jobs(100).unwrap();
     assert_eq!(jobs.len(), 120);
@@ -758,4 +760,8 @@ fn a_log_over_the_cap_keeps_its_tail() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+fn cid(s: &str) -> loopguard::iteration::CommitId {
+    s.parse().expect("a valid commit id")
 }

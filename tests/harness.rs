@@ -371,12 +371,19 @@ fn escalate_walks_the_models_then_pauses() {
     for _ in 0..3 {
         repo.commit_empty("nothing");
     }
+    // The first trip hands the task to the next model, which starts with fresh counters:
+    // the breaker is closed again, and nothing says "stuck" yet.
     let s = status(&repo);
     assert_eq!(
-        (s["state"].as_str(), s["next_model"].as_str()),
-        (Some("half_open"), Some("medium")),
+        (
+            s["state"].as_str(),
+            s["next_model"].as_str(),
+            s["trips"].as_u64()
+        ),
+        (Some("closed"), Some("medium"), Some(1)),
         "{s}"
     );
+    assert_eq!(s["counters"]["stagnation"]["count"], 0, "{s}");
     let run = s["run"].as_str().unwrap().to_owned();
     let context = repo
         .path()
@@ -387,13 +394,27 @@ fn escalate_walks_the_models_then_pauses() {
     assert!(text.contains("Stop rule: stagnation"), "{text}");
     assert!(text.contains("You are the next model: medium"), "{text}");
 
+    // medium gets as many attempts as small did, not one.
     repo.commit_empty("medium tries nothing");
+    repo.commit_empty("medium tries nothing again");
+    assert_eq!(status(&repo)["state"], "closed");
+    assert_eq!(status(&repo)["next_model"], "medium");
+    repo.commit_empty("medium gives up");
     assert_eq!(status(&repo)["next_model"], "large");
-    let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "large tries nothing"]);
-    assert!(out.status.success());
+    for i in 0..3 {
+        let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", &format!("large {i}")]);
+        assert!(
+            out.status.success(),
+            "the hooks never refuse a closed breaker"
+        );
+    }
     let s = status(&repo);
-    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["state"], "open", "the last model is stuck too: {s}");
     assert_eq!(s["next_model"], "large");
+    assert_eq!(
+        s["counters"]["budget"]["count"], 9,
+        "the budget counts the whole run: {s}"
+    );
     // Paused now: the next commit is refused.
     assert!(
         !repo

@@ -142,8 +142,32 @@ fn a_reverted_patch_applied_again_trips_repeated_patch() {
 }
 
 #[test]
-fn done_claims_without_passing_tests_trip_false_completion() {
+fn done_claims_with_no_evidence_source_cannot_be_judged_unless_evidence_is_required() {
+    // No test run was ever recorded: the rule says it cannot judge instead of tripping.
     let repo = guarded();
+    repo.write("src/a.rs", "pub fn a() {}\n");
+    repo.commit("Done: implemented the feature");
+    repo.write("src/b.rs", "pub fn b() {}\n");
+    repo.commit("All tests pass now");
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    let notes = s["notes"].to_string();
+    assert!(
+        notes.contains("false_completion") && notes.contains("cannot judge"),
+        "{s}"
+    );
+    let report = ok(&lg(&repo, &["report"]));
+    assert!(report.contains("cannot judge"), "{report}");
+
+    // With `require_evidence: true`, missing evidence counts as a false claim.
+    let repo = TestRepo::new();
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
+    repo.write(
+        ".loopguard.yml",
+        "rules:\n  false_completion: {require_evidence: true}\n",
+    );
+    repo.commit("Initial commit");
+    ok(&lg(&repo, &["init"]));
     repo.write("src/a.rs", "pub fn a() {}\n");
     repo.commit("Done: implemented the feature");
     assert_eq!(state(&repo), "closed");

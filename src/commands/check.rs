@@ -1,8 +1,7 @@
-//! `check` (a range of commits) and `replay` (recorded iterations): judged from scratch,
-//! nothing written.
+//! `check` (a range of commits) and `replay` (recorded iterations): judged from scratch
+//! through the same steps as the hooks, nothing written.
 
 use std::io::Read;
-use std::path::Path;
 
 use anyhow::Result;
 
@@ -10,55 +9,71 @@ use crate::breaker::State;
 use crate::cli::{CheckArgs, ReplayArgs};
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::{Error, exit};
-use crate::iteration::Iteration;
-use crate::report::View;
-use crate::run::{Simulation, simulate};
+use crate::iteration::{CommitId, parse_records};
+use crate::report::{Status, text};
+use crate::run::{Judgement, judge};
 
-use super::{Workspace, git_err, now, print, print_json};
+use super::{Ctx, Workspace, print, print_json};
 
-pub fn check(dir: &Path, args: CheckArgs) -> Result<u8> {
-    let ws = Workspace::open(dir, args.config.as_deref())?;
+pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, args.config.as_deref())?;
+    let run = ws.read_run().ok().flatten();
     let ids = match &args.range {
-        Some(range) => ws.repo.rev_range(range).map_err(git_err)?,
-        None => default_range(&ws)?,
+        Some(range) => ws.repo.rev_range(range)?,
+        None => default_range(&ws, run.as_ref())?,
     };
-    let history = ws.repo.iterations(&ids).map_err(git_err)?;
-    let sim = simulate(&ws.config, history, now());
-    show(&ws.config, &sim, args.json)
+    let mut history = ws.repo.iterations(&ids)?;
+    // What the hooks know about these commits and git does not: their test evidence, the
+    // setup commit, and what people did to the breaker after them.
+    if let Some(run) = &run {
+        for it in &mut history {
+            ws.classify_setup(run, it);
+            if let Some(i) = run.position(&it.id) {
+                let recorded = &run.iterations()[i];
+                it.test = recorded.test.clone();
+                it.interventions = recorded.interventions.clone();
+                if recorded.kind.is_some() {
+                    it.kind = recorded.kind;
+                }
+            }
+        }
+    }
+    let j = judge(&ws.config, history, "check", ws.now());
+    show(&ws.config, &j, args.json)
 }
 
 /// The run's commits: from where the run started to HEAD, or the branch's own commits
 /// when there is no run.
-fn default_range(ws: &Workspace) -> Result<Vec<String>> {
+fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Vec<CommitId>> {
     let Some(head) = &ws.head.id else {
         return Err(
             Error::input("the current branch has no commits yet; hint: pass --range").into(),
         );
     };
-    if let Some(start) = ws.read_run().ok().flatten().and_then(|r| r.start_commit)
-        && ws.repo.resolve(&start).is_ok()
+    if let Some(start) = run.and_then(|r| r.start_commit.clone())
+        && ws.repo.resolve(start.as_str()).is_ok()
     {
-        return ws
-            .repo
-            .rev_range(&format!("{start}..{head}"))
-            .map_err(git_err);
+        return Ok(ws.repo.rev_range(&format!("{start}..{head}"))?);
     }
     let limit = ws.config.rules.budget.max_iterations as usize + 1;
-    ws.repo
-        .branch_commits(head, ws.head.branch.as_deref(), limit)
-        .map_err(git_err)
+    Ok(ws
+        .repo
+        .branch_commits(head, ws.head.branch.as_deref(), limit)?)
 }
 
-pub fn replay(dir: &Path, args: ReplayArgs) -> Result<u8> {
+pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
     let config = match &args.config {
-        Some(p) if !p.exists() => {
-            return Err(Error::input(format!("{}: no such config file", p.display())).into());
+        Some(p) => {
+            let p = ctx.dir.join(p);
+            if !p.exists() {
+                return Err(Error::input(format!("{}: no such config file", p.display())).into());
+            }
+            crate::config_file::load(&p)?
         }
-        Some(p) => crate::config_file::load(p)?,
-        None => match Workspace::open(dir, None) {
+        None => match Workspace::open(ctx, None) {
             Ok(ws) => ws.config,
             // Outside a repository: the file in this directory, or the defaults.
-            Err(_) => crate::config_file::load(&dir.join(CONFIG_FILE))?,
+            Err(_) => crate::config_file::load(&ctx.dir.join(CONFIG_FILE))?,
         },
     };
     let name = args.file.display().to_string();
@@ -66,56 +81,22 @@ pub fn replay(dir: &Path, args: ReplayArgs) -> Result<u8> {
     if name == "-" {
         std::io::stdin().read_to_string(&mut text)?;
     } else {
-        text = std::fs::read_to_string(&args.file)
+        text = std::fs::read_to_string(ctx.dir.join(&args.file))
             .map_err(|e| Error::input(format!("{name}: cannot read the iteration records: {e}")))?;
     }
     let history = parse_records(&text, &name)?;
-    let sim = simulate(&config, history, now());
-    show(&config, &sim, args.json)
+    let j = judge(&config, history, "replay", ctx.env.now());
+    show(&config, &j, args.json)
 }
 
-/// JSON lines, oldest first; blank lines are skipped, anything else that is not an
-/// iteration record is an error naming the line.
-pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let it: Iteration = serde_json::from_str(line).map_err(|e| {
-            Error::input(format!(
-                "{name}:{}: not an iteration record: {e}; hint: one JSON object per line, with at least \"id\"",
-                n + 1
-            ))
-        })?;
-        out.push(it);
-    }
-    Ok(out)
-}
-
-fn show(config: &Config, sim: &Simulation, json: bool) -> Result<u8> {
-    let view = View {
-        config,
-        run_id: None,
-        branch: None,
-        breaker: &sim.run.breaker,
-        eval: &sim.evaluation,
-        history: &sim.run.iterations,
-        events: &sim.events,
-    };
+fn show(config: &Config, j: &Judgement, json: bool) -> Result<u8> {
+    let s = Status::of_judgement(config, j);
     if json {
-        print_json(&view.to_json(true))?;
+        print_json(&s.with_history(j.run.iterations()).to_json())?;
     } else {
-        let mut text = view.to_text();
-        if let Some(trip) = sim.events.first() {
-            text.push_str(&format!(
-                "tripped at: {}\n",
-                trip.iteration.as_deref().unwrap_or("?")
-            ));
-        }
-        print(&text)?;
+        print(&text::verdict(&s))?;
     }
-    Ok(if sim.run.breaker.state == State::Open {
+    Ok(if j.run.breaker().state() == State::Open {
         exit::TRIPPED
     } else {
         exit::OK

@@ -1,10 +1,11 @@
-//! `loopguard ci`: the GitHub Actions entry point (README.md, "GitHub Action").
+//! `loopguard ci`: the GitHub Actions entry point (docs/github-action.md).
 //!
-//! The shell around `crate::ci`: it reads the trigger, the PR, the config at the base
-//! commit, the PR's history (git when the checkout has it, else the API), this run's test
-//! evidence (log files, or the failed jobs of the triggering run) and the state kept in
-//! loopguard's sticky comment; `crate::ci` judges and decides; this writes the step's
-//! outputs and summary, then the label, the issue and the comment.
+//! The shell around `crate::ci`: a short sequence of reads, the judgement, and writes. It
+//! reads the trigger, the PR, the config at the base commit, the state kept in loopguard's
+//! sticky comment, the PR's history (git when the checkout has it, else the API) and this
+//! run's test evidence (log files, or the failed jobs of the triggering run); the core
+//! judges the history and decides what to write; this writes the step's outputs and
+//! summary, then the label, the issue and the comment.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -12,14 +13,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use globset::GlobBuilder;
-use jiff::Timestamp;
 
 use crate::breaker::State;
-use crate::ci::evidence::{evidence_from_fingerprint, passed, unread_failure};
-use crate::ci::judge::{Judgement, judge};
+use crate::ci::decide::{self, ConfigSource, RunVerdict};
+use crate::ci::evidence::evidence_from_fingerprint;
 use crate::ci::plan::{self, Channels, CommentAction, IssueAction};
-use crate::ci::records::{iteration_from_commit, iteration_from_listed_commit};
-use crate::ci::render::{Change, Report};
+use crate::ci::records::iteration_from_commit;
 use crate::ci::state::{CiState, IssueRef};
 use crate::cli::CiArgs;
 use crate::config::{CONFIG_FILE, Config};
@@ -30,194 +29,143 @@ use crate::github::actions_io::{
     ActionsFiles, AnnotationLevel, AnnotationProps, annotation, append_summary, write_outputs,
     write_untrusted,
 };
-use crate::github::event::EventKind;
 use crate::github::sticky::{
-    StickyState, TrustedAuthors, find_issue_for_pr, find_sticky_comment, issue_marker,
-    parse_sticky_state, render_issue_body, render_sticky,
+    STICKY_MARKER, StickyState, TrustedAuthors, find_issue_for_pr, find_sticky_comment,
+    issue_marker, parse_sticky_state, render_issue_body,
 };
+use crate::github::types::OpenState;
 use crate::github::{
     CiContext, GitHubClient, GitHubClientBuilder, IssueUpdate, JobLog, PullRequest, RunFilter,
     WorkflowRun,
 };
-use crate::iteration::{Iteration, TestEvidence};
-use crate::report::View;
+use crate::iteration::{CommitId, Iteration, TestEvidence};
+use crate::report::Status;
+use crate::report::github::{Change, PrView};
+use crate::run::judge;
 
-use super::{content_hash, git_err, now, warn};
+use super::{Ctx, content_hash};
 
-/// Label colour and description when loopguard creates its label.
-const LABEL_COLOR: &str = "b60205";
-const LABEL_DESCRIPTION: &str = "loopguard: the agent on this PR is stuck in a loop";
-/// Largest state (encoded) the comment carries before old records are shed.
-const STATE_BUDGET: usize = 40_000;
-
-pub fn ci(dir: &Path, args: CiArgs) -> Result<u8> {
-    let now = now();
-    let ctx = crate::github::context::ci_context(|name| std::env::var(name).ok())?;
-    let client = GitHubClientBuilder::from_env()?
+pub fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
+    let trigger = crate::github::context::ci_context(ctx.env.lookup())?;
+    let client = GitHubClientBuilder::from_lookup(ctx.env.lookup())?
         .dry_run(args.dry_run)
         .build()?;
-    let repo = Repo::discover_with_env(dir).ok();
     let mut s = Session {
         ctx,
+        repo: Repo::discover_with_env(&ctx.dir).ok(),
         client,
-        repo,
-        dir: dir.to_owned(),
+        trigger,
         notes: Vec::new(),
-        now,
     };
-    let code = s.run(&args)?;
-    if args.dry_run {
-        let planned = s.client.planned_writes();
-        let mut text = format!(
-            "dry run: {} GitHub write(s) planned, none made\n",
-            planned.len()
-        );
-        for w in &planned {
-            text.push_str(&format!("  {w}\n"));
-        }
-        print_untrusted(&text)?;
+    // Read.
+    let pr = s.find_pr()?;
+    let config = s.load_config(pr.as_ref(), args.config.as_deref())?;
+    let (writes, note) = decide::pr_writes(&s.trigger, pr.as_ref());
+    s.notes.extend(note);
+    let channels = Channels::from_config(&config, writes);
+    let mut pr_state = s.read_state(pr.as_ref(), channels)?;
+    let head = s.trigger.head_sha.clone();
+    let (mut history, from_api) = s.history(pr.as_ref(), &config, &pr_state.state)?;
+    if let Some(ev) = s.evidence_of_this_run(&args)? {
+        pr_state.state.evidence.insert(head.clone(), ev);
     }
-    Ok(code)
+    if !pr_state.restored && pr.is_some() {
+        s.rebuild_evidence(&config, &history, &mut pr_state.state);
+    }
+    let label_on_pr = pr
+        .as_ref()
+        .is_some_and(|p| p.has_label(&config.github.label));
+    s.detect_resume(&config, &mut pr_state.state, label_on_pr);
+
+    // Judge.
+    pr_state.state.apply_to(&mut history);
+    let judgement = judge(&config, history, "ci", ctx.env.now());
+    let status = Status::of_judgement(&config, &judgement);
+    let change = Change::between(pr_state.state.last.as_ref().map(|v| v.state), status.state);
+    let ids: Vec<CommitId> = judgement
+        .run
+        .iterations()
+        .iter()
+        .map(|it| it.id.clone())
+        .collect();
+    pr_state
+        .state
+        .retain_history(&ids, decide::keep_evidence(&config));
+    if from_api {
+        pr_state
+            .state
+            .remember_records(&config, judgement.run.iterations());
+    }
+    pr_state.state.last = Some(plan::verdict(&head, &status));
+
+    // Write.
+    s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
+    if let Some(pr) = &pr {
+        s.write_github(
+            &config,
+            &status,
+            pr,
+            channels,
+            change,
+            label_on_pr,
+            &mut pr_state,
+            &ids,
+        )?;
+    }
+    if args.dry_run {
+        s.print_planned_writes()?;
+    }
+    Ok(if status.state == State::Open {
+        exit::TRIPPED
+    } else {
+        exit::OK
+    })
 }
 
-struct Session {
-    ctx: CiContext,
-    client: GitHubClient,
+struct Session<'c> {
+    ctx: &'c Ctx,
     repo: Option<Repo>,
-    dir: PathBuf,
+    client: GitHubClient,
+    trigger: CiContext,
     /// Shown in the summary and comment; may quote untrusted names.
     notes: Vec<String>,
-    now: Timestamp,
 }
 
-/// Everything read before judging.
-struct Inputs {
-    pr: Option<PullRequest>,
-    config: Config,
-    history: Vec<Iteration>,
-    /// The history came from the API (so its records are worth keeping).
-    from_api: bool,
+/// What the sticky comment holds, and whether it may be written.
+struct PrState {
     state: CiState,
     /// loopguard's sticky comment: id and body.
     sticky: Option<(u64, String)>,
-    /// The comment may be written (not one of a newer loopguard's).
+    /// The comment may be written (it is not a newer loopguard's).
     comment_writable: bool,
     /// A state was read from the comment.
     restored: bool,
     trusted: TrustedAuthors,
 }
 
-impl Session {
+impl Session<'_> {
     fn note(&mut self, text: String) {
-        warn(&text);
+        self.ctx.ui.warn(&crate::sanitize::printable(&text));
         self.notes.push(text);
-    }
-
-    fn run(&mut self, args: &CiArgs) -> Result<u8> {
-        let head = self.ctx.head_sha.clone();
-        let pr = self.find_pr()?;
-        let config = self.load_config(pr.as_ref(), args.config.as_deref())?;
-        let pr_writes = match &pr {
-            Some(_) if self.ctx.event == EventKind::PullRequest && self.ctx.is_fork => {
-                self.note("this PR comes from a fork, whose workflow token is read-only: loopguard reports here only; run it from a `workflow_run` workflow to label, comment and file issues".to_owned());
-                false
-            }
-            Some(pr) if pr.state == "closed" => false,
-            Some(_) => true,
-            None => false,
-        };
-        let channels = Channels::from_config(&config, pr_writes);
-        let mut inputs = self.read_inputs(pr, config, channels, &head)?;
-
-        // This run's evidence, then the evidence of earlier heads when no state kept it.
-        if let Some(ev) = self.evidence_of_this_run(args)? {
-            inputs.state.evidence.insert(head.clone(), ev);
-        }
-        if !inputs.restored && inputs.pr.is_some() {
-            self.rebuild_evidence(&inputs.config, &inputs.history, &head, &mut inputs.state)?;
-        }
-
-        // A maintainer's resume.
-        let label = inputs.config.github.label.clone();
-        let label_on_pr = inputs
-            .pr
-            .as_ref()
-            .is_some_and(|p| p.labels.iter().any(|l| l.name == label));
-        let unlabeled_now = self.ctx.action.as_deref() == Some("unlabeled")
-            && self.ctx.label.as_deref() == Some(label.as_str());
-        if let Some(resume) = plan::detect_resume(
-            &inputs.state,
-            label_on_pr,
-            unlabeled_now,
-            self.ctx.sender.as_deref(),
-            self.now,
-        ) && !inputs.state.resumes.iter().any(|r| r.after == resume.after)
-        {
-            inputs.state.resumes.push(resume);
-        }
-
-        for it in &mut inputs.history {
-            it.test = inputs.state.evidence.get(&it.id).cloned();
-        }
-        let judgement = judge(
-            &inputs.config,
-            &inputs.history,
-            &inputs.state.resumes,
-            self.now,
-        );
-        let change = Change::between(inputs.state.last.as_ref(), judgement.breaker.state);
-
-        let ids: Vec<String> = inputs.history.iter().map(|it| it.id.clone()).collect();
-        let keep = 2 * inputs.config.window as usize + 1;
-        inputs.state.retain_history(&ids, keep);
-        if inputs.from_api {
-            inputs
-                .state
-                .remember_records(&inputs.config, &inputs.history);
-        }
-        inputs.state.last = Some(plan::verdict(&head, &judgement.breaker));
-
-        self.write_local(&inputs, &judgement, change, &head)?;
-        if let Some(pr) = inputs.pr.clone() {
-            self.write_github(
-                &mut inputs,
-                &pr,
-                channels,
-                &judgement,
-                change,
-                &head,
-                label_on_pr,
-            )?;
-        }
-        Ok(if judgement.breaker.state == State::Open {
-            exit::TRIPPED
-        } else {
-            exit::OK
-        })
     }
 
     // ---- reading -----------------------------------------------------------------------
 
     /// The PR under test: from the payload, or for a `workflow_run` of a fork by its head.
     fn find_pr(&mut self) -> Result<Option<PullRequest>> {
-        let number = match self.ctx.event {
-            EventKind::PullRequest | EventKind::PullRequestTarget | EventKind::WorkflowRun => {
-                self.ctx.pr_number
-            }
-            _ => return Ok(None),
-        };
-        if let Some(n) = number {
+        use crate::github::EventKind;
+        if !matches!(
+            self.trigger.event,
+            EventKind::PullRequest | EventKind::PullRequestTarget | EventKind::WorkflowRun
+        ) {
+            return Ok(None);
+        }
+        if let Some(n) = self.trigger.pr_number {
             return Ok(Some(self.client.pull_request(n)?));
         }
-        let hint = match (&self.ctx.head_repo, &self.ctx.head_ref) {
-            (Some(repo), Some(branch)) => repo
-                .split('/')
-                .next()
-                .map(|o| (o.to_owned(), branch.clone())),
-            _ => None,
-        };
+        let hint = decide::head_hint(&self.trigger);
         let found = self.client.find_pull_requests_for_head(
-            &self.ctx.head_sha,
+            &self.trigger.head_sha,
             hint.as_ref().map(|(o, b)| (o.as_str(), b.as_str())),
         )?;
         match found.into_iter().next() {
@@ -225,52 +173,41 @@ impl Session {
             None => {
                 self.note(format!(
                     "no open pull request has head {}: reporting only",
-                    short(&self.ctx.head_sha)
+                    self.trigger.head_sha.short()
                 ));
                 Ok(None)
             }
         }
     }
 
-    /// The commit the config is read from: the PR's base, the commit before a push.
-    fn base(&self, pr: Option<&PullRequest>) -> Option<String> {
-        pr.map(|p| p.base.sha.clone())
-            .filter(|s| !s.is_empty())
-            .or_else(|| self.ctx.base_sha.clone())
-    }
-
+    /// The config at the base: from the checkout when it has the commit, else the API.
     fn load_config(&mut self, pr: Option<&PullRequest>, explicit: Option<&str>) -> Result<Config> {
         let path = explicit.unwrap_or(CONFIG_FILE);
-        let base = self.base(pr);
-        let base_ref = pr
-            .map(|p| p.base.ref_name.clone())
-            .or_else(|| self.ctx.base_ref.clone());
-        let (bytes, at) = match &base {
-            Some(sha) => {
+        let (bytes, at) = match decide::config_source(&self.trigger, pr) {
+            ConfigSource::Base(sha) => {
                 let local = self
                     .repo
                     .as_ref()
-                    .filter(|r| r.resolve(sha).is_ok())
-                    .map(|r| r.blob_at(sha, path).map_err(git_err))
+                    .filter(|r| r.resolve(sha.as_str()).is_ok())
+                    .map(|r| r.blob_at(sha.as_str(), path))
                     .transpose()?;
-                match local {
-                    Some(b) => (b, short(sha)),
-                    None => (self.client.file_at(path, sha)?, short(sha)),
-                }
+                let bytes = match local {
+                    Some(b) => b,
+                    None => self.client.file_at(path, sha.as_str())?,
+                };
+                (bytes, sha.short().to_owned())
             }
-            None => match base_ref {
-                Some(r) => (self.client.file_at(path, &r)?, r),
-                None => {
-                    // A push that created a branch: nothing before it to trust but the
-                    // branch itself.
-                    self.note(format!(
-                        "no base commit: {path} is read at the pushed commit {}",
-                        short(&self.ctx.head_sha)
-                    ));
-                    let sha = self.ctx.head_sha.clone();
-                    (self.client.file_at(path, &sha)?, short(&sha))
-                }
-            },
+            ConfigSource::BaseBranch(branch) => (self.client.file_at(path, &branch)?, branch),
+            ConfigSource::Head(sha) => {
+                self.note(format!(
+                    "no base commit: {path} is read at the pushed commit {}",
+                    sha.short()
+                ));
+                (
+                    self.client.file_at(path, sha.as_str())?,
+                    sha.short().to_owned(),
+                )
+            }
         };
         let shown = PathBuf::from(format!("{path}@{at}"));
         match bytes {
@@ -283,141 +220,107 @@ impl Session {
         }
     }
 
-    fn read_inputs(
-        &mut self,
-        pr: Option<PullRequest>,
-        config: Config,
-        channels: Channels,
-        head: &str,
-    ) -> Result<Inputs> {
-        let mut trusted = TrustedAuthors::default();
-        let mut state = CiState::new(pr.as_ref().map_or(0, |p| p.number));
-        let mut sticky = None;
-        let mut restored = false;
-        let mut comment_writable = channels.comment;
-        if let Some(pr) = &pr
-            && channels.comment
-        {
-            if let Some(login) = self.token_login()? {
-                trusted = trusted.with(login);
-            }
-            let comments = self.client.issue_comments(pr.number)?;
-            if let Some(c) = find_sticky_comment(&comments, &trusted) {
-                sticky = Some((c.id, c.body.clone()));
-                match parse_sticky_state::<CiState>(&c.body) {
-                    StickyState::Ok(s) if s.pr == pr.number => {
-                        state = s;
-                        restored = true;
-                    }
-                    StickyState::Ok(_) | StickyState::Missing => {}
-                    StickyState::Corrupt(why) => {
-                        // Rewritten in place with a fresh state.
-                        self.note(format!("the state in loopguard's comment could not be read ({why}): rebuilt from the API"));
-                    }
-                    StickyState::FutureVersion(v) => {
-                        self.note(format!("loopguard's comment was written by a newer loopguard (state v{v}): left alone"));
-                        comment_writable = false;
-                        sticky = None;
-                    }
+    /// The state in loopguard's sticky comment, when the PR has one and comments are on.
+    fn read_state(&mut self, pr: Option<&PullRequest>, channels: Channels) -> Result<PrState> {
+        let mut out = PrState {
+            state: CiState::new(pr.map_or(0, |p| p.number)),
+            sticky: None,
+            comment_writable: channels.comment,
+            restored: false,
+            trusted: TrustedAuthors::default(),
+        };
+        let Some(pr) = pr.filter(|_| channels.comment) else {
+            return Ok(out);
+        };
+        if let Some(login) = self.token_login()? {
+            out.trusted = out.trusted.with(login);
+        }
+        let comments = self.client.issue_comments(pr.number)?;
+        if let Some(c) = find_sticky_comment(&comments, &out.trusted) {
+            out.sticky = Some((c.id, c.body.clone()));
+            match parse_sticky_state::<CiState>(&c.body) {
+                StickyState::Ok(s) if s.pr == pr.number => {
+                    out.state = s;
+                    out.restored = true;
+                }
+                StickyState::Ok(_) | StickyState::Missing => {}
+                StickyState::Corrupt(why) => {
+                    // Rewritten in place with a fresh state.
+                    self.note(format!("the state in loopguard's comment could not be read ({why}): rebuilt from the API"));
+                }
+                StickyState::FutureVersion(v) => {
+                    self.note(format!("loopguard's comment was written by a newer loopguard (state v{v}): left alone"));
+                    out.comment_writable = false;
+                    out.sticky = None;
                 }
             }
         }
-        let (history, from_api) = self.history(pr.as_ref(), &config, head, &state)?;
-        Ok(Inputs {
-            pr,
-            config,
-            history,
-            from_api,
-            state,
-            sticky,
-            comment_writable,
-            restored,
-            trusted,
-        })
+        Ok(out)
     }
 
     /// The token's own login, for tokens that have one: comments written with a personal
     /// token are authored by its user. A workflow's installation token (`ghs_`) has none.
     fn token_login(&self) -> Result<Option<String>> {
-        let installation =
-            std::env::var("GITHUB_TOKEN").is_ok_and(|t| t.trim().starts_with("ghs_"));
+        let installation = self
+            .ctx
+            .env
+            .var("GITHUB_TOKEN")
+            .is_some_and(|t| t.trim().starts_with("ghs_"));
         if installation {
             return Ok(None);
         }
         Ok(self.client.authenticated_login()?)
     }
 
+    /// The PR's history: `base..head` from the checkout when it has both and is not
+    /// shallow, else the API (`true`: records worth keeping).
     fn history(
         &mut self,
         pr: Option<&PullRequest>,
         config: &Config,
-        head: &str,
         state: &CiState,
     ) -> Result<(Vec<Iteration>, bool)> {
-        let base = self.base(pr);
-        if let Some(h) = self.history_from_git(base.as_deref(), head)? {
-            return Ok((h, false));
+        let head = self.trigger.head_sha.clone();
+        let base = pr
+            .map(|p| p.base.sha.clone())
+            .or_else(|| self.trigger.base_sha.clone());
+        if let (Some(repo), Some(base)) = (&self.repo, &base)
+            && !repo.is_shallow()
+            && repo.resolve(head.as_str()).is_ok()
+            && repo.resolve(base.as_str()).is_ok()
+        {
+            let ids = repo.rev_range(&format!("{base}..{head}"))?;
+            return Ok((repo.iterations(&ids)?, false));
         }
         match pr {
-            Some(pr) => Ok((self.history_from_api(pr, head, config, state)?, true)),
+            Some(pr) => {
+                let listed = self.client.pull_request_commits(pr.number)?;
+                let client = &self.client;
+                let history =
+                    decide::api_history(config, listed, &head, state, |sha| client.commit(sha))?;
+                Ok((history, true))
+            }
             None => {
-                let commit = self.client.commit(head)?;
+                let commit = self.client.commit(&head)?;
                 Ok((vec![iteration_from_commit(&commit, None)], true))
             }
         }
     }
 
-    /// `base..head` from the checkout, when it has both and is not shallow.
-    fn history_from_git(&self, base: Option<&str>, head: &str) -> Result<Option<Vec<Iteration>>> {
-        let (Some(repo), Some(base)) = (&self.repo, base) else {
-            return Ok(None);
-        };
-        if repo.is_shallow() || repo.resolve(head).is_err() || repo.resolve(base).is_err() {
-            return Ok(None);
+    /// A maintainer let the agent try again: loopguard's label is gone from an open PR.
+    fn detect_resume(&mut self, config: &Config, state: &mut CiState, label_on_pr: bool) {
+        let unlabeled_now = self.trigger.action.as_deref() == Some("unlabeled")
+            && self.trigger.label.as_deref() == Some(config.github.label.as_str());
+        if let Some(resume) = plan::detect_resume(
+            state,
+            label_on_pr,
+            unlabeled_now,
+            self.trigger.sender.as_deref(),
+            self.ctx.env.now(),
+        ) && !state.resumes.iter().any(|r| r.after == resume.after)
+        {
+            state.resumes.push(resume);
         }
-        let ids = repo
-            .rev_range(&format!("{base}..{head}"))
-            .map_err(git_err)?;
-        Ok(Some(repo.iterations(&ids).map_err(git_err)?))
-    }
-
-    /// The PR's commits up to `head` from the API: the listing for all, each commit's
-    /// files only for those the state has no record of.
-    fn history_from_api(
-        &mut self,
-        pr: &PullRequest,
-        head: &str,
-        config: &Config,
-        state: &CiState,
-    ) -> Result<Vec<Iteration>> {
-        let mut listed = self.client.pull_request_commits(pr.number)?;
-        if let Some(end) = listed.iter().position(|c| c.sha == head) {
-            listed.truncate(end + 1);
-        }
-        // Only commits in the window need their files; older ones are counted, not read.
-        let window = config.window as usize;
-        let read_from = listed.len().saturating_sub(2 * window);
-        let mut trees: std::collections::HashMap<String, String> = Default::default();
-        let mut out = Vec::with_capacity(listed.len());
-        for (i, c) in listed.iter().enumerate() {
-            let parent_tree = c.parents.first().and_then(|p| trees.get(&p.sha)).cloned();
-            let it = match state.records.get(&c.sha) {
-                Some(r) if r.files.is_some() || i < read_from => Iteration {
-                    parent_tree: parent_tree.clone(),
-                    ..r.clone()
-                },
-                _ if i < read_from => iteration_from_listed_commit(c, parent_tree.as_deref()),
-                _ => {
-                    let full = self.client.commit(&c.sha)?;
-                    iteration_from_commit(&full, parent_tree.as_deref())
-                }
-            };
-            if let Some(t) = &it.tree {
-                trees.insert(it.id.clone(), t.clone());
-            }
-            out.push(it);
-        }
-        Ok(out)
     }
 
     // ---- evidence ----------------------------------------------------------------------
@@ -426,30 +329,22 @@ impl Session {
         if !args.log.is_empty() || !args.junit.is_empty() {
             let mut patterns = args.log.clone();
             patterns.extend(args.junit.iter().cloned());
-            let (paths, unmatched) = expand_globs(&patterns, &self.dir)?;
+            let (paths, unmatched) = expand_globs(&patterns, &self.ctx.dir)?;
             for p in unmatched {
                 self.note(format!("`{p}` matched no file"));
             }
             if paths.is_empty() {
                 return Ok(None);
             }
-            let ev = evidence_from_files(&paths, &self.dir)?;
+            let ev = evidence_from_files(&paths, &self.ctx.dir)?;
             if ev.is_none() {
                 self.note("no test results were recognised in the logs given".to_owned());
             }
             return Ok(ev);
         }
-        let Some(run) = self.ctx.workflow_run.clone() else {
+        let Some(run) = self.trigger.workflow_run.clone() else {
             self.note("no test evidence for this run: pass `log` or `junit` (or run under `workflow_run`)".to_owned());
             return Ok(None);
-        };
-        let run = WorkflowRun {
-            id: run.id,
-            name: run.name.clone(),
-            head_sha: run.head_sha.clone(),
-            conclusion: run.conclusion.clone(),
-            status: Some("completed".to_owned()),
-            ..WorkflowRun::default()
         };
         self.evidence_of_run(&run)
     }
@@ -457,22 +352,15 @@ impl Session {
     /// The evidence of a completed workflow run: a pass from its conclusion, or the
     /// fingerprint of its failed jobs' logs.
     fn evidence_of_run(&mut self, run: &WorkflowRun) -> Result<Option<TestEvidence>> {
-        let name = format!(
-            "workflow run {} #{}",
-            run.name.as_deref().unwrap_or("?"),
-            run.id
-        );
-        match run.conclusion.as_deref() {
-            Some("success") => return Ok(Some(passed(&name))),
-            Some("failure" | "timed_out") => {}
-            other => {
-                self.note(format!(
-                    "{name} ended {}: no test evidence from it",
-                    other.unwrap_or("without a conclusion")
-                ));
+        match decide::run_verdict(run) {
+            RunVerdict::Passed(ev) => return Ok(Some(ev)),
+            RunVerdict::NoEvidence(why) => {
+                self.note(why);
                 return Ok(None);
             }
+            RunVerdict::ReadFailedJobs => {}
         }
+        let name = run.describe();
         let jobs = self.client.run_jobs(run.id)?;
         let mut parts = Vec::new();
         let mut sources = Vec::new();
@@ -492,70 +380,50 @@ impl Session {
             }
         }
         let source = if sources.is_empty() {
-            name.clone()
+            name
         } else {
             format!("{name}: {}", sources.join(", "))
         };
-        let combined = Fingerprint::combine(parts);
-        Ok(Some(
-            evidence_from_fingerprint(&combined, &source)
-                .filter(|e| e.signature.is_some())
-                .unwrap_or_else(|| unread_failure(&source)),
-        ))
+        let read = evidence_from_fingerprint(&Fingerprint::combine(parts), &source);
+        Ok(Some(decide::failed_run_evidence(read, &source)))
     }
 
-    /// Evidence of earlier heads from their workflow runs, when no comment kept it: the
-    /// newest attempts of the window, one run listing (and the failed jobs' logs) each.
-    /// Best effort: what cannot be read is noted, not fatal.
-    fn rebuild_evidence(
-        &mut self,
-        config: &Config,
-        history: &[Iteration],
-        head: &str,
-        state: &mut CiState,
-    ) -> Result<()> {
-        let attempts = crate::rules::attempts(config, history);
-        let wanted: Vec<String> = attempts
-            .iter()
-            .rev()
-            .map(|f| history[f.index].id.clone())
-            .filter(|id| id != head && !state.evidence.contains_key(id))
-            .take(config.window as usize)
-            .collect();
+    /// Evidence of earlier heads from their workflow runs, when no comment kept it. Best
+    /// effort: what cannot be read is noted, not fatal.
+    fn rebuild_evidence(&mut self, config: &Config, history: &[Iteration], state: &mut CiState) {
+        let wanted = decide::wanted_evidence(config, history, &self.trigger.head_sha, state);
         if wanted.is_empty() {
-            return Ok(());
+            return;
         }
         if let Err(e) = self.rebuild_from_runs(&wanted, state) {
             self.note(format!(
                 "the evidence of earlier iterations could not be rebuilt from their workflow runs: {e:#}"
             ));
         }
-        Ok(())
     }
 
-    fn rebuild_from_runs(&mut self, wanted: &[String], state: &mut CiState) -> Result<()> {
+    fn rebuild_from_runs(&mut self, wanted: &[CommitId], state: &mut CiState) -> Result<()> {
         // The workflow whose runs hold the tests: the triggering one, or this one.
-        let workflow_id = match &self.ctx.workflow_run {
+        let workflow_id = match &self.trigger.workflow_run {
             Some(run) => run.workflow_id,
-            None => match self.ctx.run_id {
-                Some(id) => Some(self.client.workflow_run(id)?.workflow_id).filter(|w| *w != 0),
+            None => match self.trigger.run_id {
+                Some(id) => self
+                    .client
+                    .workflow_run(id)?
+                    .workflow_id
+                    .filter(|w| *w != 0),
                 None => None,
             },
         };
-        let current = self.ctx.run_id;
-        let triggering = self.ctx.workflow_run.as_ref().map(|r| r.id);
+        let current = self.trigger.run_id;
+        let triggering = self.trigger.workflow_run.as_ref().map(|r| r.id);
         for sha in wanted {
             let runs = self.client.workflow_runs(&RunFilter {
                 head_sha: Some(sha.clone()),
                 workflow_id,
                 ..RunFilter::default()
             })?;
-            let run = runs
-                .into_iter()
-                .filter(|r| Some(r.id) != current && Some(r.id) != triggering)
-                .filter(|r| r.event != "workflow_run" && r.status.as_deref() == Some("completed"))
-                .max_by_key(|r| r.id);
-            if let Some(run) = run
+            if let Some(run) = decide::run_that_counts(&runs, current, triggering).cloned()
                 && let Some(ev) = self.evidence_of_run(&run)?
             {
                 state.evidence.insert(sha.clone(), ev);
@@ -566,21 +434,21 @@ impl Session {
 
     // ---- writing -----------------------------------------------------------------------
 
-    fn report<'a>(
+    fn view<'a>(
         &'a self,
-        inputs: &'a Inputs,
-        judgement: &'a Judgement,
+        config: &'a Config,
+        status: &'a Status,
+        pr: Option<u64>,
         change: Change,
-        head: &'a str,
-    ) -> Report<'a> {
-        Report {
-            config: &inputs.config,
-            pr: inputs.pr.as_ref().map(|p| p.number),
-            head,
-            history: &inputs.history,
-            judgement,
+        issue: Option<u64>,
+    ) -> PrView<'a> {
+        PrView {
+            status,
+            pr,
+            head: self.trigger.head_sha.as_str(),
             change,
-            issue: inputs.state.issue.as_ref().map(|i| i.number),
+            issue,
+            label: &config.github.label,
             notes: &self.notes,
         }
     }
@@ -588,69 +456,51 @@ impl Session {
     /// Outputs, summary, annotation and the log: the step's own files, always written.
     fn write_local(
         &self,
-        inputs: &Inputs,
-        judgement: &Judgement,
+        config: &Config,
+        status: &Status,
+        pr: Option<&PullRequest>,
         change: Change,
-        head: &str,
+        pr_state: &PrState,
     ) -> Result<()> {
-        let report = self.report(inputs, judgement, change, head);
-        let files = ActionsFiles::from_env();
-        let b = &judgement.breaker;
-        let open = b.state == State::Open;
-        let not_closed = b.state != State::Closed;
-        // The failure of this run's commit.
-        let signature = inputs
+        let view = self.view(
+            config,
+            status,
+            pr.map(|p| p.number),
+            change,
+            pr_state.state.issue.as_ref().map(|i| i.number),
+        );
+        let files = ActionsFiles::from_env(&self.ctx.env);
+        let signature = pr_state
             .state
             .evidence
-            .get(head)
-            .and_then(|t| t.signature.clone())
-            .unwrap_or_default();
-        let view = View {
-            config: &inputs.config,
-            run_id: None,
-            branch: None,
-            breaker: b,
-            eval: &judgement.evaluation,
-            history: &inputs.history,
-            events: &judgement.events,
-        };
-        let rule = b
-            .rule
-            .filter(|_| not_closed)
-            .map(|r| r.to_string())
-            .unwrap_or_default();
-        let reason = b.reason.clone().filter(|_| not_closed).unwrap_or_default();
-        let terminal = b.terminal_status.map(|t| t.to_string()).unwrap_or_default();
-        let next_model = view.next_model().unwrap_or_default().to_owned();
+            .get(&self.trigger.head_sha)
+            .and_then(|t| t.signature.as_ref());
         if let Some(path) = &files.output {
-            write_outputs(
-                path,
-                &[
-                    ("state", b.state.as_str()),
-                    ("tripped", if open { "true" } else { "false" }),
-                    ("rule", &rule),
-                    ("reason", &reason),
-                    ("terminal-status", &terminal),
-                    ("signature", &signature),
-                    ("next-model", &next_model),
-                ],
-            )?;
+            let outputs = view.outputs(signature);
+            let pairs: Vec<(&str, &str)> = outputs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            write_outputs(path, &pairs)?;
         }
         if let Some(path) = &files.summary
-            && append_summary(path, &report.summary())?
+            && append_summary(path, &view.summary())?
         {
-            warn("the step summary was cut to fit GitHub's 1 MiB");
+            self.ctx
+                .ui
+                .warn("the step summary was cut to fit GitHub's 1 MiB");
         }
-        print_untrusted(&report.text())?;
-        if open {
+        self.print_untrusted(&view.text())?;
+        if status.state == State::Open {
             let line = annotation(
                 AnnotationLevel::Error,
                 &AnnotationProps {
-                    title: Some(format!("loopguard: {rule}")),
+                    title: Some(format!(
+                        "loopguard: {}",
+                        status.rule.map(|r| r.to_string()).unwrap_or_default()
+                    )),
                     ..AnnotationProps::default()
                 },
                 // Inert anywhere on the line, not only at its start.
-                &crate::sanitize::neutralize(&reason).replace("::", ":\u{200B}:"),
+                &crate::sanitize::neutralize(status.reason.as_deref().unwrap_or(""))
+                    .replace("::", ":\u{200B}:"),
             );
             let mut out = std::io::stdout().lock();
             writeln!(out, "{line}")?;
@@ -662,51 +512,52 @@ impl Session {
     #[allow(clippy::too_many_arguments)]
     fn write_github(
         &mut self,
-        inputs: &mut Inputs,
+        config: &Config,
+        status: &Status,
         pr: &PullRequest,
         channels: Channels,
-        judgement: &Judgement,
         change: Change,
-        head: &str,
         label_on_pr: bool,
+        pr_state: &mut PrState,
+        order: &[CommitId],
     ) -> Result<()> {
-        let label = inputs.config.github.label.clone();
+        let label = config.github.label.clone();
         let marker = issue_marker(pr.number);
+        let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
         let (title, issue_md) = self
-            .report(inputs, judgement, change, head)
+            .view(config, status, Some(pr.number), change, issue_now)
             .issue(pr.number);
         let issue_body = render_issue_body(pr.number, &issue_md);
         let digest = content_hash(format!("{title}\n{issue_body}").as_bytes());
-        if channels.issue && inputs.state.issue.is_none() && judgement.breaker.state == State::Open
-        {
-            inputs.state.issue =
-                self.find_issue(&inputs.config, pr.number, &inputs.trusted, &marker)?;
+        if channels.issue && pr_state.state.issue.is_none() && status.state == State::Open {
+            pr_state.state.issue =
+                self.find_issue(config, pr.number, &pr_state.trusted, &marker)?;
         }
         let p = plan::plan(&plan::Facts {
             channels,
-            state: judgement.breaker.state,
+            state: status.state,
             label_on_pr,
-            issue: inputs.state.issue.as_ref(),
+            issue: pr_state.state.issue.as_ref(),
             issue_digest: &digest,
         });
         if p.add_label {
             self.client
-                .ensure_label(&label, LABEL_COLOR, LABEL_DESCRIPTION)?;
+                .ensure_label(&label, decide::LABEL_COLOR, decide::LABEL_DESCRIPTION)?;
             self.client.add_labels(pr.number, &[label.as_str()])?;
         }
         if p.remove_label {
             self.client.remove_label(pr.number, &label)?;
         }
-        inputs.state.labelled = channels.label && judgement.breaker.state == State::Open;
+        pr_state.state.labelled = channels.label && status.state == State::Open;
         let dry = self.client.is_dry_run();
         match p.issue {
             IssueAction::Nothing => {}
             IssueAction::Create => {
-                let issue_label = inputs.config.github.issue_label.clone();
+                let issue_label = config.github.issue_label.clone();
                 self.client.ensure_label(
                     &issue_label,
-                    "5319e7",
-                    "loopguard: stuck-loop reports",
+                    decide::ISSUE_LABEL_COLOR,
+                    decide::ISSUE_LABEL_DESCRIPTION,
                 )?;
                 let created = self.client.create_issue(
                     &title,
@@ -715,7 +566,7 @@ impl Session {
                     &marker,
                 )?;
                 if !dry {
-                    inputs.state.issue = Some(IssueRef {
+                    pr_state.state.issue = Some(IssueRef {
                         number: created.number,
                         digest,
                         open: true,
@@ -729,42 +580,36 @@ impl Session {
                     &IssueUpdate {
                         title: Some(title.clone()),
                         body: Some(issue_body),
-                        state: Some(if open { "open" } else { "closed" }.to_owned()),
+                        state: Some(if open {
+                            OpenState::Open
+                        } else {
+                            OpenState::Closed
+                        }),
                         labels: None,
                     },
                 )?;
-                inputs.state.issue = Some(IssueRef {
+                pr_state.state.issue = Some(IssueRef {
                     number,
                     digest,
                     open,
                 });
             }
         }
-        if !inputs.comment_writable {
+        if !pr_state.comment_writable {
             return Ok(());
         }
-        let visible = self.report(inputs, judgement, change, head).comment();
-        let order: Vec<String> = inputs.history.iter().map(|it| it.id.clone()).collect();
-        let body = loop {
-            let encoded = serde_json::to_vec(&inputs.state).map_or(0, |v| v.len() * 4 / 3);
-            if encoded > STATE_BUDGET && inputs.state.shed(&order) {
-                continue;
-            }
-            match render_sticky(&inputs.state, &visible) {
-                Ok(body) => break body,
-                Err(_) if inputs.state.shed(&order) => continue,
-                Err(e) => return Err(Error::env(e.to_string()).into()),
-            }
-        };
-        let existing = inputs.sticky.as_ref().map(|(id, b)| (*id, b.as_str()));
+        let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
+        let visible = self
+            .view(config, status, Some(pr.number), change, issue_now)
+            .comment();
+        let body = decide::sticky_body(&mut pr_state.state, &visible, order)
+            .map_err(|e| Error::env(e.to_string()))?;
+        let existing = pr_state.sticky.as_ref().map(|(id, b)| (*id, b.as_str()));
         match plan::comment_action(channels, existing, &body) {
             CommentAction::Nothing => {}
             CommentAction::Create => {
-                self.client.create_comment(
-                    pr.number,
-                    &body,
-                    crate::github::sticky::STICKY_MARKER,
-                )?;
+                self.client
+                    .create_comment(pr.number, &body, STICKY_MARKER)?;
             }
             CommentAction::Update { id } => {
                 self.client.update_comment(id, &body)?;
@@ -789,22 +634,30 @@ impl Session {
             number: i.number,
             // Unknown: written again.
             digest: String::new(),
-            open: i.state != "closed",
+            open: i.is_open(),
         }))
     }
-}
 
-fn short(sha: &str) -> String {
-    sha.chars().take(10).collect()
-}
+    fn print_planned_writes(&self) -> Result<()> {
+        let planned = self.client.planned_writes();
+        let mut text = format!(
+            "dry run: {} GitHub write(s) planned, none made\n",
+            planned.len()
+        );
+        for w in &planned {
+            text.push_str(&format!("  {w}\n"));
+        }
+        self.print_untrusted(&text)
+    }
 
-/// Prints text that may quote logs or commit messages to the log, where none of its lines
-/// can act as a workflow command.
-fn print_untrusted(text: &str) -> std::io::Result<()> {
-    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
-    let mut out = std::io::stdout().lock();
-    write_untrusted(&mut out, text, in_actions)?;
-    out.flush()
+    /// Prints text that may quote logs or commit messages to the log, where none of its
+    /// lines can act as a workflow command.
+    fn print_untrusted(&self, text: &str) -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        write_untrusted(&mut out, text, self.ctx.env.in_actions())?;
+        out.flush()?;
+        Ok(())
+    }
 }
 
 /// The evidence of log and JUnit files, fingerprinted together as one run.

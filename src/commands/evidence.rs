@@ -11,10 +11,10 @@ use anyhow::{Context, Result};
 use crate::cli::{FingerprintArgs, IngestArgs, RunArgs};
 use crate::error::{Error, exit};
 use crate::fingerprint::{Fingerprint, Fingerprinter, fingerprint_reader};
-use crate::iteration::{Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
+use crate::iteration::{CommitId, Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
 use crate::run::{Outcome, Run};
 
-use super::{Workspace, git_err, hook, now, print, print_json, warn};
+use super::{Ctx, Workspace, hook, print, print_json};
 
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
@@ -98,12 +98,12 @@ fn status_code(status: std::process::ExitStatus) -> u8 {
     1
 }
 
-pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
+pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
     let command = shell_words(&args.command);
     let mut child = Command::new(&args.command[0])
         .args(&args.command[1..])
-        .current_dir(dir)
+        .current_dir(&ctx.dir)
         .stdin(Stdio::inherit())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -126,17 +126,16 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
     let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(command));
 
     let state = worktree_state(&ws)?;
-    let now = now();
-    let result = ws.with_run(now, |run| {
+    let now = ws.now();
+    let (out, mut blocks, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
         let out = record_run(&ws, run, &state, evidence, now)?;
-        let blocks = run.breaker.blocks(&ws.config);
+        let blocks = run.breaker().blocks(ws.config.on_trip.action);
         let events = out.events.clone();
-        Ok(((out, blocks), events))
+        Ok(((out, blocks, run.clone()), events))
     })?;
-    let (out, mut blocks) = result;
-    hook::announce(&ws, &out)?;
-    if out.tripped().is_some() && super::harness::interactive() {
+    hook::announce(&ws, &out.events, &ws.status(&run, &[]));
+    if out.tripped().is_some() && ctx.env.interactive() {
         blocks = super::harness::prompt_after_trip(&ws)?;
         if !blocks {
             return Ok(code);
@@ -144,7 +143,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
     }
     if out.tripped().is_some() || blocks {
         if out.tripped().is_none() {
-            warn("the breaker is open: stop and look at `loopguard status` before trying again");
+            ws.warn("the breaker is open: stop and look at `loopguard status` before trying again");
         }
         return Ok(exit::RUN_TRIPPED);
     }
@@ -153,7 +152,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<u8> {
 
 /// What the working tree holds compared to HEAD.
 struct WorktreeState {
-    head: Option<String>,
+    head: Option<CommitId>,
     head_tree: Option<String>,
     /// The tree of the working tree with every change (untracked files too, ignored ones
     /// not); `None` when it equals HEAD's tree or could not be computed.
@@ -162,7 +161,7 @@ struct WorktreeState {
 
 /// The working tree as a tree id, written the way `git stash` does: a temporary index,
 /// `git add -A`, `git write-tree`. Nothing of the user's index or files changes.
-fn worktree_state(ws: &Workspace) -> Result<WorktreeState> {
+fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let head = ws.head.id.clone();
     let git = |args: &[&str], index: Option<&Path>| -> Option<String> {
         let mut cmd = Command::new("git");
@@ -187,7 +186,7 @@ fn worktree_state(ws: &Workspace) -> Result<WorktreeState> {
     }
     let tree = git(&["add", "-A"], Some(&index)).and_then(|_| git(&["write-tree"], Some(&index)));
     if tree.is_none() {
-        warn(
+        ws.warn(
             "cannot tell whether the working tree has changes (git add -A failed); the evidence goes to HEAD",
         );
     }
@@ -203,7 +202,7 @@ fn worktree_state(ws: &Workspace) -> Result<WorktreeState> {
 /// already tested (no code change: only better tests are progress); on a working-tree
 /// iteration when there are uncommitted changes (the next commit of that tree adopts it).
 fn record_run(
-    ws: &Workspace,
+    ws: &Workspace<'_>,
     run: &mut Run,
     state: &WorktreeState,
     evidence: TestEvidence,
@@ -211,43 +210,44 @@ fn record_run(
 ) -> Result<Outcome> {
     let config = &ws.config;
     let tree = state.dirty_tree.clone().or_else(|| state.head_tree.clone());
-    let last = run.iterations.last();
+    let last = run.iterations().last();
     // The state under test was already tested: a re-run.
     if let Some(last) = last.filter(|l| l.tree.is_some() && l.tree == tree && l.test.is_some()) {
-        let base = last.id.split('+').next().unwrap_or(&last.id).to_owned();
+        let base = last
+            .id
+            .as_str()
+            .split('+')
+            .next()
+            .unwrap_or(last.id.as_str())
+            .to_owned();
         let n = run
-            .iterations
+            .iterations()
             .iter()
-            .filter(|i| i.id.starts_with(&base))
+            .filter(|i| i.id.as_str().starts_with(&base))
             .count();
-        let rerun = Iteration {
-            id: format!("{base}+run{}", n + 1),
-            tree: tree.clone(),
-            parent_tree: tree.clone(),
-            files: Some(Vec::new()),
-            message: last.message.clone(),
-            author: last.author.clone(),
-            at: Some(now),
-            kind: Some(IterationKind::Attempt),
-            test: Some(evidence),
-            ..Default::default()
-        };
+        let mut rerun = Iteration::new(CommitId::new(format!("{base}+run{}", n + 1))?);
+        rerun.tree = tree.clone();
+        rerun.parent_tree = tree;
+        rerun.files = Some(Vec::new());
+        rerun.message = last.message.clone();
+        rerun.author = last.author.clone();
+        rerun.at = Some(now);
+        rerun.kind = Some(IterationKind::Attempt);
+        rerun.test = Some(evidence);
         return Ok(run.record(config, rerun, now));
     }
     if let Some(dirty) = &state.dirty_tree {
         let parent_tree = last
             .and_then(|l| l.tree.clone())
             .or_else(|| state.head_tree.clone());
-        let it = Iteration {
-            id: format!("worktree-{}", &dirty[..dirty.len().min(12)]),
-            tree: Some(dirty.clone()),
-            parent_tree,
-            parents: state.head.clone().map(|h| vec![h]),
-            at: Some(now),
-            kind: Some(IterationKind::Attempt),
-            test: Some(evidence),
-            ..Default::default()
-        };
+        let short: String = dirty.chars().take(12).collect();
+        let mut it = Iteration::new(CommitId::new(format!("worktree-{short}"))?);
+        it.tree = Some(dirty.clone());
+        it.parent_tree = parent_tree;
+        it.parents = state.head.clone().map(|h| vec![h]);
+        it.at = Some(now);
+        it.kind = Some(IterationKind::Attempt);
+        it.test = Some(evidence);
         return Ok(run.record(config, it, now));
     }
     let Some(head) = &state.head else {
@@ -259,8 +259,8 @@ fn record_run(
     if let Some(out) = run.attach_test(config, head, evidence.clone(), now) {
         return Ok(out);
     }
-    let mut it = ws.repo.iteration(head).map_err(git_err)?;
-    if run.start_commit.as_deref() == Some(head.as_str()) {
+    let mut it = ws.repo.iteration(head)?;
+    if run.start_commit.as_ref() == Some(head) {
         // The state the run started from: evidence about it is the baseline, not an attempt.
         it.kind = Some(IterationKind::Context);
     }
@@ -268,9 +268,20 @@ fn record_run(
     Ok(run.record(config, it, now))
 }
 
-pub fn ingest(dir: &Path, args: IngestArgs) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let fp = fingerprint_files(&args.files)?;
+pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let files: Vec<PathBuf> = args
+        .files
+        .iter()
+        .map(|f| {
+            if f.as_os_str() == "-" {
+                f.clone()
+            } else {
+                ctx.dir.join(f)
+            }
+        })
+        .collect();
+    let fp = fingerprint_files(&files)?;
     let outcome = match args.exit_code {
         Some(0) => TestOutcome::Pass,
         Some(_) => TestOutcome::Fail,
@@ -287,14 +298,14 @@ pub fn ingest(dir: &Path, args: IngestArgs) -> Result<u8> {
     );
     let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(source));
     let rev = args.commit.as_deref().unwrap_or("HEAD");
-    let commit = ws.repo.resolve(rev).map_err(git_err)?;
-    let now = now();
-    let out = ws.with_run(now, |run| {
+    let commit = ws.repo.resolve(rev)?;
+    let now = ws.now();
+    let (out, run) = ws.with_run(now, |run| {
         let out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
             Some(out) => out,
             None => {
-                let mut it = ws.repo.iteration(&commit).map_err(git_err)?;
-                if run.start_commit.as_deref() == Some(commit.as_str()) {
+                let mut it = ws.repo.iteration(&commit)?;
+                if run.start_commit.as_ref() == Some(&commit) {
                     it.kind = Some(IterationKind::Context);
                 }
                 it.test = Some(evidence.clone());
@@ -302,26 +313,23 @@ pub fn ingest(dir: &Path, args: IngestArgs) -> Result<u8> {
             }
         };
         let events = out.events.clone();
-        Ok((out, events))
+        Ok(((out, run.clone()), events))
     })?;
-    hook::announce(&ws, &out)?;
-    let short = &commit[..commit.len().min(10)];
+    let s = ws.status(&run, &[]);
+    hook::announce(&ws, &out.events, &s);
     let what = match (&evidence.outcome, &evidence.signature) {
         (TestOutcome::Pass, _) => "pass".to_owned(),
         (TestOutcome::Fail, Some(sig)) => format!(
             "fail, {} failure(s), signature {}",
             evidence.failing.unwrap_or(0),
-            &sig[..12]
+            sig.short()
         ),
         (TestOutcome::Fail, None) => "fail (no failure recognised in the files)".to_owned(),
     };
     if args.json {
-        let run = ws.read_run()?.expect("just written");
-        let eval = run.evaluate(&ws.config);
-        let view = crate::report::View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
-        print_json(&view.to_json(false))?;
+        print_json(&s.to_json())?;
     } else {
-        print(&format!("recorded on {short}: {what}"))?;
+        print(&format!("recorded on {}: {what}", commit.short()))?;
     }
     Ok(exit::OK)
 }

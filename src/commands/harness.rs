@@ -1,19 +1,20 @@
 //! `event`, `finish`, and the interactive prompt after a trip: what agent harnesses call.
 #![allow(clippy::print_stderr)]
 
-use std::io::{BufRead, IsTerminal, Write};
-use std::path::Path;
+use std::io::{BufRead, Write};
 
 use anyhow::Result;
 use serde_json::json;
 
 use crate::breaker::State;
 use crate::cli::{EventArgs, JsonArgs};
+use crate::config::TripAction;
 use crate::error::{Error, exit};
-use crate::report::View;
-use crate::run::{EdgeInput, Run};
+use crate::iteration::{Intervention, InterventionKind};
+use crate::report::text;
+use crate::run::EdgeInput;
 
-use super::{Workspace, aftermath, hook, note, now, print, print_json};
+use super::{Ctx, Workspace, aftermath, hook, print, print_json};
 
 fn check_edge(name: &str) -> Result<()> {
     let ok = !name.is_empty()
@@ -25,21 +26,22 @@ fn check_edge(name: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::input(format!(
-            "--edge `{name}`: an edge is a name like planner_to_researcher (letters, digits, _ - . : / >, at most 100)"
+            "--edge `{}`: an edge is a name like planner_to_researcher (letters, digits, _ - . : / >, at most 100)",
+            crate::sanitize::printable(name)
         ))
         .into())
     }
 }
 
-pub fn event(dir: &Path, args: EventArgs) -> Result<u8> {
+pub fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
     check_edge(&args.edge)?;
     if let Some(c) = args.cost
         && !(c.is_finite() && c >= 0.0)
     {
         return Err(Error::input("--cost must be a number >= 0").into());
     }
-    let ws = Workspace::open(dir, None)?;
-    let now = now();
+    let ws = Workspace::open(ctx, None)?;
+    let now = ws.now();
     let input = EdgeInput {
         edge: args.edge.clone(),
         progress: args.progress,
@@ -53,12 +55,9 @@ pub fn event(dir: &Path, args: EventArgs) -> Result<u8> {
         let events = out.outcome.events.clone();
         Ok(((out, run.clone()), events))
     })?;
-    hook::announce(&ws, &out.outcome)?;
-    let b = &run.breaker;
-    let next_model = View::of_run(&ws.config, &run, b, &out.outcome.evaluation, &[])
-        .next_model()
-        .map(str::to_owned);
-    let open = b.state == State::Open;
+    let s = ws.status(&run, &[]);
+    hook::announce(&ws, &out.outcome.events, &s);
+    let open = s.state == State::Open;
     if args.json {
         print_json(&json!({
             "schema": 1,
@@ -69,77 +68,72 @@ pub fn event(dir: &Path, args: EventArgs) -> Result<u8> {
             "asked_at_step": out.asked_at_step,
             "step": out.step,
             "max_steps": ws.config.rules.edge_loop.max_steps,
-            "state": b.state,
-            "terminal_status": b.terminal_status,
-            "rule": if b.state == State::Closed { None } else { b.rule },
-            "reason": if b.state == State::Closed { None } else { b.reason.clone() },
-            "next_model": next_model,
+            "refused": out.refused,
+            "state": s.state,
+            "terminal_status": s.terminal_status,
+            "rule": s.rule,
+            "reason": s.reason,
+            "next_model": s.next_model,
         }))?;
     } else {
-        let mut text = format!(
+        let mut out_text = format!(
             "{}: {}/{} without progress (step {}, breaker {})",
-            out.edge, out.count, out.threshold, out.step, b.state
+            out.edge, out.count, out.threshold, out.step, s.state
         );
+        if out.refused {
+            out_text.push_str("\nrefused: the breaker is open; this step was not counted");
+        }
         if let Some(step) = out.asked_at_step {
-            text.push_str(&format!(
+            out_text.push_str(&format!(
                 "\nno new information: step {step} asked the same query on this edge"
             ));
         }
-        if open && let Some(reason) = &b.reason {
-            text.push_str(&format!("\nstop: {reason}"));
+        if open && let Some(reason) = &s.reason {
+            out_text.push_str(&format!("\nstop: {}", crate::sanitize::printable(reason)));
         }
-        print(&text)?;
+        print(&out_text)?;
     }
     Ok(if open { exit::TRIPPED } else { exit::OK })
 }
 
-pub fn finish(dir: &Path, args: JsonArgs) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let now = now();
-    let run = ws.with_run(now, |run| {
+pub fn finish(ctx: &Ctx, args: JsonArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let now = ws.now();
+    let (run, event) = ws.with_run(now, |run| {
         let e = run.finish(&ws.config, now);
-        Ok((run.clone(), vec![e]))
+        Ok(((run.clone(), e.clone()), vec![e]))
     })?;
-    let (events, _) = ws.store.read_events(&ws.key)?;
-    aftermath::after(&ws, &events[events.len().saturating_sub(1)..]);
-    let eval = run.evaluate(&ws.config);
-    let view = View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
+    aftermath::after(&ws, std::slice::from_ref(&event));
+    let s = ws.status(&run, &[]);
     if args.json {
-        print_json(&view.to_json(false))?;
+        print_json(&s.to_json())?;
     } else {
         print(&format!(
             "run {} finished: {}",
             run.id,
-            run.breaker
-                .terminal_status
-                .map(|t| t.to_string())
-                .unwrap_or_default()
+            s.terminal_status.map(|t| t.to_string()).unwrap_or_default()
         ))?;
     }
     Ok(exit::OK)
 }
 
-/// Whether a person is at the keyboard (and this is not CI).
-pub fn interactive() -> bool {
-    std::io::stdin().is_terminal()
-        && std::io::stderr().is_terminal()
-        && std::env::var_os("CI").is_none()
-        && std::env::var_os("LOOPGUARD_NO_PROMPT").is_none()
-}
-
 /// After `run` tripped on a terminal: what now? Returns whether the breaker still blocks.
-pub fn prompt_after_trip(ws: &Workspace) -> Result<bool> {
+pub fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {
         let run = ws
             .read_run()?
             .ok_or_else(|| Error::env("the run disappeared"))?;
-        let next = ws
-            .config
-            .escalation_models
-            .get(run.breaker.model + 1)
-            .cloned();
+        // Another model only where escalation is the policy.
+        let next = (ws.config.on_trip.action == TripAction::Escalate)
+            .then(|| {
+                ws.config
+                    .escalation_models
+                    .get(run.breaker().model() + 1)
+                    .cloned()
+            })
+            .flatten();
         let retry = next
             .as_deref()
             .map(|m| format!(" / [r]etry with the next model ({m})"))
@@ -151,11 +145,20 @@ pub fn prompt_after_trip(ws: &Workspace) -> Result<bool> {
         let Some(line) = lines.next() else {
             return Ok(true);
         };
-        let now = now();
+        let now = ws.now();
         let choice = line?.trim().to_lowercase();
-        let act = |f: &dyn Fn(&mut Run) -> Option<crate::breaker::Event>| -> Result<()> {
+        let act = |action: InterventionKind| -> Result<()> {
             let events = ws.with_run(now, |run| {
-                let e: Vec<_> = f(run).into_iter().collect();
+                let e = run
+                    .intervene(
+                        &ws.config,
+                        Intervention {
+                            action,
+                            at: now,
+                            by: None,
+                        },
+                    )
+                    .map_err(|e| Error::input(e.to_string()))?;
                 Ok((e.clone(), e))
             })?;
             aftermath::after(ws, &events);
@@ -163,36 +166,42 @@ pub fn prompt_after_trip(ws: &Workspace) -> Result<bool> {
         };
         match choice.chars().next() {
             Some('c') => {
-                act(&|run| Some(run.continue_after_trip(now)))?;
-                note("loopguard: the breaker is closed; counting starts again");
+                act(InterventionKind::Continue)?;
+                ws.note("loopguard: the breaker is closed; counting starts again");
                 return Ok(false);
             }
             Some('s') => {
-                note(
+                ws.note(
                     "loopguard: the run stays blocked; `loopguard resume` lets the agent try again",
                 );
                 return Ok(true);
             }
             Some('a') => {
-                act(&|run| Some(run.abort(now)))?;
-                note("loopguard: the run is aborted; `loopguard reset` starts a new one");
+                act(InterventionKind::Abort)?;
+                ws.note("loopguard: the run is aborted; `loopguard reset` starts a new one");
                 return Ok(true);
             }
             Some('r') if next.is_some() => {
-                act(&|run| run.next_model(&ws.config, now))?;
-                note(&format!(
-                    "loopguard: retry with {}; the next iteration must make progress",
+                act(InterventionKind::NextModel)?;
+                ws.note(&format!(
+                    "loopguard: retry with {}; it starts with fresh counters",
                     next.as_deref().unwrap_or("?")
                 ));
                 return Ok(false);
             }
             Some('h') => {
-                let eval = run.evaluate(&ws.config);
-                let view = View::of_run(&ws.config, &run, &run.breaker, &eval, &[]);
-                eprintln!("{}", view.to_text());
-                eprintln!("{}", view.iterations_table(8));
+                let s = ws.status(&run, &[]);
+                eprintln!("{}", text::status(&s));
+                eprintln!("{}", text::iterations(&s, 8));
             }
-            _ => eprintln!("loopguard: answer c, s, a, r or h"),
+            _ => {
+                let options = if next.is_some() {
+                    "c, s, a, r or h"
+                } else {
+                    "c, s, a or h"
+                };
+                eprintln!("loopguard: answer {options}");
+            }
         }
     }
 }

@@ -6,20 +6,18 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Result;
-use jiff::Timestamp;
 
-use crate::breaker::EventKind;
+use crate::breaker::Event;
 use crate::cli::{HookArgs, HookName};
-use crate::config::{CONFIG_FILE, Config, TripAction};
 use crate::error::exit;
-use crate::iteration::{Iteration, IterationKind};
-use crate::report::View;
-use crate::run::{Outcome, Run};
+use crate::iteration::{CommitId, Iteration, IterationKind};
+use crate::report::{Status, text};
+use crate::run::Run;
 use crate::store::branch_key;
 
-use super::{Workspace, bold_red, git_err, note, now, warn};
+use super::{Ctx, Workspace};
 
-pub fn hook(dir: &Path, args: HookArgs) -> u8 {
+pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
         HookName::PostCommit => "post-commit",
         HookName::PostRewrite => "post-rewrite",
@@ -27,15 +25,15 @@ pub fn hook(dir: &Path, args: HookArgs) -> u8 {
         HookName::PrePush => "pre-push",
     };
     let result = match args.name {
-        HookName::PostCommit => post_commit(dir).map(|()| exit::OK),
-        HookName::PostRewrite => post_rewrite(dir, &args.args).map(|()| exit::OK),
-        HookName::PreCommit => pre_commit(dir),
-        HookName::PrePush => pre_push(dir),
+        HookName::PostCommit => post_commit(ctx).map(|()| exit::OK),
+        HookName::PostRewrite => post_rewrite(ctx, &args.args).map(|()| exit::OK),
+        HookName::PreCommit => pre_commit(ctx),
+        HookName::PrePush => pre_push(ctx),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            warn(&format!(
+            ctx.ui.warn(&format!(
                 "the {name} hook could not run: {e:#}; git goes on (fail open)"
             ));
             exit::OK
@@ -52,15 +50,15 @@ fn rebasing(git_dir: &Path, action: &str, reflog: &str) -> bool {
         || git_dir.join("rebase-apply").is_dir()
 }
 
-fn post_commit(dir: &Path) -> Result<()> {
-    let ws = Workspace::open(dir, None)?;
+fn post_commit(ctx: &Ctx) -> Result<()> {
+    let ws = Workspace::open(ctx, None)?;
     let Some(head) = ws.head.id.clone() else {
         return Ok(());
     };
     let reflog = ws.repo.reflog_head_last().ok().flatten();
     let message = reflog.as_ref().map_or("", |r| r.message.as_str());
-    let action = std::env::var("GIT_REFLOG_ACTION").unwrap_or_default();
-    if rebasing(ws.repo.git_dir(), &action, message) {
+    let action = ctx.env.var("GIT_REFLOG_ACTION").unwrap_or_default();
+    if rebasing(ws.repo.git_dir(), action, message) {
         return Ok(());
     }
     let amended = message
@@ -72,50 +70,49 @@ fn post_commit(dir: &Path) -> Result<()> {
         || ws.repo.git_dir().join("CHERRY_PICK_HEAD").exists()
         || ws.repo.git_dir().join("sequencer").is_dir();
 
-    let now = now();
-    let outcome = ws.with_run(now, |run| {
+    let now = ws.now();
+    let (events, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
-        let mut it = ws.repo.iteration(&head).map_err(git_err)?;
+        let mut it = ws.repo.iteration(&head)?;
         if cherry_pick {
             it.kind = Some(IterationKind::Rewrite);
-        } else if is_setup_commit(&ws, run, &it) {
-            it.kind = Some(IterationKind::Context);
+        } else {
+            ws.classify_setup(run, &mut it);
         }
         let mut events = Vec::new();
         // Tests run on uncommitted changes (`loopguard run`) were recorded as a working-tree
         // iteration; committing exactly that tree is the same attempt.
         let adopted = run
-            .iterations
+            .iterations()
             .last()
-            .filter(|l| l.id.starts_with("worktree-") && l.tree == it.tree)
+            .filter(|l| l.id.as_str().starts_with("worktree-") && l.tree == it.tree)
             .map(|l| l.id.clone());
-        let outcome = match amended
+        match amended
             .filter(|old| run.position(old).is_some())
             .or(adopted)
         {
-            Some(old) => run.rewrite(&ws.config, vec![(old, it)], now).1,
+            Some(old) => events.extend(run.rewrite(&ws.config, vec![(old, it)], now).1.events),
             None => {
                 for missed in missed_commits(&ws, run, &it)? {
                     events.extend(run.record(&ws.config, missed, now).events);
                 }
-                run.record(&ws.config, it, now)
+                events.extend(run.record(&ws.config, it, now).events);
             }
-        };
-        events.extend(outcome.events.iter().cloned());
-        let outcome = Outcome { events, ..outcome };
-        Ok((outcome.clone(), outcome.events))
+        }
+        Ok(((events.clone(), run.clone()), events))
     })?;
-    announce(&ws, &outcome)?;
+    let s = ws.status(&run, &[]);
+    announce(&ws, &events, &s);
     Ok(())
 }
 
 /// Commits on the branch since the last recorded iteration that no hook recorded (made
 /// with hooks off, or before the shim was installed), oldest first. Follows first parents,
 /// so a merge brings in the merge commit (context), not the other branch's commits.
-fn missed_commits(ws: &Workspace, run: &Run, head: &Iteration) -> Result<Vec<Iteration>> {
+fn missed_commits(ws: &Workspace<'_>, run: &Run, head: &Iteration) -> Result<Vec<Iteration>> {
     const LIMIT: usize = 50;
     let last = run
-        .iterations
+        .iterations()
         .last()
         .map(|it| it.id.clone())
         .or_else(|| run.start_commit.clone());
@@ -127,17 +124,21 @@ fn missed_commits(ws: &Workspace, run: &Run, head: &Iteration) -> Result<Vec<Ite
     }
     // Walk first parents cheaply; read evidence only once the chain is known to end at
     // the last recorded commit.
-    let mut chain = Vec::new();
+    let mut chain: Vec<CommitId> = Vec::new();
     let mut parent = head.parents.as_ref().and_then(|p| p.first().cloned());
     while let Some(id) = parent {
         if id == last {
             chain.reverse();
-            return ws.repo.iterations(&chain).map_err(git_err);
+            let mut missed = ws.repo.iterations(&chain)?;
+            for it in &mut missed {
+                ws.classify_setup(run, it);
+            }
+            return Ok(missed);
         }
         if chain.len() == LIMIT || run.position(&id).is_some() {
             break;
         }
-        parent = ws.repo.parents(&id).map_err(git_err)?.into_iter().next();
+        parent = ws.repo.parents(&id)?.into_iter().next();
         chain.push(id);
     }
     // The last recorded commit is not a recent ancestor (a reset, a switch of history):
@@ -145,164 +146,98 @@ fn missed_commits(ws: &Workspace, run: &Run, head: &Iteration) -> Result<Vec<Ite
     Ok(Vec::new())
 }
 
-/// A commit that only adds or updates `.loopguard.yml` to exactly the content the run
-/// started with is the maintainer setting the guard up, not an agent loosening it.
-fn is_setup_commit(ws: &Workspace, run: &Run, it: &Iteration) -> bool {
-    let Some(trusted) = &run.trusted_config else {
-        return false;
-    };
-    let only_config = it
-        .files
-        .as_ref()
-        .is_some_and(|f| !f.is_empty() && f.iter().all(|c| c.path == CONFIG_FILE));
-    only_config
-        && ws
-            .repo
-            .blob_at(&it.id, CONFIG_FILE)
-            .ok()
-            .flatten()
-            .is_some_and(|b| &super::content_hash(&b) == trusted)
-}
-
-/// Tells the agent on stderr what this iteration did to the breaker.
-pub(super) fn announce(ws: &Workspace, outcome: &Outcome) -> Result<()> {
-    for e in &outcome.events {
-        match e.kind {
-            EventKind::Warn => warn(&format!(
-                "{}: {}",
-                e.rule.map(|r| r.to_string()).unwrap_or_default(),
-                e.reason.as_deref().unwrap_or("")
-            )),
-            EventKind::Close => note("loopguard: progress: the breaker is closed again"),
-            EventKind::Escalate => note(&format!(
-                "loopguard: escalating: {}",
-                e.reason.as_deref().unwrap_or("")
-            )),
-            _ => {}
+/// Tells the agent on stderr what this change did to the breaker, then runs the
+/// aftermath (reports, notifications).
+pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
+    for line in text::announce(events, s) {
+        if line.starts_with("loopguard: the breaker opened") {
+            ws.note(&line.replacen(
+                "the breaker opened",
+                &ws.ctx.ui.bold_red("the breaker opened"),
+                1,
+            ));
+        } else {
+            ws.note(&line);
         }
     }
-    if let Some(trip) = outcome.tripped() {
-        let rule = trip.rule.map(|r| r.to_string()).unwrap_or_default();
-        note(&format!(
-            "loopguard: {} ({rule}): {}",
-            bold_red("the breaker opened"),
-            trip.reason.as_deref().unwrap_or("")
-        ));
-        note(&what_now(&ws.config));
-    }
-    super::aftermath::after(ws, &outcome.events);
-    Ok(())
-}
-
-fn what_now(config: &Config) -> String {
-    match config.on_trip.action {
-        TripAction::Alert => {
-            "loopguard: on_trip.action is alert: commits go on; the next iteration that makes progress closes the breaker".to_owned()
-        }
-        TripAction::Abort => {
-            "loopguard: the run is aborted: commits and pushes are refused; `loopguard reset` starts a new run".to_owned()
-        }
-        TripAction::Escalate if !config.escalation_models.is_empty() => {
-            "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` or `loopguard reset`".to_owned()
-        }
-        TripAction::Pause | TripAction::Escalate => {
-            "loopguard: commits and pushes are refused until `loopguard resume` (the next iteration must make progress) or `loopguard reset`".to_owned()
-        }
-    }
+    super::aftermath::after(ws, events);
 }
 
 /// What git wrote on the hook's stdin; nothing when stdin is a terminal (a person running
 /// the hook by hand) so the hook never waits for input.
-fn hook_input() -> Result<String> {
-    use std::io::IsTerminal;
+fn hook_input(ctx: &Ctx) -> Result<String> {
     let mut input = String::new();
-    if !std::io::stdin().is_terminal() {
+    if !ctx.env.stdin_tty {
         std::io::stdin().read_to_string(&mut input)?;
     }
     Ok(input)
 }
 
-fn post_rewrite(dir: &Path, args: &[std::ffi::OsString]) -> Result<()> {
-    let ws = Workspace::open(dir, None)?;
-    let input = hook_input()?;
-    let pairs: Vec<(String, String)> = input
+fn post_rewrite(ctx: &Ctx, args: &[std::ffi::OsString]) -> Result<()> {
+    let ws = Workspace::open(ctx, None)?;
+    let input = hook_input(ctx)?;
+    let pairs: Vec<(CommitId, CommitId)> = input
         .lines()
         .filter_map(|l| {
             let mut parts = l.split_whitespace();
-            Some((parts.next()?.to_owned(), parts.next()?.to_owned()))
+            Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
         })
         .collect();
     if pairs.is_empty() {
         return Ok(());
     }
     let kind = args.first().map(|a| a.to_string_lossy().into_owned());
-    let now = now();
-    let (n, outcome) = ws.with_run(now, |run| {
-        let known: Vec<&(String, String)> = pairs
+    let now = ws.now();
+    let (n, events, run) = ws.with_run(now, |run| {
+        let known: Vec<&(CommitId, CommitId)> = pairs
             .iter()
             .filter(|(old, new)| run.position(old).is_some() || run.position(new).is_some())
             .collect();
-        let news: Vec<String> = known.iter().map(|(_, new)| new.clone()).collect();
-        let fresh = ws.repo.iterations(&news).map_err(git_err)?;
+        let news: Vec<CommitId> = known.iter().map(|(_, new)| new.clone()).collect();
+        let fresh = ws.repo.iterations(&news)?;
         let rewritten = known
             .iter()
             .map(|(old, _)| old.clone())
             .zip(fresh)
             .collect();
         let (n, outcome) = run.rewrite(&ws.config, rewritten, now);
-        let events = outcome.events.clone();
-        Ok(((n, outcome), events))
+        let events = outcome.events;
+        Ok(((n, events.clone(), run.clone()), events))
     })?;
     if n > 0 {
-        note(&format!(
+        ws.note(&format!(
             "loopguard: {} rewrote {n} recorded iteration(s); rewrites are not new attempts",
             kind.as_deref().unwrap_or("a rewrite")
         ));
     }
-    announce(&ws, &outcome)
+    let s = ws.status(&run, &[]);
+    announce(&ws, &events, &s);
+    Ok(())
 }
 
-fn pre_commit(dir: &Path) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    gate(&ws, &ws.key, ws.head.branch.as_deref())
+fn pre_commit(ctx: &Ctx) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    gate(&ws, &ws.key, ws.head.branch.as_deref(), "the commit")
 }
 
 /// Refuses (exit 1) when the run of `branch` has an open breaker that blocks.
-fn gate(ws: &Workspace, key: &str, branch: Option<&str>) -> Result<u8> {
+fn gate(ws: &Workspace<'_>, key: &str, branch: Option<&str>, what: &str) -> Result<u8> {
     let Some(run) = ws.read_run_of(key)? else {
         return Ok(exit::OK);
     };
-    let now: Timestamp = now();
-    let breaker = run.effective_breaker(&ws.config, now);
-    if !breaker.blocks(&ws.config) {
+    let breaker = run.effective_breaker(&ws.config, ws.now());
+    if !breaker.blocks(ws.config.on_trip.action) {
         return Ok(exit::OK);
     }
-    let branch = branch.unwrap_or("(detached HEAD)");
-    let rule = breaker.rule.map(|r| r.to_string()).unwrap_or_default();
-    let mut msg = format!(
-        "loopguard: {} on {branch}: the agent is stuck.\n  rule:   {rule}\n  reason: {}\n",
-        bold_red("refused: the breaker is open"),
-        breaker.reason.as_deref().unwrap_or("")
-    );
-    if breaker.aborted {
-        msg.push_str(
-            "  the run was aborted (on_trip.action: abort); to start a new run: loopguard reset\n",
-        );
-    } else {
-        msg.push_str("  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n");
-    }
-    let eval = run.evaluate(&ws.config);
-    let view = View::of_run(&ws.config, &run, &breaker, &eval, &[]);
-    if let Some(m) = view.next_model() {
-        msg.push_str(&format!("  next model: {m}\n"));
-    }
-    note(msg.trim_end());
+    let s = ws.status(&run, &[]);
+    let msg = text::refusal(&s, branch.unwrap_or("(detached HEAD)"), what);
+    ws.note(&msg.replacen("refused", &ws.ctx.ui.bold_red("refused"), 1));
     Ok(exit::TRIPPED)
 }
 
-fn pre_push(dir: &Path) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let input = hook_input()?;
+fn pre_push(ctx: &Ctx) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let input = hook_input(ctx)?;
     // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed.
     let mut branches: Vec<String> = input
         .lines()
@@ -318,20 +253,21 @@ fn pre_push(dir: &Path) -> Result<u8> {
         .collect();
     if input.trim().is_empty() {
         // The pre-commit framework passes the branch in its environment, not on stdin.
-        let framework = std::env::var("PRE_COMMIT_LOCAL_BRANCH")
-            .ok()
-            .map(|b| b.strip_prefix("refs/heads/").unwrap_or(&b).to_owned());
+        let framework = ctx
+            .env
+            .var("PRE_COMMIT_LOCAL_BRANCH")
+            .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b).to_owned());
         branches.extend(framework.or_else(|| ws.head.branch.clone()));
     }
     branches.dedup();
     let mut code = exit::OK;
     for b in &branches {
-        if gate(&ws, &branch_key(Some(b)), Some(b))? == exit::TRIPPED {
+        if gate(&ws, &branch_key(Some(b)), Some(b), "the push")? == exit::TRIPPED {
             code = exit::TRIPPED;
         }
     }
     if branches.is_empty() && ws.head.detached {
-        code = gate(&ws, &ws.key, None)?;
+        code = gate(&ws, &ws.key, None, "the push")?;
     }
     Ok(code)
 }

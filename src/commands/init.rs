@@ -1,7 +1,5 @@
 //! `init` and `uninstall`.
 
-use std::path::Path;
-
 use anyhow::{Context, Result};
 
 use crate::cli::InitArgs;
@@ -9,7 +7,7 @@ use crate::config::{CONFIG_FILE, Profile};
 use crate::error::{Error, exit};
 use crate::hooks::{self, HookChange};
 
-use super::{Workspace, note, now, print, shown};
+use super::{Ctx, Workspace, print, shown};
 
 fn config_text(profile: Profile) -> String {
     let t = profile.thresholds();
@@ -30,8 +28,8 @@ fn config_text(profile: Profile) -> String {
     )
 }
 
-pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
+pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
     let config_path = ws.config_path();
 
     if let Some(profile) = args.profile {
@@ -48,12 +46,12 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
             _ => {
                 std::fs::write(&config_path, &text)
                     .with_context(|| format!("cannot write {}", config_path.display()))?;
-                note(&format!("wrote {CONFIG_FILE} (profile {profile})"));
+                ws.note(&format!("wrote {CONFIG_FILE} (profile {profile})"));
             }
         }
     }
     // The config must be valid before anything relies on it.
-    let ws = Workspace::open(dir, None)?;
+    let ws = Workspace::open(ctx, None)?;
 
     if !args.no_hooks {
         let hooks_dir = ws.repo.hooks_dir();
@@ -66,10 +64,10 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
                 ))
             })?;
         for (hook, change) in &changes {
-            note(&format!("hook {hook}: {}", change.describe()));
+            ws.note(&format!("hook {hook}: {}", change.describe()));
         }
         if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
-            note(&format!(
+            ws.note(&format!(
                 "the hooks that were there before are kept in {} and run first",
                 hooks::chained_dir(ws.store.dir()).display()
             ));
@@ -78,20 +76,20 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
             && hooks_dir.starts_with(root)
             && !hooks_dir.starts_with(ws.repo.common_dir())
         {
-            note(&format!(
+            ws.note(&format!(
                 "note: core.hooksPath is {} inside the working tree; if those hooks are tracked, git status shows loopguard's shims",
                 shown(&hooks_dir, root).display()
             ));
         }
     }
 
-    let started = ws.with_run(now(), |run| {
-        let fresh = run.iterations.is_empty() && run.breaker == Default::default();
+    let started = ws.with_run(ws.now(), |run| {
+        let fresh = run.iterations().is_empty() && *run.breaker() == Default::default();
         Ok(((fresh, run.id.clone()), Vec::new()))
     })?;
     let branch = ws.head.branch.as_deref().unwrap_or("(detached HEAD)");
     if ws.head.detached {
-        super::warn(
+        ws.warn(
             "HEAD is detached: this run is keyed `(detached)`; check out a branch to give the agent its own run",
         );
     }
@@ -100,19 +98,19 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<u8> {
         started.1, ws.config.profile
     ))?;
     if !config_path.exists() {
-        note(
+        ws.note(
             "no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict|balanced|yolo` writes one",
         );
     } else {
-        note(
+        ws.note(
             "hint: commit .loopguard.yml now, before the agent starts: committing exactly this file is setup, an agent changing it trips `constraint`",
         );
     }
     Ok(exit::OK)
 }
 
-pub fn uninstall(dir: &Path) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
+pub fn uninstall(ctx: &Ctx) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
     let hooks_dir = ws.repo.hooks_dir();
     let changes =
         hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|e| {
@@ -122,7 +120,7 @@ pub fn uninstall(dir: &Path) -> Result<u8> {
             ))
         })?;
     for (hook, change) in &changes {
-        note(&format!("hook {hook}: {}", change.describe()));
+        ws.note(&format!("hook {hook}: {}", change.describe()));
     }
     print(&format!(
         "loopguard's hooks are removed; its records stay in {} (delete that directory to forget them)",

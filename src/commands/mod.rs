@@ -11,35 +11,53 @@ mod init;
 mod state;
 mod workspace;
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
 use crate::cli::{Cli, Command};
+use crate::env::Env;
 use crate::error::exit;
 
 pub use evidence::fingerprint_files;
-pub use workspace::{Workspace, now};
+pub use workspace::Workspace;
 
-/// Runs a parsed command line; the exit code follows CONTRACT.md.
-pub fn run(cli: Cli) -> Result<u8> {
-    let dir = match &cli.dir {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()?,
-    };
+/// What every command runs with: the environment read at start-up, the directory it works
+/// in, and where its messages go.
+pub struct Ctx {
+    pub env: Env,
+    pub dir: PathBuf,
+    pub ui: Ui,
+}
+
+impl Ctx {
+    pub fn new(env: Env, dir: Option<PathBuf>) -> Ctx {
+        let dir = match dir {
+            Some(d) if d.is_absolute() => d,
+            Some(d) => env.cwd.join(d),
+            None => env.cwd.clone(),
+        };
+        let ui = Ui { color: env.color() };
+        Ctx { env, dir, ui }
+    }
+}
+
+/// Runs a parsed command line; the exit code follows the contract.
+pub fn run(cli: Cli, env: Env) -> Result<u8> {
+    let ctx = Ctx::new(env, cli.dir);
     match cli.command {
-        Command::Init(a) => init::init(&dir, a),
-        Command::Uninstall => init::uninstall(&dir),
-        Command::Hook(a) => Ok(hook::hook(&dir, a)),
-        Command::Status(a) => state::status(&dir, a),
-        Command::Report(a) => state::report(&dir, a.json),
-        Command::Resume => state::resume(&dir),
-        Command::Reset => state::reset(&dir),
-        Command::Check(a) => check::check(&dir, a),
-        Command::Ci(a) => ci::ci(&dir, a),
-        Command::Replay(a) => check::replay(&dir, a),
+        Command::Init(a) => init::init(&ctx, a),
+        Command::Uninstall => init::uninstall(&ctx),
+        Command::Hook(a) => Ok(hook::hook(&ctx, a)),
+        Command::Status(a) => state::status(&ctx, a),
+        Command::Report(a) => state::report(&ctx, a.json),
+        Command::Resume => state::resume(&ctx),
+        Command::Reset => state::reset(&ctx),
+        Command::Check(a) => check::check(&ctx, a),
+        Command::Ci(a) => ci::ci(&ctx, a),
+        Command::Replay(a) => check::replay(&ctx, a),
         Command::Completions(a) => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
@@ -48,10 +66,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(exit::OK)
         }
         Command::Fingerprint(a) => evidence::fingerprint(a),
-        Command::Run(a) => evidence::run(&dir, a),
-        Command::Ingest(a) => evidence::ingest(&dir, a),
-        Command::Event(a) => harness::event(&dir, a),
-        Command::Finish(a) => harness::finish(&dir, a),
+        Command::Run(a) => evidence::run(&ctx, a),
+        Command::Ingest(a) => evidence::ingest(&ctx, a),
+        Command::Event(a) => harness::event(&ctx, a),
+        Command::Finish(a) => harness::finish(&ctx, a),
     }
 }
 
@@ -70,42 +88,34 @@ pub fn print_json(doc: &serde_json::Value) -> io::Result<()> {
     print(&doc.to_string())
 }
 
-fn color() -> bool {
-    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stderr().is_terminal()
+/// Where messages go: stderr, in colour on a terminal unless `NO_COLOR`.
+pub struct Ui {
+    color: bool,
 }
 
-/// `loopguard: warning: ...` on stderr.
-pub fn warn(message: &str) {
-    let label = if color() {
-        "\x1b[33mwarning\x1b[0m"
-    } else {
-        "warning"
-    };
-    eprintln!("loopguard: {label}: {message}");
-}
-
-/// A message on stderr.
-pub fn note(message: &str) {
-    eprintln!("{message}");
-}
-
-/// Emphasis for stderr when it is a terminal (and `NO_COLOR` is unset).
-pub fn bold_red(text: &str) -> String {
-    if color() {
-        format!("\x1b[1;31m{text}\x1b[0m")
-    } else {
-        text.to_owned()
+impl Ui {
+    /// `loopguard: warning: ...` on stderr.
+    pub fn warn(&self, message: &str) {
+        let label = if self.color {
+            "\x1b[33mwarning\x1b[0m"
+        } else {
+            "warning"
+        };
+        eprintln!("loopguard: {label}: {message}");
     }
-}
 
-/// A git error, classified for the exit code: a bad revision is the user's input (2);
-/// everything else is the environment (3).
-pub fn git_err(e: crate::git::GitError) -> anyhow::Error {
-    match e {
-        crate::git::GitError::BadRevision { .. } => {
-            crate::error::Error::input(e.to_string()).into()
+    /// A message on stderr.
+    pub fn note(&self, message: &str) {
+        eprintln!("{message}");
+    }
+
+    /// Emphasis for stderr.
+    pub fn bold_red(&self, text: &str) -> String {
+        if self.color {
+            format!("\x1b[1;31m{text}\x1b[0m")
+        } else {
+            text.to_owned()
         }
-        _ => crate::error::Error::env(e.to_string()).into(),
     }
 }
 

@@ -1,72 +1,64 @@
 //! `status`, `report`, `resume`, `reset`: the current branch's run.
 
-use std::path::Path;
-
 use anyhow::Result;
 
-use crate::breaker::{Breaker, Event, EventKind, ResumeError, State};
+use crate::breaker::{Event, EventKind, ResumeError, State};
 use crate::cli::StatusArgs;
 use crate::error::{Error, exit};
-use crate::report::View;
+use crate::report::{markdown, text};
 use crate::run::Run;
 
-use super::{Workspace, note, now, print, print_json};
+use super::{Ctx, Workspace, print, print_json};
 
-/// The run to show: the stored one with its cooldown applied, or an empty one.
-fn current(ws: &Workspace) -> Result<(Run, Breaker)> {
-    let now = now();
-    let run = ws.read_run()?.unwrap_or_else(|| ws.new_run(now));
-    let breaker = run.effective_breaker(&ws.config, now);
-    Ok((run, breaker))
+/// The stored run, or an empty one.
+fn current(ws: &Workspace<'_>) -> Result<Run> {
+    Ok(ws.read_run()?.unwrap_or_else(|| ws.new_run(ws.now())))
 }
 
-pub fn status(dir: &Path, args: StatusArgs) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let (run, breaker) = current(&ws)?;
-    let eval = run.evaluate(&ws.config);
-    let view = View::of_run(&ws.config, &run, &breaker, &eval, &[]);
+pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let s = ws.status(&current(&ws)?, &[]);
     if args.json {
-        print_json(&view.to_json(false))?;
+        print_json(&s.to_json())?;
     } else {
-        print(&view.to_text())?;
+        print(&text::status(&s))?;
     }
-    Ok(if args.exit_code && breaker.state == State::Open {
+    Ok(if args.exit_code && s.state == State::Open {
         exit::TRIPPED
     } else {
         exit::OK
     })
 }
 
-pub fn report(dir: &Path, json: bool) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let (run, breaker) = current(&ws)?;
+pub fn report(ctx: &Ctx, json: bool) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let run = current(&ws)?;
     let (events, bad) = ws.store.read_events(&ws.key)?;
     for b in bad {
-        super::warn(&format!(
+        ws.warn(&format!(
             "{}: {b}: skipped",
             ws.store.events_path(&ws.key).display()
         ));
     }
-    let eval = run.evaluate(&ws.config);
-    let view = View::of_run(&ws.config, &run, &breaker, &eval, &events);
+    let s = ws.status(&run, &events);
     if json {
-        let mut doc = view.to_json(true);
+        let mut doc = s.with_history(run.iterations()).to_json();
         doc["events"] = serde_json::to_value(&events)?;
         print_json(&doc)?;
     } else {
-        print(&view.to_markdown())?;
+        print(&markdown::report(&s))?;
     }
     Ok(exit::OK)
 }
 
-pub fn resume(dir: &Path) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let now = now();
+pub fn resume(ctx: &Ctx) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let now = ws.now();
     let result = ws.with_run(now, |run| {
         let mut events: Vec<Event> = run.tick(&ws.config, now).into_iter().collect();
-        match run.resume(now) {
+        match run.resume(&ws.config, now) {
             Ok(e) => {
-                events.push(e);
+                events.extend(e);
                 Ok((Ok(()), events))
             }
             Err(e) => Ok((Err(e), events)),
@@ -91,30 +83,29 @@ pub fn resume(dir: &Path) -> Result<u8> {
     }
 }
 
-pub fn reset(dir: &Path) -> Result<u8> {
-    let ws = Workspace::open(dir, None)?;
-    let now = now();
+pub fn reset(ctx: &Ctx) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let now = ws.now();
     let (old_id, new_id) = ws.with_run(now, |run| {
         let old = std::mem::replace(run, ws.new_run(now));
         let event = Event {
             at: now,
             run: old.id.clone(),
             kind: EventKind::Reset,
-            from: old.breaker.state,
+            from: old.breaker().state(),
             to: State::Closed,
             rule: None,
             reason: Some(format!("reset; the new run is {}", run.id)),
             iteration: None,
-            terminal_status: old.breaker.terminal_status,
+            terminal_status: old.breaker().terminal_status(),
         };
-        if !old.iterations.is_empty() {
-            let eval = old.evaluate(&ws.config);
-            let md = View::of_run(&ws.config, &old, &old.breaker, &eval, &[]).to_markdown();
+        if !old.iterations().is_empty() {
+            let md = markdown::report(&ws.status(&old, &[]));
             ws.store.write_report(&old.id, &md)?;
         }
         Ok(((old.id, run.id.clone()), vec![event]))
     })?;
-    note(&format!(
+    ws.note(&format!(
         "the run {old_id} ended; its report is in {}",
         ws.store.dir().join("reports").display()
     ));

@@ -1,7 +1,6 @@
 //! The repository a command works in: git, config, store, and the current branch's run.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use jiff::Timestamp;
@@ -10,28 +9,15 @@ use crate::breaker::Event;
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::Error;
 use crate::git::{Head, Repo};
-use crate::run::{Run, simulate};
+use crate::iteration::{Iteration, IterationKind};
+use crate::report::Status;
+use crate::run::{Run, judge};
 use crate::store::{Loaded, Store, branch_key};
 
-use super::warn;
+use super::Ctx;
 
-/// How long a hook waits for another loopguard holding the store.
-fn lock_timeout() -> Duration {
-    std::env::var("LOOPGUARD_LOCK_TIMEOUT_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(Duration::from_secs(10), Duration::from_millis)
-}
-
-/// The time: the clock, or `LOOPGUARD_NOW` (RFC 3339) for reproducible runs and tests.
-pub fn now() -> Timestamp {
-    std::env::var("LOOPGUARD_NOW")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(Timestamp::now)
-}
-
-pub struct Workspace {
+pub struct Workspace<'c> {
+    pub ctx: &'c Ctx,
     pub repo: Repo,
     /// The worktree root (`.loopguard.yml` lives here); the git dir for a bare repository.
     pub root: PathBuf,
@@ -42,15 +28,17 @@ pub struct Workspace {
     pub key: String,
 }
 
-impl Workspace {
-    /// Opens the repository at `dir` and its config (`config_path` overrides the file).
-    pub fn open(dir: &Path, config_path: Option<&Path>) -> Result<Workspace> {
-        let repo = Repo::discover_with_env(dir).map_err(super::git_err)?;
+impl<'c> Workspace<'c> {
+    /// Opens the repository the command runs in and its config (`config_path` overrides
+    /// the file).
+    pub fn open(ctx: &'c Ctx, config_path: Option<&Path>) -> Result<Workspace<'c>> {
+        let repo = Repo::discover_with_env(&ctx.dir)?;
         let root = repo
             .workdir()
             .map_or_else(|| repo.git_dir().to_owned(), Path::to_owned);
         let config = match config_path {
             Some(p) => {
+                let p = ctx.dir.join(p);
                 if !p.exists() {
                     return Err(Error::input(format!(
                         "{}: no such config file; hint: pass an existing file to --config",
@@ -58,14 +46,15 @@ impl Workspace {
                     ))
                     .into());
                 }
-                crate::config_file::load(p)?
+                crate::config_file::load(&p)?
             }
             None => crate::config_file::load(&root.join(CONFIG_FILE))?,
         };
-        let head = repo.head().map_err(super::git_err)?;
+        let head = repo.head()?;
         let store = Store::new(repo.common_dir());
         let key = branch_key(head.branch.as_deref());
         Ok(Workspace {
+            ctx,
             repo,
             root,
             config,
@@ -73,6 +62,18 @@ impl Workspace {
             head,
             key,
         })
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.ctx.env.now()
+    }
+
+    pub fn warn(&self, message: &str) {
+        self.ctx.ui.warn(message);
+    }
+
+    pub fn note(&self, message: &str) {
+        self.ctx.ui.note(message);
     }
 
     pub fn config_path(&self) -> PathBuf {
@@ -131,7 +132,7 @@ impl Workspace {
     ) -> Result<T> {
         let _lock = self
             .store
-            .lock(lock_timeout())
+            .lock(self.ctx.env.lock_timeout())
             .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
         let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
         let mut exists = false;
@@ -146,7 +147,7 @@ impl Workspace {
             }
             Loaded::Missing => self.new_run(now),
             Loaded::SetAside { kept, why } => {
-                warn(&format!(
+                self.warn(&format!(
                     "{} could not be used: {why}; it was kept as {} and the run is rebuilt from git history",
                     self.store.run_path(&self.key).display(),
                     kept.display()
@@ -184,25 +185,62 @@ impl Workspace {
         Ok(())
     }
 
-    /// The run as git history shows it: the branch's own commits, judged from scratch.
+    /// The run as git history shows it: the branch's own commits, judged from scratch as
+    /// the hooks would have.
     pub fn rebuild(&self, now: Timestamp) -> Result<Run> {
-        let mut run = self.new_run(now);
+        let fresh = self.new_run(now);
         let Some(head) = &self.head.id else {
-            return Ok(run);
+            return Ok(fresh);
         };
         let limit = self.config.rules.budget.max_iterations as usize + 1;
         let ids = self
             .repo
-            .branch_commits(head, self.head.branch.as_deref(), limit)
-            .map_err(super::git_err)?;
-        let history = self.repo.iterations(&ids).map_err(super::git_err)?;
-        run.start_commit = history
+            .branch_commits(head, self.head.branch.as_deref(), limit)?;
+        let mut history = self.repo.iterations(&ids)?;
+        for it in &mut history {
+            self.classify_setup(&fresh, it);
+        }
+        let start_commit = history
             .first()
             .and_then(|it| it.parents.as_ref())
             .and_then(|p| p.first().cloned());
-        let sim = simulate(&self.config, history, now);
-        run.iterations = sim.run.iterations;
-        run.breaker = sim.run.breaker;
+        let judged = judge(&self.config, history, &fresh.id, now);
+        let mut run = judged.run;
+        run.id = fresh.id;
+        run.branch = fresh.branch;
+        run.started_at = fresh.started_at;
+        run.start_commit = start_commit;
+        run.trusted_config = fresh.trusted_config;
         Ok(run)
+    }
+
+    /// A commit that only adds or updates `.loopguard.yml` to exactly the content the run
+    /// started with is the maintainer setting the guard up, not an agent loosening it:
+    /// context.
+    pub fn classify_setup(&self, run: &Run, it: &mut Iteration) {
+        let Some(trusted) = &run.trusted_config else {
+            return;
+        };
+        let only_config = it
+            .files
+            .as_ref()
+            .is_some_and(|f| !f.is_empty() && f.iter().all(|c| c.path == CONFIG_FILE));
+        if only_config
+            && self
+                .repo
+                .blob_at(it.id.as_str(), CONFIG_FILE)
+                .ok()
+                .flatten()
+                .is_some_and(|b| &super::content_hash(&b) == trusted)
+        {
+            it.kind = Some(IterationKind::Context);
+        }
+    }
+
+    /// The status document of a run (its cooldown applied as of now).
+    pub fn status(&self, run: &Run, events: &[Event]) -> Status {
+        let mut now = run.clone();
+        now.tick(&self.config, self.now());
+        Status::of_run(&self.config, &now, events)
     }
 }

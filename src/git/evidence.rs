@@ -163,15 +163,12 @@ impl<'r> EvidenceReader<'r> {
         };
         self.trees.insert(id, tree);
 
-        let mut it = Iteration {
-            id: hex(&id),
-            author: Some(author),
-            tree: Some(hex(&tree)),
-            parents: Some(parents.iter().map(hex).collect()),
-            message: Some(message),
-            at,
-            ..Iteration::default()
-        };
+        let mut it = Iteration::new(super::repo::cid(&id));
+        it.author = Some(author);
+        it.tree = Some(hex(&tree));
+        it.parents = Some(parents.iter().map(super::repo::cid).collect());
+        it.message = Some(message);
+        it.at = at;
 
         let parent_tree = match parents.first() {
             None => None,

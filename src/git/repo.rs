@@ -9,13 +9,13 @@ use gix::bstr::ByteSlice;
 use super::GitError;
 use super::evidence::{EvidenceReader, shallow_set};
 use super::range::Graph;
-use crate::iteration::Iteration;
+use crate::iteration::{CommitId, Iteration};
 
 /// What `HEAD` is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Head {
     /// The commit `HEAD` points at; `None` on an unborn branch (no commit yet).
-    pub id: Option<String>,
+    pub id: Option<CommitId>,
     /// The branch `HEAD` is on, short form (`main`); `None` when detached.
     pub branch: Option<String>,
     pub detached: bool,
@@ -25,8 +25,8 @@ pub struct Head {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReflogEntry {
     /// The previous commit id (all zeros when the ref was created).
-    pub old: String,
-    pub new: String,
+    pub old: CommitId,
+    pub new: CommitId,
     /// What git wrote: `commit: ...`, `commit (amend): ...`, `rebase (pick): ...`,
     /// `cherry-pick: ...`, `checkout: ...`.
     pub message: String,
@@ -154,7 +154,7 @@ impl Repo {
         };
         Ok(match head.kind {
             gix::head::Kind::Symbolic(r) => Head {
-                id: r.target.try_id().map(|id| id.to_hex().to_string()),
+                id: r.target.try_id().map(|id| cid(&id.to_owned())),
                 branch: Some(short(r.name.as_ref())),
                 detached: false,
             },
@@ -164,7 +164,7 @@ impl Repo {
                 detached: false,
             },
             gix::head::Kind::Detached { target, peeled } => Head {
-                id: Some(peeled.unwrap_or(target).to_hex().to_string()),
+                id: Some(cid(&peeled.unwrap_or(target))),
                 branch: None,
                 detached: true,
             },
@@ -177,8 +177,8 @@ impl Repo {
     }
 
     /// The commit `rev` names (tags peeled), as a full hex id.
-    pub fn resolve(&self, rev: &str) -> Result<String, GitError> {
-        Ok(self.commit_id(rev)?.to_hex().to_string())
+    pub fn resolve(&self, rev: &str) -> Result<CommitId, GitError> {
+        Ok(cid(&self.commit_id(rev)?))
     }
 
     pub(crate) fn commit_id(&self, rev: &str) -> Result<ObjectId, GitError> {
@@ -220,9 +220,9 @@ impl Repo {
     /// --topo-order`: `A..B` (reachable from B, not from A), `B` (all of B's history),
     /// `A...B` (reachable from one side only), `B^!` (B alone), `B^@` (B's parents'
     /// history). A shallow boundary ends the range without error.
-    pub fn rev_range(&self, spec: &str) -> Result<Vec<String>, GitError> {
+    pub fn rev_range(&self, spec: &str) -> Result<Vec<CommitId>, GitError> {
         let ids = self.rev_range_ids(spec)?;
-        Ok(ids.iter().map(|id| id.to_hex().to_string()).collect())
+        Ok(ids.iter().map(cid).collect())
     }
 
     fn rev_range_ids(&self, spec: &str) -> Result<Vec<ObjectId>, GitError> {
@@ -266,20 +266,17 @@ impl Repo {
     /// `branch` `None` (detached HEAD) only the last rule applies.
     pub fn branch_commits(
         &self,
-        tip: &str,
+        tip: impl AsRef<str>,
         branch: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<String>, GitError> {
-        let tip = self.commit_id(tip)?;
+    ) -> Result<Vec<CommitId>, GitError> {
+        let tip = self.commit_id(tip.as_ref())?;
         let others = self.other_branch_tips(tip, branch)?;
         let mut graph = Graph::new(&self.repo, &self.shallow);
         let walk_order = graph.reachable(&[tip], &others)?;
         let ordered = graph.topo_oldest_first(&walk_order);
         let skip = ordered.len().saturating_sub(limit);
-        Ok(ordered[skip..]
-            .iter()
-            .map(|id| id.to_hex().to_string())
-            .collect())
+        Ok(ordered[skip..].iter().map(cid).collect())
     }
 
     fn other_branch_tips(
@@ -343,31 +340,28 @@ impl Repo {
     }
 
     /// The parents of commit `rev`, first parent first (cheap: reads one commit, no diff).
-    pub fn parents(&self, rev: &str) -> Result<Vec<String>, GitError> {
-        let id = self.commit_id(rev)?;
+    pub fn parents(&self, rev: impl AsRef<str>) -> Result<Vec<CommitId>, GitError> {
+        let id = self.commit_id(rev.as_ref())?;
         let commit = self
             .repo
             .find_commit(id)
             .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
-        Ok(commit
-            .parent_ids()
-            .map(|p| p.detach().to_hex().to_string())
-            .collect())
+        Ok(commit.parent_ids().map(|p| cid(&p.detach())).collect())
     }
 
     /// The evidence of commit `id` (any revision) against its first parent.
-    pub fn iteration(&self, id: &str) -> Result<Iteration, GitError> {
-        let id = self.commit_id(id)?;
+    pub fn iteration(&self, rev: impl AsRef<str>) -> Result<Iteration, GitError> {
+        let id = self.commit_id(rev.as_ref())?;
         EvidenceReader::new(&self.repo, &self.shallow).iteration(id)
     }
 
     /// The evidence of many commits, in the given order. Runs on up to four threads when
     /// there are enough commits to pay for them; each thread reads a contiguous slice, so
     /// consecutive commits share its caches.
-    pub fn iterations(&self, ids: &[String]) -> Result<Vec<Iteration>, GitError> {
+    pub fn iterations<S: AsRef<str>>(&self, ids: &[S]) -> Result<Vec<Iteration>, GitError> {
         let ids: Vec<ObjectId> = ids
             .iter()
-            .map(|id| self.commit_id(id))
+            .map(|id| self.commit_id(id.as_ref()))
             .collect::<Result<_, _>>()?;
         const MIN_PER_THREAD: usize = 32;
         let threads = std::thread::available_parallelism()
@@ -450,11 +444,16 @@ impl Repo {
         };
         let line = line.map_err(|e| GitError::other("cannot parse the HEAD reflog", e))?;
         Ok(Some(ReflogEntry {
-            old: line.previous_oid.to_hex().to_string(),
-            new: line.new_oid.to_hex().to_string(),
+            old: cid(&line.previous_oid),
+            new: cid(&line.new_oid),
             message: line.message.to_str_lossy().into_owned(),
         }))
     }
+}
+
+/// A git object id as an iteration's id.
+pub(crate) fn cid(id: &ObjectId) -> CommitId {
+    CommitId::new(id.to_hex().to_string()).expect("a hex object id is a valid commit id")
 }
 
 /// Caches for reading many commits in a row (measured on a 20,000-commit history: a third

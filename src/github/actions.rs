@@ -6,12 +6,13 @@ use super::paging::PageShape;
 use super::permissions::Permission;
 use super::types::{Job, JobLog, WorkflowRun};
 use crate::error::Error;
+use crate::iteration::CommitId;
 
 /// Which workflow runs to list.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunFilter {
     /// Only runs of this commit.
-    pub head_sha: Option<String>,
+    pub head_sha: Option<CommitId>,
     /// Only runs of this workflow (its numeric id, `workflow_run.workflow_id`).
     pub workflow_id: Option<u64>,
     /// Only runs triggered by this event (`pull_request`, `push`, …).
@@ -21,9 +22,9 @@ pub struct RunFilter {
 }
 
 impl RunFilter {
-    pub fn head_sha(sha: impl Into<String>) -> Self {
+    pub fn head_sha(sha: CommitId) -> Self {
         RunFilter {
-            head_sha: Some(sha.into()),
+            head_sha: Some(sha),
             ..RunFilter::default()
         }
     }
@@ -39,7 +40,7 @@ impl GitHubClient {
         };
         let mut query = Vec::new();
         if let Some(sha) = &filter.head_sha {
-            query.push(format!("head_sha={}", encode::component(sha)));
+            query.push(format!("head_sha={}", encode::component(sha.as_str())));
         }
         if let Some(event) = &filter.event {
             query.push(format!("event={}", encode::component(event)));

@@ -21,16 +21,11 @@ pub struct ActionsFiles {
 }
 
 impl ActionsFiles {
-    pub fn from_env() -> Self {
-        let path = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
+    pub fn from_env(env: &crate::env::Env) -> Self {
         ActionsFiles {
-            output: path("GITHUB_OUTPUT"),
-            summary: path("GITHUB_STEP_SUMMARY"),
-            in_actions: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+            output: env.var("GITHUB_OUTPUT").map(PathBuf::from),
+            summary: env.var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            in_actions: env.in_actions(),
         }
     }
 }

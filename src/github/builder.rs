@@ -2,12 +2,14 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http::Uri;
-use octocrab::Octocrab;
 
-use super::client::{DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, TIME_SCALE_ENV};
+use super::client::{
+    DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, REQUEST_DEADLINE, RUN_DEADLINE,
+    TIME_SCALE_ENV,
+};
 use super::retry::{Pacer, RetryPolicy};
 use super::token::Token;
 use super::types::RepoId;
@@ -24,6 +26,8 @@ pub struct GitHubClientBuilder {
     time_scale: f64,
     policy: RetryPolicy,
     page_cap: usize,
+    request_deadline: Duration,
+    run_deadline: Duration,
 }
 
 impl Default for GitHubClientBuilder {
@@ -37,18 +41,15 @@ impl Default for GitHubClientBuilder {
             time_scale: 1.0,
             policy: RetryPolicy::default(),
             page_cap: 50,
+            request_deadline: REQUEST_DEADLINE,
+            run_deadline: RUN_DEADLINE,
         }
     }
 }
 
 impl GitHubClientBuilder {
     /// `GITHUB_API_URL`, `GITHUB_SERVER_URL`, `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and
-    /// `LOOPGUARD_GITHUB_TIME_SCALE`; unset ones keep their defaults.
-    pub fn from_env() -> Result<Self, Error> {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    /// As [`from_env`](Self::from_env), reading variables through `var`.
+    /// `LOOPGUARD_GITHUB_TIME_SCALE`, read through `var`; unset ones keep their defaults.
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
         let set = |name: &str| var(name).filter(|v| !v.trim().is_empty());
         let mut builder = GitHubClientBuilder::default();
@@ -119,6 +120,18 @@ impl GitHubClientBuilder {
         self
     }
 
+    /// Longest one request may take, however slowly the answer comes.
+    pub fn request_deadline(mut self, d: Duration) -> Self {
+        self.request_deadline = d;
+        self
+    }
+
+    /// Longest all requests and waits together may take.
+    pub fn run_deadline(mut self, d: Duration) -> Self {
+        self.run_deadline = d;
+        self
+    }
+
     /// Most pages read per listing.
     pub fn page_cap(mut self, pages: usize) -> Self {
         self.page_cap = pages.max(1);
@@ -133,36 +146,18 @@ impl GitHubClientBuilder {
         let repo = self.repo.ok_or_else(|| {
             Error::input("GITHUB_REPOSITORY is not set\nhint: run inside GitHub Actions, or set it to `owner/name`")
         })?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            // Redirects are followed by hand: the token must not follow them off the API host.
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .timeout_connect(Some(Duration::from_secs(15)))
+            .timeout_global(Some(self.request_deadline))
             .build()
-            .map_err(|e| Error::env(format!("cannot start the HTTP runtime: {e}")))?;
-        let (api, external) = {
-            let _guard = rt.enter();
-            let base = || {
-                Octocrab::builder()
-                    .base_uri(api_url.as_str())
-                    .map(|b| {
-                        b.set_connect_timeout(Some(Duration::from_secs(15)))
-                            .set_read_timeout(Some(Duration::from_secs(60)))
-                            .set_write_timeout(Some(Duration::from_secs(60)))
-                    })
-                    .map_err(|e| Error::input(format!("GITHUB_API_URL `{api_url}`: {e}")))
-            };
-            let api = match &self.token {
-                Some(token) => base()?.personal_token(token.0.clone()).build(),
-                None => base()?.build(),
-            }
-            .map_err(|e| Error::env(format!("cannot build the GitHub client: {e}")))?;
-            // Redirect targets (log blobs) live on other hosts: a client that has no token.
-            let external = base()?
-                .build()
-                .map_err(|e| Error::env(format!("cannot build the GitHub client: {e}")))?;
-            (api, external)
-        };
+            .into();
         Ok(GitHubClient {
-            api,
-            external,
+            agent,
+            authorization: self.token.as_ref().map(|t| format!("Bearer {}", t.0)),
             api_uri,
             api_url,
             server_url,
@@ -174,7 +169,8 @@ impl GitHubClientBuilder {
             pacer: Pacer::new(self.time_scale),
             page_cap: self.page_cap,
             requests: AtomicU64::new(0),
-            rt,
+            deadline: Instant::now() + self.run_deadline,
+            request_deadline: self.request_deadline,
         })
     }
 }
@@ -183,11 +179,6 @@ impl GitHubClient {
     /// A builder with github.com defaults.
     pub fn builder() -> GitHubClientBuilder {
         GitHubClientBuilder::default()
-    }
-
-    /// A client configured from the Actions environment.
-    pub fn from_env() -> Result<Self, Error> {
-        GitHubClientBuilder::from_env()?.build()
     }
 }
 

@@ -1,20 +1,19 @@
-//! The GitHub REST client: a synchronous facade over octocrab's raw requests, with our own
-//! retry loop, pagination and dry-run.
+//! The GitHub REST client: synchronous HTTP (ureq, rustls) with loopguard's own retry loop,
+//! rate-limit handling, pagination, redirects, deadlines and dry-run.
 //!
-//! Why raw requests rather than octocrab's typed API: its retry layer resends on 5xx only,
-//! without reading `Retry-After` or the rate-limit headers, and would resend a
-//! non-idempotent POST blindly; its redirect layer follows the job-log redirect itself; and
-//! its models reject some of the nulls GitHub sends. octocrab still carries every request
-//! (TLS, timeouts, base URL, the token only for the API host), so all of this sits on it.
+//! Why a small client of our own rather than octocrab: loopguard needs the parts a typed
+//! client hides — `Retry-After` and the rate-limit headers read on every answer, a write
+//! never resent blindly after an ambiguous failure, the job-log redirect followed without
+//! the token, an overall deadline per request and per run — and the payloads are typed once
+//! in the core (`loopguard_core::github`), which must not depend on an HTTP stack. octocrab
+//! brought tokio, hyper and tower (about 67 crates) to carry requests ureq carries alone.
 
+use std::io::Read;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode, Uri};
-use http_body_util::BodyExt;
-use octocrab::Octocrab;
 use serde::de::DeserializeOwned;
 
 use super::dry_run::PlannedWrite;
@@ -37,12 +36,17 @@ const MAX_JSON_BYTES: usize = 64 << 20;
 pub const MAX_LOG_BYTES: usize = 32 << 20;
 /// Redirect hops followed for a job log.
 const MAX_REDIRECTS: usize = 3;
+/// Longest one request may take, body included, however slowly the server trickles.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(60);
+/// Longest all of `loopguard ci`'s requests and waits may take together.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(600);
 
 /// The GitHub REST client `loopguard ci` uses: synchronous, retrying, paginating, and in
 /// dry-run mode recording its writes instead of sending them.
 pub struct GitHubClient {
-    pub(super) api: Octocrab,
-    pub(super) external: Octocrab,
+    pub(super) agent: ureq::Agent,
+    /// `Bearer …`, sent only to the API host.
+    pub(super) authorization: Option<String>,
     pub(super) api_uri: Uri,
     pub(super) api_url: String,
     pub(super) server_url: String,
@@ -55,8 +59,9 @@ pub struct GitHubClient {
     pub(super) pacer: Pacer,
     pub(super) page_cap: usize,
     pub(super) requests: AtomicU64,
-    // Last: the clients above drop before their runtime.
-    pub(super) rt: tokio::runtime::Runtime,
+    /// When every request and wait of this client must be over.
+    pub(super) deadline: Instant,
+    pub(super) request_deadline: Duration,
 }
 
 impl std::fmt::Debug for GitHubClient {
@@ -131,7 +136,7 @@ impl Call {
 pub(crate) struct Reply {
     pub status: u16,
     pub headers: HeaderMap,
-    pub body: Bytes,
+    pub body: Vec<u8>,
     /// Only part of the body was kept (logs keep their tail).
     pub truncated: bool,
 }
@@ -247,7 +252,8 @@ impl GitHubClient {
     }
 
     /// Sends a request and reads the body (keeping at most `limit` bytes, the tail when
-    /// `keep_tail`), on the API client or the token-less one.
+    /// `keep_tail`), with the token only when `external` is false, within the request
+    /// deadline and what is left of the run's.
     fn transport(
         &self,
         call: &Call,
@@ -255,49 +261,83 @@ impl GitHubClient {
         limit: usize,
         keep_tail: bool,
     ) -> Result<Reply, String> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!(
+                "the run's deadline ({}s for all GitHub requests) has passed",
+                RUN_DEADLINE.as_secs()
+            ));
+        }
+        let url = if call.path.starts_with("http://") || call.path.starts_with("https://") {
+            call.path.clone()
+        } else {
+            format!("{}{}", self.api_url, call.path)
+        };
         let mut request = http::Request::builder()
             .method(call.method.clone())
-            .uri(call.path.as_str())
+            .uri(url.as_str())
             .header(http::header::ACCEPT, call.accept)
-            .header("x-github-api-version", "2022-11-28");
+            .header("x-github-api-version", "2022-11-28")
+            .header(
+                http::header::USER_AGENT,
+                concat!("loopguard/", env!("CARGO_PKG_VERSION")),
+            );
+        if !external && let Some(auth) = &self.authorization {
+            request = request.header(http::header::AUTHORIZATION, auth.as_str());
+        }
         if call.body.is_some() {
             request = request.header(http::header::CONTENT_TYPE, "application/json");
         }
         let request = request
             .body(call.body.clone().unwrap_or_default())
             .map_err(|e| format!("invalid request: {e}"))?;
+        let deadline = self.request_deadline.min(left);
+        let config = self
+            .agent
+            .configure_request(request)
+            .timeout_global(Some(deadline))
+            .build();
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let client = if external { &self.external } else { &self.api };
-        self.rt.block_on(async {
-            let response = client.execute(request).await.map_err(error_chain)?;
-            let (parts, mut body) = response.into_parts();
-            let mut buf: Vec<u8> = Vec::new();
-            let mut truncated = false;
-            while let Some(frame) = body.frame().await {
-                let frame = frame.map_err(error_chain)?;
-                if let Ok(data) = frame.into_data() {
-                    buf.extend_from_slice(&data);
-                    if buf.len() > limit {
-                        if !keep_tail {
-                            return Err(format!("response larger than {limit} bytes"));
-                        }
-                        // Amortised: drop the head only once it is twice the budget.
-                        if buf.len() > 2 * limit {
-                            buf.drain(..buf.len() - limit);
-                        }
-                        truncated = true;
-                    }
+        let mut response = self.agent.run(config).map_err(|e| match e {
+            ureq::Error::Timeout(_) => format!("no complete answer within {}s", deadline.as_secs()),
+            e => error_chain(e),
+        })?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let mut reader = response.body_mut().with_config().reader();
+        let mut buf: Vec<u8> = Vec::new();
+        let mut chunk = vec![0u8; 64 * 1024];
+        let mut truncated = false;
+        loop {
+            let n = match reader.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                    return Err(format!("no complete answer within {}s", deadline.as_secs()));
                 }
-            }
+                Err(e) => return Err(error_chain(e)),
+            };
+            buf.extend_from_slice(&chunk[..n]);
             if buf.len() > limit {
-                buf.drain(..buf.len() - limit);
+                if !keep_tail {
+                    return Err(format!("response larger than {limit} bytes"));
+                }
+                // Amortised: drop the head only once it is twice the budget.
+                if buf.len() > 2 * limit {
+                    buf.drain(..buf.len() - limit);
+                }
+                truncated = true;
             }
-            Ok(Reply {
-                status: parts.status.as_u16(),
-                headers: parts.headers,
-                body: Bytes::from(buf),
-                truncated,
-            })
+        }
+        if buf.len() > limit {
+            buf.drain(..buf.len() - limit);
+        }
+        Ok(Reply {
+            status,
+            headers,
+            body: buf,
+            truncated,
         })
     }
 
@@ -397,13 +437,28 @@ impl GitHubClient {
         )))
     }
 
+    /// Waits before a retry, unless the wait would pass the run's deadline.
+    fn wait(&self, wait: Duration, call: &Call) -> Result<(), Error> {
+        let scaled = wait.mul_f64(self.pacer.scale());
+        if Instant::now() + scaled > self.deadline {
+            return Err(self.env_error(format!(
+                "github api: {}: giving up: waiting {}s more would pass the run's deadline ({}s for all GitHub requests)",
+                call.label(),
+                wait.as_secs(),
+                RUN_DEADLINE.as_secs()
+            )));
+        }
+        self.pacer.sleep(wait);
+        Ok(())
+    }
+
     /// Sends `call`, retrying as the policy allows; statuses in `pass` are returned.
     pub(crate) fn send(&self, call: &Call, pass: &[u16]) -> Result<Reply, Error> {
         let mut attempt = 1;
         loop {
             match self.attempt(call, attempt, pass) {
                 Ok(reply) => return Ok(reply),
-                Err(AttemptError::Retry { wait, .. }) => self.pacer.sleep(wait),
+                Err(AttemptError::Retry { wait, .. }) => self.wait(wait, call)?,
                 Err(AttemptError::Fatal { error, .. }) => return Err(error),
             }
             attempt += 1;
@@ -459,7 +514,7 @@ impl GitHubClient {
                     ambiguous: maybe_applied,
                 }) => {
                     ambiguous |= maybe_applied;
-                    self.pacer.sleep(wait);
+                    self.wait(wait, call)?;
                 }
                 Err(AttemptError::Fatal {
                     error,
@@ -627,7 +682,7 @@ impl GitHubClient {
                     Err(_) => self.policy.decide_connection(attempt, fastrand::f64()),
                 };
                 match verdict {
-                    Verdict::Retry { wait, .. } => self.pacer.sleep(wait),
+                    Verdict::Retry { wait, .. } => self.wait(wait, first)?,
                     Verdict::GiveUp { why } => {
                         let detail = match result {
                             Ok(r) => status_text(r.status),
@@ -702,7 +757,7 @@ mod tests {
         Reply {
             status: 403,
             headers: map,
-            body: Bytes::from(body.to_owned()),
+            body: body.as_bytes().to_vec(),
             truncated: false,
         }
     }

@@ -1,25 +1,12 @@
 //! Repository contents and the token's identity.
 
 use base64::Engine;
-use serde::Deserialize;
 
 use super::client::{Call, GitHubClient};
 use super::encode;
 use super::permissions::Permission;
-use super::types::{User, nullable};
+use super::types::{ContentFile, User};
 use crate::error::Error;
-
-#[derive(Deserialize)]
-struct ContentFile {
-    #[serde(default, rename = "type", deserialize_with = "nullable")]
-    kind: String,
-    #[serde(default, deserialize_with = "nullable")]
-    encoding: String,
-    #[serde(default, deserialize_with = "nullable")]
-    content: String,
-    #[serde(default, deserialize_with = "nullable")]
-    size: u64,
-}
 
 impl GitHubClient {
     /// A file's bytes at `git_ref` (branch, tag or sha) — `GET /repos/{o}/{r}/contents/{path}

@@ -8,7 +8,7 @@ use super::dry_run::describe_body;
 use super::encode;
 use super::paging::PageShape;
 use super::permissions::Permission;
-use super::types::{Issue, IssueComment, Label};
+use super::types::{Issue, IssueComment, Label, OpenState};
 use crate::error::Error;
 
 /// How far back an ambiguous create looks for the object it may have made: generous, for
@@ -20,8 +20,7 @@ const RECHECK_WINDOW: jiff::SignedDuration = jiff::SignedDuration::from_mins(10)
 pub struct IssueUpdate {
     pub title: Option<String>,
     pub body: Option<String>,
-    /// `open` or `closed`.
-    pub state: Option<String>,
+    pub state: Option<OpenState>,
     /// Replaces every label when set.
     pub labels: Option<Vec<String>>,
 }
@@ -285,7 +284,7 @@ impl GitHubClient {
             return Ok(Issue {
                 title: title.to_owned(),
                 body: body.to_owned(),
-                state: "open".into(),
+                state: OpenState::Open,
                 ..Issue::default()
             });
         }
@@ -334,7 +333,12 @@ impl GitHubClient {
             Permission::IssuesWrite,
         );
         let mut summary = format!("update issue #{number}");
-        if let Some(state) = &update.state {
+        if let Some(state) = update.state {
+            let state = if state == OpenState::Closed {
+                "closed"
+            } else {
+                "open"
+            };
             summary.push_str(&format!(", state {state}"));
         }
         if let Some(body) = &update.body {
@@ -346,7 +350,7 @@ impl GitHubClient {
                 number,
                 title: update.title.clone().unwrap_or_default(),
                 body: update.body.clone().unwrap_or_default(),
-                state: update.state.clone().unwrap_or_else(|| "open".into()),
+                state: update.state.unwrap_or(OpenState::Open),
                 ..Issue::default()
             }),
         }

@@ -6,6 +6,7 @@ use super::paging::{PageShape, next_link};
 use super::permissions::Permission;
 use super::types::{Commit, CommitFile, PullRequest};
 use crate::error::Error;
+use crate::iteration::CommitId;
 
 impl GitHubClient {
     /// `GET /repos/{o}/{r}/pulls/{number}` — 1 request.
@@ -27,9 +28,13 @@ impl GitHubClient {
 
     /// One commit with all its changed files — `GET /repos/{o}/{r}/commits/{sha}`,
     /// 1 request per 300 files (GitHub's page size for files; 3,000 files at most).
-    pub fn commit(&self, sha: &str) -> Result<Commit, Error> {
+    pub fn commit(&self, sha: &CommitId) -> Result<Commit, Error> {
         let mut call = Call::get(
-            format!("{}/commits/{}", self.repo_path(), encode::component(sha)),
+            format!(
+                "{}/commits/{}",
+                self.repo_path(),
+                encode::component(sha.as_str())
+            ),
             Permission::ContentsRead,
         );
         let reply = self.send(&call, &[])?;
@@ -69,11 +74,11 @@ impl GitHubClient {
 
     /// PRs GitHub associates with a commit — `GET /repos/{o}/{r}/commits/{sha}/pulls`,
     /// 1 request per 100 PRs. An unknown commit (404/422) gives an empty list.
-    pub fn pull_requests_for_commit(&self, sha: &str) -> Result<Vec<PullRequest>, Error> {
+    pub fn pull_requests_for_commit(&self, sha: &CommitId) -> Result<Vec<PullRequest>, Error> {
         let path = format!(
             "{}/commits/{}/pulls",
             self.repo_path(),
-            encode::component(sha)
+            encode::component(sha.as_str())
         );
         match self.get_paged(
             &path,
@@ -103,10 +108,10 @@ impl GitHubClient {
     /// per 100), stopping at the first that finds one.
     pub fn find_pull_requests_for_head(
         &self,
-        sha: &str,
+        sha: &CommitId,
         head_hint: Option<(&str, &str)>,
     ) -> Result<Vec<PullRequest>, Error> {
-        let is_open_at = |pr: &PullRequest| pr.head.sha == sha && pr.state != "closed";
+        let is_open_at = |pr: &PullRequest| &pr.head.sha == sha && pr.is_open();
         let found: Vec<_> = self
             .pull_requests_for_commit(sha)?
             .into_iter()

@@ -2,7 +2,7 @@
 
 use crate::error::Error;
 
-/// The API token. It is only ever handed to octocrab, which sends it to the API host; it
+/// The API token. It is only ever sent to the API host, never to a redirect target; it
 /// has no `Display`, its `Debug` is redacted, and error messages are scrubbed of it.
 #[derive(Clone)]
 pub struct Token(pub(super) String);

@@ -69,6 +69,18 @@ impl AgentFilter {
         }
     }
 
+    /// The filter for a history that grows by `it`: known agents, once seen, decide.
+    pub fn with(self, config: &Config, it: &Iteration) -> AgentFilter {
+        match self {
+            AgentFilter::Everyone
+                if config.agents.is_empty() && identities(it).any(is_known_agent) =>
+            {
+                AgentFilter::KnownAgents
+            }
+            other => other,
+        }
+    }
+
     /// Whether the iteration is the agent's (before merge/rewrite checks).
     pub fn is_agent(self, config: &Config, it: &Iteration) -> bool {
         match self {
@@ -99,12 +111,10 @@ mod tests {
     use super::*;
 
     fn it(author: &str, message: &str) -> Iteration {
-        Iteration {
-            id: "x".into(),
-            author: Some(author.into()),
-            message: Some(message.into()),
-            ..Default::default()
-        }
+        let mut it = Iteration::new(crate::testing::id("x"));
+        it.author = Some(author.into());
+        it.message = Some(message.into());
+        it
     }
 
     #[test]
@@ -154,7 +164,7 @@ mod tests {
     fn merges_are_context_and_explicit_kind_wins() {
         let c = Config::default();
         let mut merge = it("Jane <jane@example.com>", "Merge main");
-        merge.parents = Some(vec!["a".into(), "b".into()]);
+        merge.parents = Some(vec![crate::testing::id("a"), crate::testing::id("b")]);
         assert_eq!(
             AgentFilter::Everyone.kind(&c, &merge),
             IterationKind::Context

@@ -1,15 +1,23 @@
 //! The circuit breaker: `closed -> open -> half_open -> closed | open`, terminal statuses,
-//! and the events every transition leaves (DESIGN.md, "Breaker").
+//! and the events every transition leaves (docs/contract.md, "Breaker").
 //!
-//! The breaker never looks at the history itself: it steps on an [`Evaluation`] (what the
-//! rules say) and the time, which come in as values.
+//! The breaker keeps its own invariants: its phase carries the data that belongs to it (an
+//! open breaker always has the trip that opened it; a closed one has none), and it changes
+//! only through the transition methods below, each of which returns the event it leaves.
+//! *When* to call them is decided in one place, [`crate::run`]'s step.
+//!
+//! On disk the breaker is the flat record of format 1 (`state`, `terminal_status`, `rule`,
+//! `reason`, `opened_at`, `baseline`, `trips`, `model`, `aborted`, `first_reason`), read
+//! back through a check that refuses combinations no transition makes.
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, TripAction};
-use crate::rules::{Evaluation, RuleName};
+use crate::config::TripAction;
+use crate::ids::CommitId;
+use crate::rules::RuleName;
 
+/// The breaker as the world sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
@@ -82,11 +90,13 @@ impl std::fmt::Display for TerminalStatus {
 pub enum EventKind {
     /// closed -> open.
     Trip,
-    /// half_open -> open (no progress after resume, or a rule fired again).
+    /// half_open -> open (no progress after a resume, or a rule fired again).
     Reopen,
-    /// half_open -> closed (progress after resume), or open -> closed under `alert`.
+    /// open or half_open -> closed: progress after a resume, or an attempt that mended
+    /// what tripped the breaker.
     Close,
-    /// open -> half_open by `resume`.
+    /// open -> half_open by a person (`resume`, a maintainer removing the label), or
+    /// -> closed by the prompt's "continue".
     Resume,
     /// open -> half_open because the cooldown elapsed.
     Cooldown,
@@ -94,10 +104,31 @@ pub enum EventKind {
     Reset,
     /// A rule with `action: warn` reached its threshold.
     Warn,
-    /// The run ended (`finish`).
+    /// The run ended (`finish`, or the prompt's "abort").
     Finish,
-    /// Escalation handed out the next model.
+    /// Escalation handed out the next model, which starts with fresh counters.
     Escalate,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Trip => "trip",
+            EventKind::Reopen => "reopen",
+            EventKind::Close => "close",
+            EventKind::Resume => "resume",
+            EventKind::Cooldown => "cooldown",
+            EventKind::Reset => "reset",
+            EventKind::Warn => "warn",
+            EventKind::Finish => "finish",
+            EventKind::Escalate => "escalate",
+        }
+    }
+
+    /// The breaker opened (a trip or a reopen).
+    pub fn opens(self) -> bool {
+        matches!(self, EventKind::Trip | EventKind::Reopen)
+    }
 }
 
 /// One entry of the event log.
@@ -114,469 +145,691 @@ pub struct Event {
     pub reason: Option<String>,
     /// The iteration the transition happened at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iteration: Option<String>,
+    pub iteration: Option<CommitId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_status: Option<TerminalStatus>,
 }
 
-/// The persisted breaker.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Breaker {
-    pub state: State,
-    #[serde(default)]
-    pub terminal_status: Option<TerminalStatus>,
-    /// The rule that opened the breaker (kept while half-open, to say why).
-    #[serde(default)]
-    pub rule: Option<RuleName>,
-    #[serde(default)]
-    pub reason: Option<String>,
-    #[serde(default)]
-    pub opened_at: Option<Timestamp>,
-    /// History index where the rules start counting (moved by resume and by closing).
-    #[serde(default)]
-    pub baseline: usize,
-    /// Times the breaker opened in this run.
-    #[serde(default)]
-    pub trips: u32,
-    /// Index into `escalation.models` of the model in use (escalate action).
-    #[serde(default)]
-    pub model: usize,
-    /// Whether the run was aborted for good (`on_trip.action: abort`).
-    #[serde(default)]
-    pub aborted: bool,
-    /// The reason of the trip that started this open/half-open episode (a reopen says it
-    /// again instead of nesting reasons).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+/// Why the breaker opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trip {
+    pub rule: RuleName,
+    pub reason: String,
+    pub at: Timestamp,
+    /// The reason of the trip that began this open/half-open episode, when a reopen gave
+    /// a reason of its own (so a reopen says it again instead of nesting reasons).
     pub first_reason: Option<String>,
 }
 
-/// Why `resume` refused.
+impl Trip {
+    /// The reason that began the episode.
+    pub fn original_reason(&self) -> &str {
+        self.first_reason.as_deref().unwrap_or(&self.reason)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+enum Phase {
+    #[default]
+    Closed,
+    Open(Trip),
+    /// Resumed (by a person or the cooldown): the next attempt decides.
+    HalfOpen(Trip),
+    /// Stopped for good: `on_trip.action: abort`, the prompt's "abort", or a `finish` that
+    /// found no progress. Only a reset starts again.
+    Aborted(Trip),
+    /// Finished with `done_success` or `done_partial`.
+    Done(TerminalStatus),
+}
+
+/// The persisted breaker.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(try_from = "BreakerRecord", into = "BreakerRecord")]
+pub struct Breaker {
+    phase: Phase,
+    /// History index where the rules start counting (moved by resumes, closing and
+    /// escalation; never by the budget, which counts the whole run).
+    baseline: usize,
+    /// Times the breaker opened in this run.
+    trips: u32,
+    /// Index into `escalation.models` of the model in use.
+    model: usize,
+}
+
+/// Why a person's action on the breaker was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResumeError {
     #[error("the breaker is {0}, not open: nothing to resume")]
     NotOpen(State),
-    #[error("the run was aborted (on_trip.action: abort); only `loopguard reset` starts a new run")]
+    #[error("the run was aborted; only `loopguard reset` starts a new run")]
     Aborted,
     #[error("the run is finished ({0}); `loopguard reset` starts a new run")]
     Finished(TerminalStatus),
+    #[error("the last model of escalation.models is in use: there is no next model")]
+    NoNextModel,
 }
 
-/// The situation the breaker steps in.
-pub struct Step<'a> {
-    pub config: &'a Config,
-    pub eval: &'a Evaluation,
-    /// Number of iterations in the history.
-    pub len: usize,
-    /// The id of the newest iteration.
-    pub iteration: Option<&'a str>,
-    /// Whether a new attempt arrived with this step (not only new evidence).
-    pub new_attempt: bool,
-    pub now: Timestamp,
+/// Where a transition happens: the run, the time, the iteration, and the history length
+/// (the baseline a restart of the counters takes).
+#[derive(Debug, Clone, Copy)]
+pub struct At<'a> {
     pub run: &'a str,
+    pub now: Timestamp,
+    pub iteration: Option<&'a CommitId>,
+    pub len: usize,
 }
 
 impl Breaker {
+    pub fn state(&self) -> State {
+        match &self.phase {
+            Phase::Closed | Phase::Done(_) => State::Closed,
+            Phase::Open(_) | Phase::Aborted(_) => State::Open,
+            Phase::HalfOpen(_) => State::HalfOpen,
+        }
+    }
+
+    pub fn terminal_status(&self) -> Option<TerminalStatus> {
+        match &self.phase {
+            Phase::Open(t) | Phase::Aborted(t) => Some(TerminalStatus::for_rule(t.rule)),
+            Phase::Done(s) => Some(*s),
+            Phase::Closed | Phase::HalfOpen(_) => None,
+        }
+    }
+
+    /// The trip behind an open or half-open breaker (`None` while closed).
+    pub fn trip(&self) -> Option<&Trip> {
+        match &self.phase {
+            Phase::Open(t) | Phase::HalfOpen(t) | Phase::Aborted(t) => Some(t),
+            Phase::Closed | Phase::Done(_) => None,
+        }
+    }
+
+    /// The rule that opened the breaker, while it is not closed.
+    pub fn rule(&self) -> Option<RuleName> {
+        self.trip().map(|t| t.rule)
+    }
+
+    /// The stop reason, while the breaker is not closed.
+    pub fn reason(&self) -> Option<&str> {
+        self.trip().map(|t| t.reason.as_str())
+    }
+
+    pub fn baseline(&self) -> usize {
+        self.baseline
+    }
+
+    pub fn trips(&self) -> u32 {
+        self.trips
+    }
+
+    /// Index of the model in use in `escalation.models`.
+    pub fn model(&self) -> usize {
+        self.model
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.state() == State::Open
+    }
+
+    pub fn is_aborted(&self) -> bool {
+        matches!(self.phase, Phase::Aborted(_))
+    }
+
+    /// Finished with a `done_*` status: the next iteration starts a new run.
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done(_))
+    }
+
+    /// Whether nothing changes this breaker any more but a reset.
+    pub fn is_final(&self) -> bool {
+        matches!(self.phase, Phase::Aborted(_) | Phase::Done(_))
+    }
+
     /// Whether hooks must refuse commits and pushes now.
-    pub fn blocks(&self, config: &Config) -> bool {
-        if self.aborted {
-            return true;
+    pub fn blocks(&self, action: TripAction) -> bool {
+        match &self.phase {
+            Phase::Aborted(_) => true,
+            Phase::Open(_) => action != TripAction::Alert,
+            _ => false,
         }
-        self.state == State::Open
-            && match config.on_trip.action {
-                TripAction::Pause | TripAction::Abort | TripAction::Escalate => true,
-                TripAction::Alert => false,
-            }
     }
 
-    fn event(&self, s: &Step<'_>, kind: EventKind, from: State) -> Event {
+    fn event(&self, at: &At<'_>, kind: EventKind, from: State) -> Event {
         Event {
-            at: s.now,
-            run: s.run.to_owned(),
+            at: at.now,
+            run: at.run.to_owned(),
             kind,
             from,
-            to: self.state,
-            rule: self.rule,
-            reason: self.reason.clone(),
-            iteration: s.iteration.map(str::to_owned),
-            terminal_status: self.terminal_status,
+            to: self.state(),
+            rule: self.rule(),
+            reason: self.reason().map(str::to_owned),
+            iteration: at.iteration.cloned(),
+            terminal_status: self.terminal_status(),
         }
     }
 
-    fn open(&mut self, s: &Step<'_>, rule: RuleName, reason: String) {
-        self.state = State::Open;
-        self.rule = Some(rule);
-        self.reason = Some(reason);
-        self.opened_at = Some(s.now);
-        self.terminal_status = Some(TerminalStatus::for_rule(rule));
-        self.trips += 1;
-        if s.config.on_trip.action == TripAction::Abort {
-            self.aborted = true;
-        }
-    }
-
-    /// Judges the history after an iteration was added or its evidence changed.
-    pub fn step(&mut self, s: &Step<'_>) -> Vec<Event> {
-        let mut events = Vec::new();
-        if self.aborted || self.terminal_status.is_some_and(TerminalStatus::is_done) {
-            return events;
-        }
-        let from = self.state;
-        let judge_next = match self.state {
-            State::Closed => false,
-            State::HalfOpen => s.new_attempt,
-            // Under `alert` the agent goes on; its next attempt is judged as after a resume.
-            State::Open => s.new_attempt && s.config.on_trip.action == TripAction::Alert,
-        };
-        let trip = s.eval.trip();
-        match (self.state, trip) {
-            (State::Closed, Some(f)) => {
-                self.open(s, f.rule, f.reason.clone());
-                self.first_reason = Some(f.reason.clone());
-                events.push(self.event(s, EventKind::Trip, from));
-            }
-            (State::HalfOpen | State::Open, Some(f)) if judge_next => {
-                self.open(s, f.rule, f.reason.clone());
-                events.push(self.event(s, EventKind::Reopen, from));
-            }
-            (State::HalfOpen | State::Open, None) if judge_next => {
-                if s.eval.last.as_ref().is_some_and(|l| l.progress) {
-                    self.state = State::Closed;
-                    self.terminal_status = None;
-                    self.baseline = s.len;
-                    let rule = self.rule.take();
-                    self.reason = None;
-                    self.opened_at = None;
-                    self.first_reason = None;
-                    let mut e = self.event(s, EventKind::Close, from);
-                    e.rule = rule;
-                    e.reason = Some("progress after the breaker opened".to_owned());
-                    events.push(e);
-                } else {
-                    let rule = self.rule.unwrap_or(RuleName::Stagnation);
-                    let before = self
-                        .first_reason
-                        .clone()
-                        .or_else(|| self.reason.clone())
-                        .unwrap_or_default();
-                    let reason = if before.is_empty() {
-                        "no progress after resume".to_owned()
-                    } else {
-                        format!("no progress after resume (tripped before: {before})")
-                    };
-                    self.open(s, rule, reason);
-                    events.push(self.event(s, EventKind::Reopen, from));
-                }
-            }
-            _ => {}
-        }
-        if events
-            .iter()
-            .any(|e| matches!(e.kind, EventKind::Trip | EventKind::Reopen))
-        {
-            events.extend(self.escalate(s));
-        }
-        for w in s.eval.warnings().filter(|_| s.new_attempt) {
-            events.push(Event {
-                at: s.now,
-                run: s.run.to_owned(),
-                kind: EventKind::Warn,
-                from: self.state,
-                to: self.state,
-                rule: Some(w.rule),
-                reason: Some(w.reason.clone()),
-                iteration: s.iteration.map(str::to_owned),
-                terminal_status: None,
-            });
-        }
-        events
-    }
-
-    /// Under `on_trip.action: escalate`, a trip hands out the next model and lets it try
-    /// (half-open); a trip on the last model pauses like `pause`.
-    fn escalate(&mut self, s: &Step<'_>) -> Option<Event> {
-        if s.config.on_trip.action != TripAction::Escalate
-            || self.model + 1 >= s.config.escalation_models.len()
-        {
-            return None;
-        }
-        self.model += 1;
-        let from = self.state;
-        self.state = State::HalfOpen;
-        self.terminal_status = None;
-        self.baseline = s.len;
-        let model = &s.config.escalation_models[self.model];
-        Some(Event {
-            at: s.now,
-            run: s.run.to_owned(),
-            kind: EventKind::Escalate,
-            from,
-            to: State::HalfOpen,
-            rule: self.rule,
-            reason: Some(format!("escalated to the next model: {model}")),
-            iteration: s.iteration.map(str::to_owned),
-            terminal_status: None,
-        })
-    }
-
-    /// The model in use under `escalate`.
-    pub fn current_model<'c>(&self, config: &'c Config) -> Option<&'c str> {
-        config.escalation_models.get(self.model).map(String::as_str)
-    }
-
-    /// open -> half_open: the next attempt decides. Counting restarts after `len`.
-    pub fn resume(&mut self, len: usize, now: Timestamp, run: &str) -> Result<Event, ResumeError> {
-        if self.aborted {
-            return Err(ResumeError::Aborted);
-        }
-        if let Some(t) = self.terminal_status.filter(|t| t.is_done()) {
-            return Err(ResumeError::Finished(t));
-        }
-        if self.state != State::Open {
-            return Err(ResumeError::NotOpen(self.state));
-        }
-        Ok(self.half_open(len, now, run, EventKind::Resume))
-    }
-
-    fn half_open(&mut self, len: usize, now: Timestamp, run: &str, kind: EventKind) -> Event {
-        let from = self.state;
-        self.state = State::HalfOpen;
-        self.terminal_status = None;
-        self.baseline = len;
-        Event {
-            at: now,
-            run: run.to_owned(),
-            kind,
-            from,
-            to: State::HalfOpen,
-            rule: self.rule,
-            reason: self.reason.clone(),
-            iteration: None,
-            terminal_status: None,
-        }
-    }
-
-    /// open -> half_open once the cooldown has elapsed (checked lazily by every command).
-    pub fn apply_cooldown(
+    /// closed -> open (or aborted under `on_trip.action: abort`).
+    pub fn trip_on(
         &mut self,
-        config: &Config,
-        len: usize,
-        now: Timestamp,
-        run: &str,
-    ) -> Option<Event> {
-        let cooldown = config.on_trip.cooldown?;
-        if self.state != State::Open || self.aborted {
+        rule: RuleName,
+        reason: String,
+        action: TripAction,
+        at: &At<'_>,
+    ) -> Event {
+        let from = self.state();
+        let trip = Trip {
+            rule,
+            reason,
+            at: at.now,
+            first_reason: None,
+        };
+        self.trips += 1;
+        self.phase = if action == TripAction::Abort {
+            Phase::Aborted(trip)
+        } else {
+            Phase::Open(trip)
+        };
+        self.event(at, EventKind::Trip, from)
+    }
+
+    /// half_open -> open: the attempt after a resume failed. `rule` and `reason` are the
+    /// rule that fired, or `None` for "no progress" (the trip's rule is kept then).
+    pub fn reopen(
+        &mut self,
+        fired: Option<(RuleName, String)>,
+        action: TripAction,
+        at: &At<'_>,
+    ) -> Event {
+        let from = self.state();
+        let before = self.trip().cloned();
+        let first = before.as_ref().map(|t| t.original_reason().to_owned());
+        let (rule, reason) = match fired {
+            Some(f) => f,
+            None => {
+                let rule = before.as_ref().map_or(RuleName::Stagnation, |t| t.rule);
+                let reason = match &first {
+                    Some(b) => format!("no progress after resume (tripped before: {b})"),
+                    None => "no progress after resume".to_owned(),
+                };
+                (rule, reason)
+            }
+        };
+        let trip = Trip {
+            rule,
+            first_reason: first.filter(|f| *f != reason),
+            reason,
+            at: at.now,
+        };
+        self.trips += 1;
+        self.phase = if action == TripAction::Abort {
+            Phase::Aborted(trip)
+        } else {
+            Phase::Open(trip)
+        };
+        self.event(at, EventKind::Reopen, from)
+    }
+
+    /// open or half_open -> closed: every counter restarts after `at.len`.
+    pub fn close(&mut self, reason: String, at: &At<'_>) -> Event {
+        let from = self.state();
+        let rule = self.rule();
+        self.phase = Phase::Closed;
+        self.baseline = at.len;
+        let mut e = self.event(at, EventKind::Close, from);
+        e.rule = rule;
+        e.reason = Some(reason);
+        e
+    }
+
+    /// open -> half_open by a person: the next attempt decides; counting restarts after
+    /// `at.len`.
+    pub fn resume(&mut self, at: &At<'_>) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        match &self.phase {
+            Phase::Open(t) => {
+                self.phase = Phase::HalfOpen(t.clone());
+                self.baseline = at.len;
+                Ok(self.event(at, EventKind::Resume, State::Open))
+            }
+            _ => Err(ResumeError::NotOpen(self.state())),
+        }
+    }
+
+    /// open -> half_open once `cooldown` has passed since the trip.
+    pub fn cool_down(&mut self, cooldown: jiff::SignedDuration, at: &At<'_>) -> Option<Event> {
+        let Phase::Open(t) = &self.phase else {
+            return None;
+        };
+        if at.now.duration_since(t.at) < cooldown {
             return None;
         }
-        let opened = self.opened_at?;
-        (now.duration_since(opened) >= cooldown)
-            .then(|| self.half_open(len, now, run, EventKind::Cooldown))
+        self.phase = Phase::HalfOpen(t.clone());
+        self.baseline = at.len;
+        Some(self.event(at, EventKind::Cooldown, State::Open))
+    }
+
+    /// open -> closed on the next model of `models`: it starts with fresh counters. `None`
+    /// when the last model is in use (the breaker stays open: a pause).
+    pub fn escalate(&mut self, models: &[String], at: &At<'_>) -> Option<Event> {
+        if self.model + 1 >= models.len() || !matches!(self.phase, Phase::Open(_)) {
+            return None;
+        }
+        let from = self.state();
+        let rule = self.rule();
+        self.model += 1;
+        self.phase = Phase::Closed;
+        self.baseline = at.len;
+        let mut e = self.event(at, EventKind::Escalate, from);
+        e.rule = rule;
+        e.reason = Some(format!(
+            "escalated to the next model: {}",
+            models[self.model]
+        ));
+        Some(e)
+    }
+
+    /// The prompt's "retry with the next model": as [`Breaker::escalate`], by hand.
+    pub fn next_model(&mut self, models: &[String], at: &At<'_>) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        if self.model + 1 >= models.len() {
+            return Err(ResumeError::NoNextModel);
+        }
+        if let Phase::HalfOpen(t) = &self.phase {
+            self.phase = Phase::Open(t.clone());
+        }
+        if !matches!(self.phase, Phase::Open(_)) {
+            return Err(ResumeError::NotOpen(self.state()));
+        }
+        Ok(self.escalate(models, at).expect("open, with a next model"))
+    }
+
+    /// The prompt's "continue": closed, every counter restarts.
+    pub fn continue_after_trip(&mut self, at: &At<'_>) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        let from = self.state();
+        if from == State::Closed {
+            return Err(ResumeError::NotOpen(from));
+        }
+        let rule = self.rule();
+        self.phase = Phase::Closed;
+        self.baseline = at.len;
+        let mut e = self.event(at, EventKind::Resume, from);
+        e.rule = rule;
+        e.reason = Some("continued by the user; counters reset".to_owned());
+        Ok(e)
+    }
+
+    /// Stops the run for good (the prompt's "abort"). A run that was not stopped by a
+    /// rule is aborted as stuck.
+    pub fn abort(&mut self, reason: &str, at: &At<'_>) -> Result<Event, ResumeError> {
+        if let Phase::Done(s) = self.phase {
+            return Err(ResumeError::Finished(s));
+        }
+        let from = self.state();
+        let trip = self.trip().cloned().unwrap_or_else(|| Trip {
+            rule: RuleName::Stagnation,
+            reason: reason.to_owned(),
+            at: at.now,
+            first_reason: None,
+        });
+        self.phase = Phase::Aborted(trip);
+        let mut e = self.event(at, EventKind::Finish, from);
+        e.reason = Some(reason.to_owned());
+        Ok(e)
+    }
+
+    /// Ends the run: `done_*` closes it; an aborted status keeps it stopped (with the
+    /// trip that stopped it, or `stagnation` when nothing tripped).
+    pub fn finish(&mut self, status: TerminalStatus, reason: String, at: &At<'_>) -> Event {
+        let from = self.state();
+        if status.is_done() {
+            self.phase = Phase::Done(status);
+        } else {
+            let trip = self.trip().cloned().unwrap_or_else(|| Trip {
+                rule: RuleName::Stagnation,
+                reason: reason.clone(),
+                at: at.now,
+                first_reason: None,
+            });
+            self.phase = Phase::Aborted(trip);
+        }
+        let mut e = self.event(at, EventKind::Finish, from);
+        e.reason = Some(reason);
+        e.terminal_status = Some(self.terminal_status().unwrap_or(status));
+        e
+    }
+
+    fn may_change(&self) -> Result<(), ResumeError> {
+        match &self.phase {
+            Phase::Aborted(_) => Err(ResumeError::Aborted),
+            Phase::Done(s) => Err(ResumeError::Finished(*s)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The breaker on disk: the flat fields of format 1.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct BreakerRecord {
+    #[serde(default)]
+    state: State,
+    #[serde(default)]
+    terminal_status: Option<TerminalStatus>,
+    #[serde(default)]
+    rule: Option<RuleName>,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    opened_at: Option<Timestamp>,
+    #[serde(default)]
+    baseline: usize,
+    #[serde(default)]
+    trips: u32,
+    #[serde(default)]
+    model: usize,
+    #[serde(default)]
+    aborted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_reason: Option<String>,
+}
+
+impl From<Breaker> for BreakerRecord {
+    fn from(b: Breaker) -> Self {
+        let trip = b.trip().cloned();
+        BreakerRecord {
+            state: b.state(),
+            terminal_status: b.terminal_status(),
+            rule: trip.as_ref().map(|t| t.rule),
+            reason: trip.as_ref().map(|t| t.reason.clone()),
+            opened_at: trip.as_ref().map(|t| t.at),
+            baseline: b.baseline,
+            trips: b.trips,
+            model: b.model,
+            aborted: b.is_aborted(),
+            first_reason: trip.and_then(|t| t.first_reason),
+        }
+    }
+}
+
+impl TryFrom<BreakerRecord> for Breaker {
+    type Error = String;
+
+    fn try_from(r: BreakerRecord) -> Result<Self, Self::Error> {
+        let trip = || -> Result<Trip, String> {
+            Ok(Trip {
+                rule: r
+                    .rule
+                    .ok_or_else(|| format!("a {} breaker without its rule", r.state))?,
+                reason: r.reason.clone().unwrap_or_default(),
+                at: r
+                    .opened_at
+                    .ok_or_else(|| format!("a {} breaker without opened_at", r.state))?,
+                first_reason: r.first_reason.clone(),
+            })
+        };
+        let phase = match (r.state, r.terminal_status, r.aborted) {
+            (State::Open, _, true) => Phase::Aborted(trip()?),
+            (_, Some(t), false) if t.is_done() && r.state == State::Closed => Phase::Done(t),
+            (State::Closed, None, false) => Phase::Closed,
+            (State::Open, _, false) => Phase::Open(trip()?),
+            (State::HalfOpen, None, false) => Phase::HalfOpen(trip()?),
+            (s, t, aborted) => {
+                return Err(format!(
+                    "an impossible breaker: state {s}, terminal status {}, aborted {aborted}",
+                    t.map_or("null", TerminalStatus::as_str)
+                ));
+            }
+        };
+        Ok(Breaker {
+            phase,
+            baseline: r.baseline,
+            trips: r.trips,
+            model: r.model,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RuleAction;
-    use crate::rules::{Facts, Firing};
-
-    fn eval(trip: Option<RuleName>, progress: bool) -> Evaluation {
-        Evaluation {
-            fired: trip
-                .map(|rule| Firing {
-                    rule,
-                    action: RuleAction::Trip,
-                    reason: format!("{rule} reason"),
-                })
-                .into_iter()
-                .collect(),
-            last: Some(Facts {
-                progress,
-                ..Facts::default()
-            }),
-            ..Evaluation::default()
-        }
-    }
 
     fn ts(secs: i64) -> Timestamp {
         Timestamp::from_second(1_800_000_000 + secs).unwrap()
     }
 
-    fn step(b: &mut Breaker, c: &Config, e: &Evaluation, len: usize, new: bool) -> Vec<Event> {
-        b.step(&Step {
-            config: c,
-            eval: e,
-            len,
-            iteration: Some("abc"),
-            new_attempt: new,
-            now: ts(len as i64),
+    fn at(len: usize, secs: i64) -> At<'static> {
+        At {
             run: "r1",
-        })
+            now: ts(secs),
+            iteration: None,
+            len,
+        }
+    }
+
+    fn models() -> Vec<String> {
+        ["haiku", "sonnet", "opus"].map(String::from).to_vec()
     }
 
     #[test]
-    fn trips_then_half_open_closes_on_progress() {
-        let c = Config::default();
+    fn a_trip_opens_and_blocks_under_pause_but_not_alert() {
         let mut b = Breaker::default();
-        assert!(step(&mut b, &c, &eval(None, true), 1, true).is_empty());
-        let ev = step(
-            &mut b,
-            &c,
-            &eval(Some(RuleName::Stagnation), false),
-            4,
-            true,
+        let e = b.trip_on(
+            RuleName::Stagnation,
+            "stuck".into(),
+            TripAction::Pause,
+            &at(3, 0),
         );
-        assert_eq!(ev[0].kind, EventKind::Trip);
         assert_eq!(
-            (b.state, b.terminal_status),
-            (State::Open, Some(TerminalStatus::AbortedStuck))
+            (e.kind, e.from, e.to),
+            (EventKind::Trip, State::Closed, State::Open)
         );
-        assert!(b.blocks(&c));
-        // Still open without resume, whatever comes.
-        step(&mut b, &c, &eval(None, true), 5, true);
-        assert_eq!(b.state, State::Open);
-
-        let e = b.resume(5, ts(10), "r1").unwrap();
-        assert_eq!((e.from, e.to), (State::Open, State::HalfOpen));
-        assert_eq!((b.baseline, b.terminal_status), (5, None));
-        assert!(!b.blocks(&c));
-        // Evidence for an old iteration does not decide half-open.
-        assert!(step(&mut b, &c, &eval(None, false), 5, false).is_empty());
-        let ev = step(&mut b, &c, &eval(None, true), 6, true);
-        assert_eq!(ev[0].kind, EventKind::Close);
-        assert_eq!((b.state, b.baseline), (State::Closed, 6));
+        assert_eq!(b.terminal_status(), Some(TerminalStatus::AbortedStuck));
+        assert!(b.blocks(TripAction::Pause));
+        assert!(!b.blocks(TripAction::Alert));
+        assert_eq!(
+            (b.rule(), b.reason()),
+            (Some(RuleName::Stagnation), Some("stuck"))
+        );
+        assert_eq!(b.trips(), 1);
     }
 
     #[test]
-    fn half_open_reopens_without_progress() {
-        let c = Config::default();
+    fn constraint_is_aborted_constraint_and_abort_is_final() {
         let mut b = Breaker::default();
-        step(
-            &mut b,
-            &c,
-            &eval(Some(RuleName::Oscillation), false),
-            4,
-            true,
+        b.trip_on(
+            RuleName::Constraint,
+            "touched".into(),
+            TripAction::Abort,
+            &at(1, 0),
         );
-        b.resume(4, ts(5), "r1").unwrap();
-        let ev = step(&mut b, &c, &eval(None, false), 5, true);
-        assert_eq!(ev[0].kind, EventKind::Reopen);
-        assert_eq!(b.state, State::Open);
-        assert_eq!(b.rule, Some(RuleName::Oscillation));
-        assert!(
-            b.reason
-                .as_deref()
-                .unwrap()
-                .starts_with("no progress after resume")
+        assert_eq!(b.terminal_status(), Some(TerminalStatus::AbortedConstraint));
+        assert!(b.is_aborted() && b.blocks(TripAction::Alert));
+        assert_eq!(b.resume(&at(1, 5)), Err(ResumeError::Aborted));
+        assert_eq!(
+            b.continue_after_trip(&at(1, 5)).unwrap_err(),
+            ResumeError::Aborted
         );
-        assert_eq!(b.trips, 2);
     }
 
     #[test]
-    fn constraint_is_aborted_constraint() {
-        let c = Config::default();
-        let mut b = Breaker::default();
-        step(&mut b, &c, &eval(Some(RuleName::Constraint), true), 1, true);
-        assert_eq!(b.terminal_status, Some(TerminalStatus::AbortedConstraint));
-    }
-
-    #[test]
-    fn resume_refuses_when_not_open_or_aborted() {
-        let mut c = Config::default();
+    fn resume_half_opens_and_a_failed_attempt_reopens_with_the_first_reason() {
         let mut b = Breaker::default();
         assert_eq!(
-            b.resume(0, ts(0), "r"),
+            b.resume(&at(0, 0)),
             Err(ResumeError::NotOpen(State::Closed))
         );
-        c.on_trip.action = TripAction::Abort;
-        step(
-            &mut b,
-            &c,
-            &eval(Some(RuleName::Stagnation), false),
-            3,
-            true,
+        b.trip_on(
+            RuleName::Oscillation,
+            "A B A".into(),
+            TripAction::Pause,
+            &at(4, 0),
         );
-        assert_eq!(b.resume(3, ts(9), "r"), Err(ResumeError::Aborted));
-        assert!(b.blocks(&c));
+        let e = b.resume(&at(4, 10)).unwrap();
+        assert_eq!(
+            (e.from, e.to, b.baseline()),
+            (State::Open, State::HalfOpen, 4)
+        );
+        assert_eq!(b.terminal_status(), None);
+        assert_eq!(
+            b.resume(&at(4, 11)),
+            Err(ResumeError::NotOpen(State::HalfOpen))
+        );
+        let e = b.reopen(None, TripAction::Pause, &at(5, 20));
+        assert_eq!(e.kind, EventKind::Reopen);
+        assert_eq!(b.rule(), Some(RuleName::Oscillation));
+        assert_eq!(
+            b.reason(),
+            Some("no progress after resume (tripped before: A B A)")
+        );
+        // A second failed resume quotes the first reason, not the nested one.
+        b.resume(&at(5, 30)).unwrap();
+        b.reopen(None, TripAction::Pause, &at(6, 40));
+        assert_eq!(
+            b.reason(),
+            Some("no progress after resume (tripped before: A B A)")
+        );
+        assert_eq!(b.trips(), 3);
     }
 
     #[test]
-    fn alert_does_not_block_and_closes_on_progress() {
-        let mut c = Config::default();
-        c.on_trip.action = TripAction::Alert;
+    fn close_restarts_the_counters() {
         let mut b = Breaker::default();
-        step(
-            &mut b,
-            &c,
-            &eval(Some(RuleName::Stagnation), false),
-            3,
-            true,
+        b.trip_on(
+            RuleName::SameError,
+            "x".into(),
+            TripAction::Pause,
+            &at(3, 0),
         );
-        assert_eq!(b.state, State::Open);
-        assert!(!b.blocks(&c));
-        step(&mut b, &c, &eval(None, true), 4, true);
-        assert_eq!(b.state, State::Closed);
-    }
-
-    #[test]
-    fn escalate_walks_the_models_then_pauses() {
-        let mut c = Config::default();
-        c.on_trip.action = TripAction::Escalate;
-        let mut b = Breaker::default();
-        assert_eq!(b.current_model(&c), Some("haiku"));
-        let ev = step(&mut b, &c, &eval(Some(RuleName::SameError), false), 3, true);
+        let e = b.close("the tests pass".into(), &at(4, 9));
         assert_eq!(
-            ev.iter().map(|e| e.kind).collect::<Vec<_>>(),
-            [EventKind::Trip, EventKind::Escalate]
+            (e.kind, e.rule, b.state(), b.baseline()),
+            (
+                EventKind::Close,
+                Some(RuleName::SameError),
+                State::Closed,
+                4
+            )
         );
-        assert_eq!(
-            (b.state, b.current_model(&c)),
-            (State::HalfOpen, Some("sonnet"))
-        );
-        assert!(!b.blocks(&c));
-        // No progress on the next model: reopen, escalate again.
-        step(&mut b, &c, &eval(None, false), 4, true);
-        assert_eq!(
-            (b.state, b.current_model(&c)),
-            (State::HalfOpen, Some("opus"))
-        );
-        // The last model trips: pause.
-        step(&mut b, &c, &eval(None, false), 5, true);
-        assert_eq!(b.state, State::Open);
-        assert!(b.blocks(&c));
-        assert_eq!(b.current_model(&c), Some("opus"));
+        assert_eq!((b.rule(), b.terminal_status()), (None, None));
     }
 
     #[test]
     fn cooldown_half_opens_after_the_duration() {
-        let mut c = Config::default();
-        c.on_trip.cooldown = Some(jiff::SignedDuration::from_mins(30));
         let mut b = Breaker::default();
-        step(
-            &mut b,
-            &c,
-            &eval(Some(RuleName::Stagnation), false),
-            3,
-            true,
+        let thirty = jiff::SignedDuration::from_mins(30);
+        assert!(
+            b.cool_down(thirty, &at(3, 3600)).is_none(),
+            "closed: nothing"
         );
-        assert!(b.apply_cooldown(&c, 3, ts(3 + 29 * 60), "r").is_none());
-        let e = b.apply_cooldown(&c, 3, ts(3 + 30 * 60), "r").unwrap();
-        assert_eq!(e.kind, EventKind::Cooldown);
-        assert_eq!(b.state, State::HalfOpen);
+        b.trip_on(
+            RuleName::Stagnation,
+            "x".into(),
+            TripAction::Pause,
+            &at(3, 0),
+        );
+        assert!(b.cool_down(thirty, &at(3, 29 * 60)).is_none());
+        let e = b.cool_down(thirty, &at(3, 30 * 60)).unwrap();
+        assert_eq!((e.kind, b.state()), (EventKind::Cooldown, State::HalfOpen));
     }
 
     #[test]
-    fn warnings_are_events_not_trips() {
-        let c = Config::default();
+    fn escalation_closes_on_the_next_model_until_the_last() {
         let mut b = Breaker::default();
-        let mut e = eval(None, true);
-        e.fired.push(Firing {
-            rule: RuleName::TestOnly,
-            action: RuleAction::Warn,
-            reason: "tests only".into(),
-        });
-        let ev = step(&mut b, &c, &e, 3, true);
-        assert_eq!(ev.len(), 1);
-        assert_eq!(ev[0].kind, EventKind::Warn);
-        assert_eq!(b.state, State::Closed);
+        b.trip_on(
+            RuleName::SameError,
+            "x".into(),
+            TripAction::Escalate,
+            &at(3, 0),
+        );
+        let e = b.escalate(&models(), &at(3, 0)).unwrap();
+        assert_eq!(
+            (e.kind, e.to, b.model()),
+            (EventKind::Escalate, State::Closed, 1)
+        );
+        assert_eq!(
+            e.reason.as_deref(),
+            Some("escalated to the next model: sonnet")
+        );
+        assert_eq!(b.baseline(), 3);
+        b.trip_on(
+            RuleName::SameError,
+            "y".into(),
+            TripAction::Escalate,
+            &at(6, 0),
+        );
+        b.escalate(&models(), &at(6, 0)).unwrap();
+        assert_eq!(b.model(), 2);
+        b.trip_on(
+            RuleName::SameError,
+            "z".into(),
+            TripAction::Escalate,
+            &at(9, 0),
+        );
+        assert!(
+            b.escalate(&models(), &at(9, 0)).is_none(),
+            "the last model pauses"
+        );
+        assert!(b.blocks(TripAction::Escalate));
+        assert_eq!(
+            b.next_model(&models(), &at(9, 1)),
+            Err(ResumeError::NoNextModel)
+        );
+    }
+
+    #[test]
+    fn finish_done_closes_and_aborted_stops() {
+        let mut b = Breaker::default();
+        let e = b.finish(TerminalStatus::DoneSuccess, "ok".into(), &at(2, 0));
+        assert_eq!(
+            (e.kind, b.state(), b.terminal_status()),
+            (
+                EventKind::Finish,
+                State::Closed,
+                Some(TerminalStatus::DoneSuccess)
+            )
+        );
+        assert!(b.is_done() && b.is_final());
+        let mut b = Breaker::default();
+        b.finish(
+            TerminalStatus::AbortedStuck,
+            "no progress".into(),
+            &at(2, 0),
+        );
+        assert_eq!(
+            (b.state(), b.rule()),
+            (State::Open, Some(RuleName::Stagnation))
+        );
+        assert!(b.is_aborted());
+    }
+
+    #[test]
+    fn the_record_round_trips_and_refuses_nonsense() {
+        let mut b = Breaker::default();
+        b.trip_on(
+            RuleName::Oscillation,
+            "A B A".into(),
+            TripAction::Pause,
+            &at(4, 0),
+        );
+        b.resume(&at(4, 1)).unwrap();
+        b.reopen(None, TripAction::Pause, &at(5, 2));
+        let json = serde_json::to_string(&b).unwrap();
+        assert_eq!(serde_json::from_str::<Breaker>(&json).unwrap(), b);
+        let v1 = r#"{"state":"open","terminal_status":"aborted_stuck","rule":"stagnation","reason":"x","opened_at":"2027-01-15T08:00:00Z","baseline":0,"trips":1,"model":0,"aborted":false}"#;
+        assert_eq!(
+            serde_json::from_str::<Breaker>(v1).unwrap().rule(),
+            Some(RuleName::Stagnation)
+        );
+        for bad in [
+            r#"{"state":"open","rule":null}"#,
+            r#"{"state":"half_open","terminal_status":"done_success"}"#,
+            r#"{"state":"closed","aborted":true}"#,
+        ] {
+            assert!(serde_json::from_str::<Breaker>(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            serde_json::from_str::<Breaker>("{}").unwrap(),
+            Breaker::default()
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The iteration record: one attempt of the agent, with the evidence the rules judge.
 //!
 //! This is the `replay` input format and the `history` entries of `check --json`
-//! (CONTRACT.md, "Iteration records"). Only `id` is required; an absent field means
+//! (docs/contract.md, "Iteration records"). Only `id` is required; an absent field means
 //! "unknown", and the rules treat unknown evidence as neither progress nor a loop.
 //! Fields beyond the contract's list are additions (never renames) and are skipped on
 //! output when absent, so records stay small.
@@ -9,11 +9,15 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
+use crate::fingerprint::{Fingerprint, Runner};
+pub use crate::ids::{CommitId, Signature};
+
 /// One attempt (a commit locally, a PR head commit in CI) and its evidence.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Iteration {
     /// Commit id (or any unique id for records that do not come from git).
-    pub id: String,
+    pub id: CommitId,
     /// `Name <email>` of the commit's author.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
@@ -25,9 +29,9 @@ pub struct Iteration {
     pub parent_tree: Option<String>,
     /// Parent commit ids, first parent first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parents: Option<Vec<String>>,
-    /// Patch id of the change against the first parent (see `git::patch_id`); `None` for an
-    /// empty change, a merge, or unknown.
+    pub parents: Option<Vec<CommitId>>,
+    /// Patch id of the change against the first parent (see `patch::patch_id`); `None`
+    /// for an empty change, a merge, or unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patch_id: Option<String>,
     /// Changed files against the first parent.
@@ -53,9 +57,14 @@ pub struct Iteration {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skips_added: Option<Vec<SkipAdded>>,
     /// Whether this iteration is one of the agent's attempts. `None`: decided by the
-    /// `agents` config from `author`.
+    /// `agents` config from `author` when the iteration is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<IterationKind>,
+    /// What people did to the breaker right after this iteration, in order (`loopguard
+    /// resume`, a maintainer removing the label in CI, ...). Replaying them reproduces the
+    /// breaker exactly.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interventions: Vec<Intervention>,
 }
 
 /// Why an iteration does or does not count as an attempt.
@@ -64,10 +73,33 @@ pub struct Iteration {
 pub enum IterationKind {
     /// One of the agent's attempts: the rules count it.
     Attempt,
-    /// Someone else's commit, or a merge: context, never counted.
+    /// Someone else's commit, a merge, or setting the guard up: context, never counted.
     Context,
     /// A rebase, cherry-pick or amend of an earlier commit: not a new attempt.
     Rewrite,
+}
+
+/// A person acting on the breaker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Intervention {
+    pub action: InterventionKind,
+    pub at: Timestamp,
+    /// Who: a GitHub login in CI; absent locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterventionKind {
+    /// open -> half_open: the next attempt decides.
+    Resume,
+    /// -> closed, every counter restarts (the interactive prompt's "continue").
+    Continue,
+    /// The run is stopped for good (the prompt's "abort").
+    Abort,
+    /// The next model of `escalation.models` takes over (the prompt's "retry").
+    NextModel,
 }
 
 /// One changed file.
@@ -107,19 +139,18 @@ pub struct SkipAdded {
 }
 
 /// The outcome of the tests for an iteration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestEvidence {
     pub outcome: Outcome,
-    /// Failure signature (64 hex digits); `None` when the tests passed or no failure was
-    /// recognised.
+    /// Failure signature; `None` when the tests passed or no failure was recognised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
+    pub signature: Option<Signature>,
     /// Number of failing tests (or failures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing: Option<u64>,
-    /// The runner the failures were parsed from (`cargo`, `pytest`, ...).
+    /// The runner the failures were parsed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runner: Option<String>,
+    pub runner: Option<Runner>,
     /// The command that produced the evidence, or the log it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
@@ -131,11 +162,10 @@ pub struct TestEvidence {
     pub failures: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Pass,
-    #[default]
     Fail,
 }
 
@@ -143,31 +173,48 @@ impl TestEvidence {
     /// At most this many failing test ids are kept per iteration.
     pub const MAX_FAILURES: usize = 20;
 
+    /// Evidence with only an outcome.
+    pub fn new(outcome: Outcome) -> TestEvidence {
+        TestEvidence {
+            outcome,
+            signature: None,
+            failing: (outcome == Outcome::Pass).then_some(0),
+            runner: None,
+            command: None,
+            first_error: None,
+            failures: None,
+        }
+    }
+
     /// The evidence of a test run: its outcome and the fingerprint of its output.
     pub fn from_fingerprint(
         outcome: Outcome,
-        fp: &crate::fingerprint::Fingerprint,
+        fp: &Fingerprint,
         command: Option<String>,
     ) -> TestEvidence {
         let failing = fp.failures.len() as u64;
+        let fail = outcome == Outcome::Fail;
         TestEvidence {
             outcome,
-            signature: if outcome == Outcome::Fail {
-                fp.signature.clone()
-            } else {
-                None
-            },
+            // The fingerprinter makes sha256 hex digests: always a valid signature.
+            signature: fp
+                .signature
+                .as_deref()
+                .filter(|_| fail)
+                .and_then(|s| Signature::new(s).ok()),
             // A failing run whose failures were not recognised has an unknown count.
             failing: match outcome {
                 Outcome::Pass => Some(0),
                 Outcome::Fail => (failing > 0).then_some(failing),
             },
-            runner: fp.runner.map(|r| r.as_str().to_owned()),
+            runner: fp.runner,
             command,
-            first_error: (outcome == Outcome::Fail)
-                .then(|| fp.failures.first().map(|f| f.message.clone()))
-                .flatten(),
-            failures: (outcome == Outcome::Fail && !fp.failures.is_empty()).then(|| {
+            first_error: fp
+                .failures
+                .first()
+                .filter(|_| fail)
+                .map(|f| f.message.clone()),
+            failures: (fail && !fp.failures.is_empty()).then(|| {
                 fp.failures
                     .iter()
                     .take(Self::MAX_FAILURES)
@@ -176,6 +223,14 @@ impl TestEvidence {
             }),
         }
     }
+
+    pub fn fails(&self) -> bool {
+        self.outcome == Outcome::Fail
+    }
+
+    pub fn passes(&self) -> bool {
+        self.outcome == Outcome::Pass
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -183,22 +238,33 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl Iteration {
+    /// An iteration with nothing known but its id.
+    pub fn new(id: CommitId) -> Iteration {
+        Iteration {
+            id,
+            author: None,
+            tree: None,
+            parent_tree: None,
+            parents: None,
+            patch_id: None,
+            files: None,
+            message: None,
+            test: None,
+            claims_done: None,
+            at: None,
+            whitespace_only: None,
+            skips_added: None,
+            kind: None,
+            interventions: Vec::new(),
+        }
+    }
+
     /// The first line of the message.
     pub fn subject(&self) -> &str {
         self.message
             .as_deref()
             .and_then(|m| m.lines().next())
             .unwrap_or("")
-    }
-
-    /// A short form of the id for humans.
-    pub fn short_id(&self) -> &str {
-        let end = self
-            .id
-            .char_indices()
-            .nth(10)
-            .map_or(self.id.len(), |(i, _)| i);
-        &self.id[..end]
     }
 
     /// `true` when the change is known to be empty (no files, or the tree equals the
@@ -209,6 +275,54 @@ impl Iteration {
         }
         matches!(&self.files, Some(f) if f.is_empty())
     }
+
+    /// Lines added and deleted over every file (unknown counts as 0).
+    pub fn lines_changed(&self) -> (u64, u64) {
+        self.files.iter().flatten().fold((0, 0), |(a, d), f| {
+            (a + f.added.unwrap_or(0), d + f.deleted.unwrap_or(0))
+        })
+    }
+}
+
+/// Most characters of one record line `replay` reads (a record is small; a longer line is
+/// not one).
+pub const MAX_RECORD_LINE: usize = 4 << 20;
+
+/// Parses iteration records: JSON lines, oldest first. Blank lines are skipped; anything
+/// else that is not a record is an error naming the line (`name:N`) and the field.
+pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, Error> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(parse_record(line, name, n + 1)?);
+    }
+    Ok(out)
+}
+
+/// Parses one record line (`line_no` is 1-based, for the message).
+pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration, Error> {
+    if line.len() > MAX_RECORD_LINE {
+        return Err(Error::input(format!(
+            "{name}:{line_no}: a line of {} bytes is not an iteration record (at most {} MiB); hint: one JSON object per line",
+            line.len(),
+            MAX_RECORD_LINE >> 20
+        )));
+    }
+    let de = &mut serde_json::Deserializer::from_str(line);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." || path.is_empty() {
+            String::new()
+        } else {
+            format!(" at `{path}`")
+        };
+        Error::input(format!(
+            "{name}:{line_no}: not an iteration record{field}: {}; hint: one JSON object per line, with at least \"id\" (docs/contract.md, \"Iteration records\")",
+            e.inner()
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -229,24 +343,50 @@ mod tests {
  "tree": "4b82", "patch_id": "e3a1",
  "files": [{"path": "src/lib.rs", "added": 3, "deleted": 1, "status": "modified"}],
  "message": "Fix parser edge case",
- "test": {"outcome": "fail", "signature": "9f2c", "failing": 2},
+ "test": {"outcome": "fail", "signature": "9f2c", "failing": 2, "runner": "cargo"},
  "claims_done": false, "at": "2026-11-25T10:00:00Z"}"#;
         let it: Iteration = serde_json::from_str(line).unwrap();
         assert_eq!(
             it.files.as_ref().unwrap()[0].status,
             Some(FileStatus::Modified)
         );
-        assert_eq!(it.test.as_ref().unwrap().outcome, Outcome::Fail);
-        assert_eq!(it.test.as_ref().unwrap().failing, Some(2));
+        let t = it.test.as_ref().unwrap();
+        assert_eq!((t.outcome, t.failing), (Outcome::Fail, Some(2)));
+        assert_eq!(t.runner, Some(Runner::Cargo));
         assert_eq!(it.at.unwrap().to_string(), "2026-11-25T10:00:00Z");
     }
 
     #[test]
+    fn bad_records_name_the_line_and_field() {
+        let cases = [
+            (
+                r#"{"id":"a","test":{"outcome":"fail","signature":"aéééééééé"}}"#,
+                "runs.jsonl:2: not an iteration record at `test.signature`: not hexadecimal",
+            ),
+            (
+                r#"{"id":""}"#,
+                "runs.jsonl:2: not an iteration record at `id`: empty",
+            ),
+            (
+                r#"{"id":"a","test":{"outcome":"fail","runner":"rspec"}}"#,
+                "runs.jsonl:2: not an iteration record at `test.runner`",
+            ),
+            (
+                r#"{"tree":"t"}"#,
+                "runs.jsonl:2: not an iteration record: missing field `id`",
+            ),
+            ("[1,2]", "runs.jsonl:2: not an iteration record"),
+        ];
+        for (line, want) in cases {
+            let text = format!("\n{line}\n");
+            let err = parse_records(&text, "runs.jsonl").unwrap_err().to_string();
+            assert!(err.starts_with(want), "{line}: {err}");
+        }
+    }
+
+    #[test]
     fn empty_change_from_trees_or_files() {
-        let mut it = Iteration {
-            id: "a".into(),
-            ..Default::default()
-        };
+        let mut it = Iteration::new(CommitId::new("a").unwrap());
         assert!(!it.is_empty_change());
         it.files = Some(vec![]);
         assert!(it.is_empty_change());

@@ -23,9 +23,12 @@ pub mod config;
 pub mod error;
 pub mod fingerprint;
 pub mod github;
+pub mod ids;
 pub mod iteration;
 pub mod patch;
 pub mod report;
 pub mod rules;
 pub mod run;
 pub mod sanitize;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

@@ -1,21 +1,46 @@
-//! A run: the ordered iterations of one agent session (a branch locally, a PR in CI) and
-//! its breaker. Pure: the store persists it, the shell feeds it iterations and the time.
+//! A run: the ordered iterations of one agent session (a branch locally, a PR in CI), its
+//! breaker, and the one function that steps the breaker.
+//!
+//! Every judgement goes through [`Run::step`]: the hooks record one iteration at a time,
+//! `event` steps on a harness transition, and [`judge`] (`check`, `replay`, `ci`) folds a
+//! whole history through the same [`Run::record`] and [`Run::intervene`]. So a history
+//! judged at once and the same history recorded commit by commit give the same breaker,
+//! events and counters, by construction.
+//!
+//! One step, in order:
+//!
+//! 1. progress seen in commits or tests restarts a harness's edge counters;
+//! 2. the cooldown: an open breaker whose trip is older than `on_trip.cooldown` is
+//!    half-open (the arriving attempt is the first after that resume);
+//! 3. the rules evaluate the window from the breaker's baseline;
+//! 4. the transition, by phase:
+//!    - closed: a rule with `action: trip` opens it (aborts it under `on_trip.action:
+//!      abort`; hands out the next model with fresh counters under `escalate`);
+//!    - half-open, on a new attempt: a rule firing, or no progress, reopens it; progress
+//!      closes it;
+//!    - open, on a new attempt: an attempt that mends what tripped it (the tests pass, the
+//!      failure changed, or real progress after a loop) closes it, when judged on its own
+//!      it would close a half-open breaker. `constraint`, `budget` and aborted runs wait
+//!      for a person;
+//! 5. rules with `action: warn` at their limit leave a warning on each new attempt.
 
 use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::breaker::{Breaker, Event, EventKind, ResumeError, State, Step, TerminalStatus};
-use crate::config::Config;
-use crate::iteration::{Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
-use crate::rules::{self, EdgeCount, Evaluation, Facts, RuleName, Usage};
+use crate::agents::AgentFilter;
+use crate::breaker::{At, Breaker, Event, EventKind, ResumeError, State, TerminalStatus};
+use crate::config::{Config, TripAction};
+use crate::ids::CommitId;
+use crate::iteration::{Intervention, InterventionKind, Iteration, IterationKind, TestEvidence};
+use crate::rules::{self, EdgeCount, Evaluation, Facts, FactsLog, RuleName, Usage};
 
 /// The on-disk format version of a run. A newer file than this binary understands is kept
 /// aside, never overwritten.
 pub const RUN_FORMAT: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Run {
     pub format: u32,
     pub id: String,
@@ -24,17 +49,50 @@ pub struct Run {
     pub started_at: Timestamp,
     /// HEAD when the run started (its commit is not an attempt).
     #[serde(default)]
-    pub start_commit: Option<String>,
+    pub start_commit: Option<CommitId>,
     #[serde(default)]
-    pub iterations: Vec<Iteration>,
+    iterations: Vec<Iteration>,
     #[serde(default)]
-    pub breaker: Breaker,
-    /// Blob id of `.loopguard.yml` when the run started: committing exactly that file is
+    breaker: Breaker,
+    /// sha256 of `.loopguard.yml` when the run started: committing exactly that file is
     /// setting the guard up, not an agent loosening it.
     #[serde(default)]
     pub trusted_config: Option<String>,
     #[serde(default)]
     pub usage: RunUsage,
+    /// The facts of the iterations so far (derived, never stored).
+    #[serde(skip)]
+    facts: FactsLog,
+    /// Who is an agent in this run so far (derived, never stored).
+    #[serde(skip)]
+    filter: Option<AgentFilter>,
+}
+
+impl PartialEq for Run {
+    fn eq(&self, other: &Run) -> bool {
+        // The facts are a cache of the iterations.
+        (
+            self.format,
+            &self.id,
+            &self.branch,
+            self.started_at,
+            &self.start_commit,
+            &self.iterations,
+            &self.breaker,
+            &self.trusted_config,
+            &self.usage,
+        ) == (
+            other.format,
+            &other.id,
+            &other.branch,
+            other.started_at,
+            &other.start_commit,
+            &other.iterations,
+            &other.breaker,
+            &other.trusted_config,
+            &other.usage,
+        )
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -91,6 +149,8 @@ pub struct EdgeOutcome {
     pub new_information: bool,
     /// The step that asked the same query before.
     pub asked_at_step: Option<u64>,
+    /// The breaker refused the step (it blocks): nothing was counted.
+    pub refused: bool,
     pub outcome: Outcome,
 }
 
@@ -105,7 +165,7 @@ fn normalise_query(q: &str) -> String {
         .collect()
 }
 
-/// What a change to the run did.
+/// What one change to the run did.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub events: Vec<Event>,
@@ -115,9 +175,32 @@ pub struct Outcome {
 impl Outcome {
     /// The trip or reopen this change caused, if any.
     pub fn tripped(&self) -> Option<&Event> {
-        self.events
-            .iter()
-            .find(|e| matches!(e.kind, EventKind::Trip | EventKind::Reopen))
+        self.events.iter().find(|e| e.kind.opens())
+    }
+}
+
+/// What arrived for a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    /// A new attempt: it decides a half-open breaker and may mend an open one.
+    Attempt,
+    /// A context commit, or new evidence for an iteration already judged.
+    Context,
+    /// A harness transition; `progress` is the harness's own word.
+    Edge { progress: bool },
+}
+
+/// Whether an attempt mends the trip of `rule` (see the module docs).
+pub fn mends(rule: RuleName, facts: &Facts, it: &Iteration) -> bool {
+    let passes = it.test.as_ref().is_some_and(TestEvidence::passes);
+    match rule {
+        RuleName::Constraint | RuleName::Budget => false,
+        RuleName::SameError | RuleName::FalseCompletion => passes || facts.test_improved,
+        _ => {
+            passes
+                || facts.test_improved
+                || (facts.progress && facts.repeats.is_none() && facts.returns_to.is_none())
+        }
     }
 }
 
@@ -126,7 +209,7 @@ impl Run {
         id: impl Into<String>,
         branch: Option<String>,
         now: Timestamp,
-        start: Option<String>,
+        start: Option<CommitId>,
     ) -> Run {
         Run {
             format: RUN_FORMAT,
@@ -138,6 +221,8 @@ impl Run {
             breaker: Breaker::default(),
             trusted_config: None,
             usage: RunUsage::default(),
+            facts: FactsLog::default(),
+            filter: None,
         }
     }
 
@@ -162,6 +247,41 @@ impl Run {
             .take(40)
             .collect();
         format!("{stamp}-{branch}")
+    }
+
+    pub fn iterations(&self) -> &[Iteration] {
+        &self.iterations
+    }
+
+    pub fn breaker(&self) -> &Breaker {
+        &self.breaker
+    }
+
+    pub fn position(&self, id: &CommitId) -> Option<usize> {
+        self.iterations.iter().rposition(|it| &it.id == id)
+    }
+
+    /// The facts of every attempt so far.
+    pub fn facts(&mut self, config: &Config) -> &[Facts] {
+        self.refresh_facts(config);
+        self.facts.all()
+    }
+
+    /// Who is an agent over the iterations so far.
+    fn filter(&mut self, config: &Config) -> AgentFilter {
+        *self
+            .filter
+            .get_or_insert_with(|| AgentFilter::for_history(config, &self.iterations))
+    }
+
+    fn refresh_facts(&mut self, config: &Config) {
+        if self.facts.covers() > self.iterations.len() {
+            self.facts = FactsLog::default();
+        }
+        // Every recorded iteration has its kind pinned; the filter decides for any other
+        // (a run read from an older file).
+        let filter = self.filter(config);
+        self.facts.extend(config, filter, &self.iterations);
     }
 
     /// What the harness reported, for the rules.
@@ -190,13 +310,29 @@ impl Run {
         }
     }
 
+    /// The rules over the run now, counting from the breaker's baseline.
     pub fn evaluate(&self, config: &Config) -> Evaluation {
-        rules::evaluate_with(
+        let mut facts = self.facts.clone();
+        if facts.covers() != self.iterations.len() {
+            facts = FactsLog::default();
+            facts.extend(
+                config,
+                AgentFilter::for_history(config, &self.iterations),
+                &self.iterations,
+            );
+        }
+        rules::evaluate(
             config,
             &self.iterations,
-            self.breaker.baseline,
+            facts.all(),
+            self.breaker.baseline(),
             &self.harness_usage(config),
         )
+    }
+
+    /// Number of attempts in the run.
+    pub fn attempts(&self, config: &Config) -> usize {
+        self.evaluate(config).attempts
     }
 
     /// Restarts every edge's count (progress seen, resume, a new model).
@@ -207,136 +343,378 @@ impl Run {
         }
     }
 
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.iterations.iter().rposition(|it| it.id == id)
+    fn at(&self, now: Timestamp, len: usize) -> (String, Option<CommitId>, Timestamp, usize) {
+        (
+            self.id.clone(),
+            self.iterations.last().map(|it| it.id.clone()),
+            now,
+            len,
+        )
     }
 
-    /// Number of attempts in the run.
-    pub fn attempts(&self, config: &Config) -> usize {
-        rules::attempts(config, &self.iterations).len()
-    }
+    /// The one step (see the module docs).
+    fn step(&mut self, config: &Config, now: Timestamp, arrival: Arrival) -> Outcome {
+        self.refresh_facts(config);
+        let len = self.iterations.len();
+        let mut events = Vec::new();
 
-    fn step(&mut self, config: &Config, now: Timestamp, new_attempt: bool) -> Outcome {
-        // Progress loopguard sees in commits and tests restarts the harness's edges too:
-        // progress at an iteration it has not seen before.
+        // 1. Progress in commits or tests restarts the harness's edges.
         if self.usage.edges.values().any(|e| e.count > 0) {
             let mark = self.usage.progress_mark;
-            let facts = rules::attempts(config, &self.iterations);
-            if facts.iter().any(|f| f.progress && f.index >= mark) {
+            if self
+                .facts
+                .all()
+                .iter()
+                .any(|f| f.progress && f.index >= mark)
+            {
                 self.reset_edges();
             }
         }
-        self.usage.progress_mark = self.iterations.len();
-        let evaluation = self.evaluate(config);
-        self.step_with(config, now, new_attempt, evaluation)
-    }
+        self.usage.progress_mark = len;
 
-    fn step_with(
-        &mut self,
-        config: &Config,
-        now: Timestamp,
-        new_attempt: bool,
-        evaluation: Evaluation,
-    ) -> Outcome {
-        let mut events = Vec::new();
-        if let Some(e) = self
-            .breaker
-            .apply_cooldown(config, self.iterations.len(), now, &self.id)
+        // 2. The cooldown.
+        let new = arrival != Arrival::Context;
+        let (run, iteration, _, _) = self.at(now, len);
+        if let Some(cooldown) = config.on_trip.cooldown {
+            let base = if arrival == Arrival::Attempt {
+                len - 1
+            } else {
+                len
+            };
+            let at = At {
+                run: &run,
+                now,
+                iteration: iteration.as_ref(),
+                len: base,
+            };
+            events.extend(self.breaker.cool_down(cooldown, &at));
+        }
+
+        // 3. The rules.
+        let mut eval = self.evaluate_cached(config);
+        if let Arrival::Edge { progress } = arrival {
+            // For a half-open breaker this step is the next attempt: the harness's word
+            // on progress decides.
+            eval.last = Some(Facts {
+                progress,
+                ..eval.last.unwrap_or_default()
+            });
+        }
+
+        // 4. The transition.
+        let at = At {
+            run: &run,
+            now,
+            iteration: iteration.as_ref(),
+            len,
+        };
+        let action = config.on_trip.action;
+        let before = self.breaker.baseline();
+        match self.breaker.state() {
+            _ if self.breaker.is_final() => {}
+            State::Closed => {
+                if let Some(f) = eval.trip() {
+                    events.push(self.breaker.trip_on(f.rule, f.reason.clone(), action, &at));
+                }
+            }
+            State::HalfOpen if new => {
+                let progress = eval.last.as_ref().is_some_and(|l| l.progress);
+                match eval.trip() {
+                    Some(f) => events.push(self.breaker.reopen(
+                        Some((f.rule, f.reason.clone())),
+                        action,
+                        &at,
+                    )),
+                    None if progress => events.push(
+                        self.breaker
+                            .close("progress after the breaker was resumed".to_owned(), &at),
+                    ),
+                    None => events.push(self.breaker.reopen(None, action, &at)),
+                }
+            }
+            State::Open if new => {
+                if let Some(e) = self.recovery(config, &eval, arrival, &at) {
+                    events.push(e);
+                }
+            }
+            State::HalfOpen | State::Open => {}
+        }
+        if events.iter().any(|e| e.kind.opens())
+            && action == TripAction::Escalate
+            && let Some(e) = self.breaker.escalate(&config.escalation_models, &at)
         {
             events.push(e);
-        }
-        let last = self.iterations.last().map(|it| it.id.clone());
-        events.extend(self.breaker.step(&Step {
-            config,
-            eval: &evaluation,
-            len: self.iterations.len(),
-            iteration: last.as_deref(),
-            new_attempt,
-            now,
-            run: &self.id,
-        }));
-        if events.iter().any(|e| e.kind == EventKind::Escalate) {
             self.reset_edges();
         }
-        Outcome { events, evaluation }
+        if self.breaker.baseline() != before {
+            eval = self.evaluate_cached(config);
+        }
+
+        // 5. Warnings.
+        if new {
+            for w in eval.warnings() {
+                events.push(Event {
+                    at: now,
+                    run: run.clone(),
+                    kind: EventKind::Warn,
+                    from: self.breaker.state(),
+                    to: self.breaker.state(),
+                    rule: Some(w.rule),
+                    reason: Some(w.reason.clone()),
+                    iteration: iteration.clone(),
+                    terminal_status: None,
+                });
+            }
+        }
+        Outcome {
+            events,
+            evaluation: eval,
+        }
+    }
+
+    fn evaluate_cached(&self, config: &Config) -> Evaluation {
+        rules::evaluate(
+            config,
+            &self.iterations,
+            self.facts.all(),
+            self.breaker.baseline(),
+            &self.harness_usage(config),
+        )
+    }
+
+    /// An open breaker, a new attempt: does it mend the trip? Judged on its own, as the
+    /// attempt after a resume is.
+    fn recovery(
+        &mut self,
+        config: &Config,
+        eval: &Evaluation,
+        arrival: Arrival,
+        at: &At<'_>,
+    ) -> Option<Event> {
+        let rule = self.breaker.rule()?;
+        let mended = match arrival {
+            Arrival::Edge { progress } => rule == RuleName::EdgeLoop && progress,
+            _ => {
+                let last = eval.last.as_ref()?;
+                last.index + 1 == self.iterations.len()
+                    && mends(rule, last, &self.iterations[last.index])
+            }
+        };
+        if !mended {
+            return None;
+        }
+        let mut trial = self.breaker.clone();
+        trial
+            .resume(&At {
+                len: at.len - 1,
+                ..*at
+            })
+            .ok()?;
+        let fresh = rules::evaluate(
+            config,
+            &self.iterations,
+            self.facts.all(),
+            trial.baseline(),
+            &self.harness_usage(config),
+        );
+        if fresh.trip().is_some() {
+            return None;
+        }
+        let reason = match (
+            arrival,
+            self.iterations.last().and_then(|it| it.test.as_ref()),
+        ) {
+            (Arrival::Edge { .. }, _) => "the harness made progress".to_owned(),
+            (_, Some(t)) if t.passes() => format!("the tests pass at {}", short_of(at)),
+            (_, Some(_)) if eval.last.as_ref().is_some_and(|l| l.test_improved) => {
+                format!("the failure changed at {}", short_of(at))
+            }
+            _ => format!("the code moved on at {}", short_of(at)),
+        };
+        Some(self.breaker.close(format!("recovered: {reason}"), at))
     }
 
     /// Records a new iteration; recording the same id again replaces its evidence and is
-    /// not a new attempt (hooks may run twice).
-    pub fn record(&mut self, config: &Config, it: Iteration, now: Timestamp) -> Outcome {
-        let new_attempt = match self.position(&it.id) {
+    /// not a new attempt (hooks may run twice). Who is an agent is decided now, over the
+    /// history so far, and kept with the iteration.
+    pub fn record(&mut self, config: &Config, mut it: Iteration, now: Timestamp) -> Outcome {
+        let arrival = match self.position(&it.id) {
             Some(i) => {
-                let test = self.iterations[i].test.take();
-                self.iterations[i] = Iteration {
-                    test: it.test.clone().or(test),
-                    ..it
-                };
-                false
+                let old = &self.iterations[i];
+                it.test = it.test.or_else(|| old.test.clone());
+                it.kind = old.kind.or(it.kind);
+                if it.interventions.is_empty() {
+                    it.interventions = old.interventions.clone();
+                }
+                self.iterations[i] = it;
+                self.facts.truncate(i);
+                self.filter = None;
+                Arrival::Context
             }
             None => {
-                let attempt = it.kind.is_none_or(|k| k == IterationKind::Attempt);
+                let filter = self.filter(config).with(config, &it);
+                self.filter = Some(filter);
+                if it.kind.is_none() {
+                    it.kind = Some(filter.kind(config, &it));
+                }
                 self.iterations.push(it);
-                attempt
+                let kind = self.iterations.last().and_then(|it| it.kind);
+                if kind == Some(IterationKind::Attempt) {
+                    Arrival::Attempt
+                } else {
+                    Arrival::Context
+                }
             }
         };
-        self.step(config, now, new_attempt)
+        self.step(config, now, arrival)
     }
 
     /// Attaches test evidence to the iteration `id`.
     pub fn attach_test(
         &mut self,
         config: &Config,
-        id: &str,
+        id: &CommitId,
         test: TestEvidence,
         now: Timestamp,
     ) -> Option<Outcome> {
         let i = self.position(id)?;
         self.iterations[i].test = Some(test);
-        Some(self.step(config, now, false))
+        self.facts.truncate(i);
+        Some(self.step(config, now, Arrival::Context))
     }
 
     /// Replaces rewritten iterations (rebase, amend) by their new commits, keeping their
-    /// test evidence and their place: a rewrite is never a new attempt. Returns the number
-    /// of iterations rewritten.
+    /// kind, test evidence and interventions, and their place: a rewrite is never a new
+    /// attempt. Returns the number of iterations rewritten.
     pub fn rewrite(
         &mut self,
         config: &Config,
-        rewritten: Vec<(String, Iteration)>,
+        rewritten: Vec<(CommitId, Iteration)>,
         now: Timestamp,
     ) -> (usize, Outcome) {
         let mut n = 0;
+        let mut first = self.iterations.len();
         for (old, new) in rewritten {
             if self.position(&new.id).is_some() {
                 // Already recorded (post-commit during an amend): drop the stale old one.
-                if let Some(i) = self.position(&old)
-                    && old != new.id
+                if old != new.id
+                    && let Some(i) = self.position(&old)
                 {
                     self.iterations.remove(i);
+                    first = first.min(i);
                     n += 1;
                 }
                 continue;
             }
             if let Some(i) = self.position(&old) {
                 let prev = &self.iterations[i];
-                let kind = prev.kind;
-                let test = prev.test.clone();
-                self.iterations[i] = Iteration { kind, test, ..new };
+                let kept = (prev.kind, prev.test.clone(), prev.interventions.clone());
+                let mut it = new;
+                (it.kind, it.test, it.interventions) = kept;
+                self.iterations[i] = it;
+                first = first.min(i);
                 n += 1;
             }
         }
-        (n, self.step(config, now, false))
+        self.facts.truncate(first);
+        self.filter = None;
+        (n, self.step(config, now, Arrival::Context))
     }
 
-    /// open -> half_open; the harness's edges start counting again.
-    pub fn resume(&mut self, now: Timestamp) -> Result<Event, ResumeError> {
+    /// A person acting on the breaker (kept with the last iteration, so a replay of the
+    /// history does it again at the same point).
+    pub fn intervene(
+        &mut self,
+        config: &Config,
+        intervention: Intervention,
+    ) -> Result<Vec<Event>, ResumeError> {
+        let now = intervention.at;
         let len = self.iterations.len();
-        let e = self.breaker.resume(len, now, &self.id)?;
-        self.reset_edges();
-        Ok(e)
+        let (run, iteration, _, _) = self.at(now, len);
+        let at = At {
+            run: &run,
+            now,
+            iteration: iteration.as_ref(),
+            len,
+        };
+        let mut events: Vec<Event> = Vec::new();
+        if let Some(cooldown) = config.on_trip.cooldown {
+            events.extend(self.breaker.cool_down(cooldown, &at));
+        }
+        let e = match intervention.action {
+            InterventionKind::Resume => self.breaker.resume(&at),
+            InterventionKind::Continue => self.breaker.continue_after_trip(&at),
+            InterventionKind::Abort => self.breaker.abort("aborted by the user", &at),
+            InterventionKind::NextModel => self.breaker.next_model(&config.escalation_models, &at),
+        };
+        let mut e = match e {
+            Ok(e) => e,
+            // A resume of a breaker the cooldown already half-opened changes nothing more.
+            Err(ResumeError::NotOpen(State::HalfOpen))
+                if intervention.action == InterventionKind::Resume && !events.is_empty() =>
+            {
+                return Ok(events);
+            }
+            Err(err) => return Err(err),
+        };
+        if let Some(by) = &intervention.by {
+            let reason = e.reason.take().unwrap_or_default();
+            e.reason = Some(format!("{reason} (by {by})"));
+        }
+        events.push(e);
+        if intervention.action != InterventionKind::Abort {
+            self.reset_edges();
+        }
+        if let Some(last) = self.iterations.last_mut() {
+            last.interventions.push(intervention);
+        }
+        Ok(events)
     }
 
-    /// One transition of an agent harness (`event --edge`).
+    /// open -> half_open by `loopguard resume`; the harness's edges start counting again.
+    pub fn resume(&mut self, config: &Config, now: Timestamp) -> Result<Vec<Event>, ResumeError> {
+        self.intervene(
+            config,
+            Intervention {
+                action: InterventionKind::Resume,
+                at: now,
+                by: None,
+            },
+        )
+    }
+
+    /// One transition of an agent harness (`event --edge`). While the breaker blocks the
+    /// step is refused and nothing is counted.
     pub fn event(&mut self, config: &Config, input: EdgeInput, now: Timestamp) -> EdgeOutcome {
+        let threshold = u64::from(config.rules.edge_loop.threshold_for(&input.edge));
+        let mut blocked = self.breaker.clone();
+        let len = self.iterations.len();
+        let (run, iteration, _, _) = self.at(now, len);
+        if let Some(cooldown) = config.on_trip.cooldown {
+            let at = At {
+                run: &run,
+                now,
+                iteration: iteration.as_ref(),
+                len,
+            };
+            blocked.cool_down(cooldown, &at);
+        }
+        if blocked.blocks(config.on_trip.action) {
+            let count = self.usage.edges.get(&input.edge).map_or(0, |e| e.count);
+            return EdgeOutcome {
+                edge: input.edge,
+                step: self.usage.steps,
+                count,
+                threshold,
+                new_information: true,
+                asked_at_step: None,
+                refused: true,
+                outcome: Outcome {
+                    events: Vec::new(),
+                    evaluation: self.evaluate(config),
+                },
+            };
+        }
         self.usage.steps += 1;
         self.usage.tokens += input.tokens.unwrap_or(0);
         self.usage.cost += input.cost.unwrap_or(0.0);
@@ -356,15 +734,13 @@ impl Run {
             }
         }
         let count = edge.count;
-        let threshold = u64::from(config.rules.edge_loop.threshold_for(&input.edge));
-        let mut evaluation = self.evaluate(config);
-        // For a half-open breaker, this step is the "next iteration": the harness's own
-        // word on progress decides.
-        evaluation.last = Some(Facts {
-            progress: input.progress,
-            ..evaluation.last.unwrap_or_default()
-        });
-        let outcome = self.step_with(config, now, true, evaluation);
+        let outcome = self.step(
+            config,
+            now,
+            Arrival::Edge {
+                progress: input.progress,
+            },
+        );
         EdgeOutcome {
             edge: input.edge,
             step,
@@ -372,32 +748,32 @@ impl Run {
             threshold,
             new_information: asked_at_step.is_none(),
             asked_at_step,
+            refused: false,
             outcome,
         }
     }
 
     /// Ends the run with its terminal status: `done_success` when the latest tests pass,
-    /// `done_partial` when failures remain but the run made progress, the aborted status it
-    /// already has, or `aborted_stuck` when it claims done with no progress at all.
+    /// `done_partial` when failures remain but the run made progress (or there was nothing
+    /// to judge), the aborted status it already has, or `aborted_stuck` when it claims
+    /// done with no progress at all.
     pub fn finish(&mut self, config: &Config, now: Timestamp) -> Event {
-        let facts = rules::attempts(config, &self.iterations);
-        let from = self.breaker.state;
-        let status = match self.breaker.terminal_status {
+        self.refresh_facts(config);
+        let facts = self.facts.all();
+        let latest = self
+            .iterations
+            .iter()
+            .rev()
+            .find_map(|it| it.test.as_ref())
+            .map(|t| t.outcome);
+        let status = match self.breaker.terminal_status() {
             Some(t) if !t.is_done() => t,
-            _ => {
-                let latest = self
-                    .iterations
-                    .iter()
-                    .rev()
-                    .find_map(|it| it.test.as_ref())
-                    .map(|t| t.outcome);
-                match latest {
-                    Some(TestOutcome::Pass) => TerminalStatus::DoneSuccess,
-                    _ if facts.iter().any(|f| f.progress) => TerminalStatus::DonePartial,
-                    _ if facts.is_empty() && latest.is_none() => TerminalStatus::DonePartial,
-                    _ => TerminalStatus::AbortedStuck,
-                }
-            }
+            _ => match latest {
+                Some(crate::iteration::Outcome::Pass) => TerminalStatus::DoneSuccess,
+                _ if facts.iter().any(|f| f.progress) => TerminalStatus::DonePartial,
+                None if facts.is_empty() => TerminalStatus::DonePartial,
+                _ => TerminalStatus::AbortedStuck,
+            },
         };
         let reason = match status {
             TerminalStatus::DoneSuccess => "finished; the latest tests pass".to_owned(),
@@ -406,183 +782,105 @@ impl Run {
             }
             _ => self
                 .breaker
-                .reason
-                .clone()
-                .unwrap_or_else(|| "finished without any progress".to_owned()),
+                .reason()
+                .map_or_else(|| "finished without any progress".to_owned(), str::to_owned),
         };
-        self.breaker.terminal_status = Some(status);
-        if status.is_done() {
-            self.breaker.state = State::Closed;
-        }
-        Event {
-            at: now,
-            run: self.id.clone(),
-            kind: EventKind::Finish,
-            from,
-            to: self.breaker.state,
-            rule: if status.is_done() {
-                None
-            } else {
-                self.breaker.rule.or(Some(RuleName::Stagnation))
+        let (run, iteration, _, len) = self.at(now, self.iterations.len());
+        self.breaker.finish(
+            status,
+            reason,
+            &At {
+                run: &run,
+                now,
+                iteration: iteration.as_ref(),
+                len,
             },
-            reason: Some(reason),
-            iteration: self.iterations.last().map(|it| it.id.clone()),
-            terminal_status: Some(status),
-        }
-    }
-
-    /// The user chose to go on after a trip: the breaker closes and every counter starts
-    /// again from here (the interactive prompt's "continue").
-    pub fn continue_after_trip(&mut self, now: Timestamp) -> Event {
-        let from = self.breaker.state;
-        let rule = self.breaker.rule.take();
-        self.breaker.state = State::Closed;
-        self.breaker.terminal_status = None;
-        self.breaker.reason = None;
-        self.breaker.first_reason = None;
-        self.breaker.opened_at = None;
-        self.breaker.baseline = self.iterations.len();
-        self.reset_edges();
-        Event {
-            at: now,
-            run: self.id.clone(),
-            kind: EventKind::Resume,
-            from,
-            to: State::Closed,
-            rule,
-            reason: Some("continued by the user; counters reset".to_owned()),
-            iteration: None,
-            terminal_status: None,
-        }
-    }
-
-    /// The user stopped the run for good (the interactive prompt's "abort").
-    pub fn abort(&mut self, now: Timestamp) -> Event {
-        let from = self.breaker.state;
-        self.breaker.aborted = true;
-        self.breaker.state = State::Open;
-        let status = self
-            .breaker
-            .terminal_status
-            .filter(|t| !t.is_done())
-            .unwrap_or(TerminalStatus::AbortedStuck);
-        self.breaker.terminal_status = Some(status);
-        Event {
-            at: now,
-            run: self.id.clone(),
-            kind: EventKind::Finish,
-            from,
-            to: State::Open,
-            rule: self.breaker.rule,
-            reason: Some("aborted by the user".to_owned()),
-            iteration: self.iterations.last().map(|it| it.id.clone()),
-            terminal_status: Some(status),
-        }
-    }
-
-    /// Hands out the next model by hand (the prompt's "retry with the next model"):
-    /// `None` when the last model is in use.
-    pub fn next_model(&mut self, config: &Config, now: Timestamp) -> Option<Event> {
-        if self.breaker.model + 1 >= config.escalation_models.len() {
-            return None;
-        }
-        self.breaker.model += 1;
-        let from = self.breaker.state;
-        self.breaker.state = State::HalfOpen;
-        self.breaker.terminal_status = None;
-        self.breaker.baseline = self.iterations.len();
-        self.reset_edges();
-        Some(Event {
-            at: now,
-            run: self.id.clone(),
-            kind: EventKind::Escalate,
-            from,
-            to: State::HalfOpen,
-            rule: self.breaker.rule,
-            reason: Some(format!(
-                "escalated to the next model: {}",
-                config.escalation_models[self.breaker.model]
-            )),
-            iteration: None,
-            terminal_status: None,
-        })
+        )
     }
 
     /// Whether the run has ended with a `done_*` status (a new iteration starts a new run).
     pub fn is_finished(&self) -> bool {
-        self.breaker
-            .terminal_status
-            .is_some_and(TerminalStatus::is_done)
+        self.breaker.is_done()
     }
 
-    /// The state as of `now` (cooldown applied), without changing the run.
+    /// The breaker as of `now` (cooldown applied), without changing the run.
     pub fn effective_breaker(&self, config: &Config, now: Timestamp) -> Breaker {
-        let mut b = self.breaker.clone();
-        b.apply_cooldown(config, self.iterations.len(), now, &self.id);
-        b
+        let mut run = self.clone();
+        run.tick(config, now);
+        run.breaker
     }
 
     /// Applies the cooldown if it elapsed; the caller persists the event.
     pub fn tick(&mut self, config: &Config, now: Timestamp) -> Option<Event> {
-        self.breaker
-            .apply_cooldown(config, self.iterations.len(), now, &self.id)
+        let cooldown = config.on_trip.cooldown?;
+        let (run, iteration, _, len) = self.at(now, self.iterations.len());
+        self.breaker.cool_down(
+            cooldown,
+            &At {
+                run: &run,
+                now,
+                iteration: iteration.as_ref(),
+                len,
+            },
+        )
     }
 
     pub fn is_open(&self) -> bool {
-        self.breaker.state == State::Open
+        self.breaker.is_open()
     }
 
     pub fn terminal(&self) -> Option<TerminalStatus> {
-        self.breaker.terminal_status
+        self.breaker.terminal_status()
+    }
+
+    /// The model in use under `escalate`.
+    pub fn current_model<'c>(&self, config: &'c Config) -> Option<&'c str> {
+        config
+            .escalation_models
+            .get(self.breaker.model())
+            .map(String::as_str)
     }
 }
 
-/// A recorded history judged as the hooks would have judged it, one iteration at a time,
-/// with nobody resuming the breaker (`check`, `replay`).
-pub struct Simulation {
+fn short_of(at: &At<'_>) -> String {
+    at.iteration
+        .map_or_else(|| "the last attempt".to_owned(), |id| id.short().to_owned())
+}
+
+/// A history judged from scratch, one iteration at a time, through the same steps as the
+/// hooks: `check`, `replay`, `ci`.
+#[derive(Debug, Clone)]
+pub struct Judgement {
     pub run: Run,
+    /// Every transition, oldest first.
     pub events: Vec<Event>,
+    /// The rules now, counting from the breaker's baseline.
     pub evaluation: Evaluation,
 }
 
-/// Steps a fresh breaker through `history`; `fallback` is the time for iterations that
-/// carry none.
-pub fn simulate(config: &Config, history: Vec<Iteration>, fallback: Timestamp) -> Simulation {
-    let facts = rules::attempts(config, &history);
-    let mut run = Run::new(
-        "replay",
-        None,
-        history.first().and_then(|it| it.at).unwrap_or(fallback),
-        None,
-    );
+/// Judges `history` (oldest first, evidence attached) in a run named `run_id`. Each
+/// iteration steps at its own time (`now` for those without one), its interventions right
+/// after it; the cooldown is applied at `now` at the end.
+pub fn judge(config: &Config, history: Vec<Iteration>, run_id: &str, now: Timestamp) -> Judgement {
+    let start = history.first().and_then(|it| it.at).unwrap_or(now);
+    let mut run = Run::new(run_id, None, start, None);
     let mut events = Vec::new();
-    let mut seen = 0;
-    let mut evaluation = Evaluation::default();
-    for k in 1..=history.len() {
-        let before = seen;
-        while seen < facts.len() && facts[seen].index < k {
-            seen += 1;
+    for mut it in history {
+        let at = it.at.unwrap_or(now);
+        let interventions = std::mem::take(&mut it.interventions);
+        events.extend(run.record(config, it, at).events);
+        for iv in interventions {
+            // One that no longer applies (the history changed under it) is moot.
+            if let Ok(e) = run.intervene(config, iv.clone()) {
+                events.extend(e);
+            } else if let Some(last) = run.iterations.last_mut() {
+                last.interventions.push(iv);
+            }
         }
-        let it = &history[k - 1];
-        evaluation = rules::evaluate_facts(
-            config,
-            &history[..k],
-            &facts[..seen],
-            run.breaker.baseline,
-            &Usage::default(),
-        );
-        events.extend(run.breaker.step(&Step {
-            config,
-            eval: &evaluation,
-            len: k,
-            iteration: Some(&it.id),
-            new_attempt: seen > before,
-            now: it.at.unwrap_or(fallback),
-            run: &run.id,
-        }));
     }
-    run.iterations = history;
-    Simulation {
+    events.extend(run.tick(config, now));
+    let evaluation = run.evaluate(config);
+    Judgement {
         run,
         events,
         evaluation,
@@ -590,85 +888,4 @@ pub fn simulate(config: &Config, history: Vec<Iteration>, fallback: Timestamp) -
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::iteration::Outcome as TestOutcome;
-
-    fn ts(s: i64) -> Timestamp {
-        Timestamp::from_second(1_800_000_000 + s).unwrap()
-    }
-
-    fn empty(id: &str) -> Iteration {
-        Iteration {
-            id: id.into(),
-            tree: Some("t".into()),
-            parent_tree: Some("t".into()),
-            files: Some(vec![]),
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn recording_is_idempotent() {
-        let c = Config::default();
-        let mut run = Run::new("r", Some("main".into()), ts(0), None);
-        run.record(&c, empty("a"), ts(1));
-        run.record(&c, empty("a"), ts(2));
-        assert_eq!(run.iterations.len(), 1);
-        run.record(&c, empty("b"), ts(3));
-        let out = run.record(&c, empty("c"), ts(4));
-        assert_eq!(
-            out.tripped().unwrap().rule,
-            Some(crate::rules::RuleName::Stagnation)
-        );
-        assert!(run.is_open());
-    }
-
-    #[test]
-    fn evidence_kept_through_rewrite() {
-        let c = Config::default();
-        let mut run = Run::new("r", None, ts(0), None);
-        run.record(&c, empty("a"), ts(1));
-        run.attach_test(
-            &c,
-            "a",
-            TestEvidence {
-                outcome: TestOutcome::Pass,
-                ..Default::default()
-            },
-            ts(2),
-        )
-        .unwrap();
-        let (n, _) = run.rewrite(&c, vec![("a".into(), empty("a2"))], ts(3));
-        assert_eq!(n, 1);
-        assert_eq!(run.iterations.len(), 1);
-        assert_eq!(run.iterations[0].id, "a2");
-        assert_eq!(
-            run.iterations[0].test.as_ref().unwrap().outcome,
-            TestOutcome::Pass
-        );
-    }
-
-    #[test]
-    fn simulation_matches_recording_one_by_one() {
-        let c = Config::default();
-        let history: Vec<Iteration> = ["a", "b", "c", "d"].iter().map(|id| empty(id)).collect();
-        let sim = simulate(&c, history.clone(), ts(0));
-        let mut run = Run::new("r", None, ts(0), None);
-        for it in history {
-            run.record(&c, it, ts(1));
-        }
-        assert_eq!(sim.run.breaker.state, run.breaker.state);
-        assert_eq!(sim.run.breaker.reason, run.breaker.reason);
-        assert_eq!(sim.evaluation.counters, run.evaluate(&c).counters);
-        assert_eq!(sim.events.len(), 1);
-    }
-
-    #[test]
-    fn run_ids_are_readable() {
-        assert_eq!(
-            Run::make_id(ts(0), Some("feature/x y")),
-            "20270115T080000.000000Z-feature-x-y"
-        );
-    }
-}
+mod tests;

@@ -36,6 +36,37 @@ pub fn strip_controls(text: &str) -> String {
     out
 }
 
+/// Untrusted text for a terminal, on one line: every control character (escape
+/// sequences, `\r`, newlines, C1 controls) and bidi override is *shown* (`^[`, `^M`,
+/// `\u{202e}`), never executed, so a commit message cannot erase or rewrite what a person
+/// reads.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push(' '),
+            '\u{0}'..='\u{1f}' => {
+                out.push('^');
+                out.push(char::from(b'@' + c as u8));
+            }
+            '\u{7f}' => out.push_str("^?"),
+            '\u{80}'..='\u{9f}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// [`printable`], line by line: newlines are kept, everything else is shown.
+pub fn printable_lines(text: &str) -> String {
+    text.split('\n')
+        .map(printable)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Skips the rest of an escape sequence (CSI `ESC [ … final`, OSC `ESC ] … BEL|ST`, or a
 /// two-character escape).
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {

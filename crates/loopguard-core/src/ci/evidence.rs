@@ -40,18 +40,17 @@ pub fn evidence_from_fingerprint(fp: &Fingerprint, source: &str) -> Option<TestE
 /// extending it.
 pub fn unread_failure(source: &str) -> TestEvidence {
     TestEvidence {
-        outcome: Outcome::Fail,
+        failing: None,
         command: Some(bounded(source, 200)),
-        ..TestEvidence::default()
+        ..TestEvidence::new(Outcome::Fail)
     }
 }
 
 /// Evidence for a run GitHub says succeeded (no log needs reading).
 pub fn passed(source: &str) -> TestEvidence {
     TestEvidence {
-        outcome: Outcome::Pass,
         command: Some(bounded(source, 200)),
-        ..TestEvidence::default()
+        ..TestEvidence::new(Outcome::Pass)
     }
 }
 
@@ -83,10 +82,13 @@ mod tests {
         let fp = fingerprint_bytes(CARGO_FAIL.as_bytes());
         let t = evidence_from_fingerprint(&fp, "test.log").unwrap();
         assert_eq!(t.outcome, Outcome::Fail);
-        assert_eq!(t.signature, fp.signature);
-        assert_eq!(t.signature.as_deref().map(str::len), Some(64));
+        assert_eq!(
+            t.signature.as_ref().map(|s| s.as_str()),
+            fp.signature.as_deref()
+        );
+        assert_eq!(t.signature.as_ref().map(|s| s.as_str().len()), Some(64));
         assert_eq!(t.failing, Some(fp.failures.len() as u64));
-        assert_eq!(t.runner.as_deref(), Some("cargo"));
+        assert_eq!(t.runner, Some(crate::fingerprint::Runner::Cargo));
         assert_eq!(t.command.as_deref(), Some("test.log"));
         let ids = t.failures.unwrap();
         assert!(

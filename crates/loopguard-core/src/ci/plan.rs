@@ -142,14 +142,13 @@ fn normalise(body: &str) -> String {
 }
 
 /// The verdict to remember.
-pub fn verdict(head: &str, breaker: &crate::breaker::Breaker) -> Verdict {
-    let open = breaker.state != State::Closed;
+pub fn verdict(head: &crate::ids::CommitId, status: &crate::report::Status) -> Verdict {
     Verdict {
-        head: head.to_owned(),
-        state: breaker.state,
-        rule: breaker.rule.filter(|_| open),
-        reason: breaker.reason.clone().filter(|_| open),
-        terminal_status: breaker.terminal_status,
+        head: head.clone(),
+        state: status.state,
+        rule: status.rule,
+        reason: status.reason.clone(),
+        terminal_status: status.terminal_status,
     }
 }
 
@@ -312,7 +311,7 @@ mod tests {
         let mut s = CiState::new(7);
         s.labelled = true;
         s.last = Some(Verdict {
-            head: "h3".into(),
+            head: crate::testing::id("h3"),
             state: State::Open,
             rule: None,
             reason: None,

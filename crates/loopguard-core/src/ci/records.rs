@@ -7,6 +7,7 @@
 //! tree of a commit whose parent is outside the PR, and whatever a file without a `patch`
 //! (binary, or too large) changed line by line.
 
+use crate::github::types::FileChangeStatus;
 use crate::github::{Commit, CommitFile};
 use crate::iteration::{FileChange, FileStatus, Iteration};
 use crate::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
@@ -25,24 +26,20 @@ pub fn iteration_from_commit(commit: &Commit, parent_tree: Option<&str>) -> Iter
         .committer
         .as_ref()
         .or(git.author.as_ref())
-        .and_then(|s| s.date.as_deref())
-        .and_then(|d| d.parse().ok());
+        .and_then(|s| s.date);
     let tree = git
         .tree
         .as_ref()
         .map(|t| t.sha.clone())
         .filter(|t| !t.is_empty());
-    let parents: Vec<String> = commit.parents.iter().map(|p| p.sha.clone()).collect();
-    let mut it = Iteration {
-        id: commit.sha.clone(),
-        author,
-        tree,
-        parent_tree: parent_tree.map(str::to_owned),
-        parents: Some(parents),
-        message: Some(git.message.clone()),
-        at,
-        ..Iteration::default()
-    };
+    let parents = commit.parents.iter().map(|p| p.sha.clone()).collect();
+    let mut it = Iteration::new(commit.sha.clone());
+    it.author = author;
+    it.tree = tree;
+    it.parent_tree = parent_tree.map(str::to_owned);
+    it.parents = Some(parents);
+    it.message = Some(git.message.clone());
+    it.at = at;
     add_file_evidence(&mut it, &commit.files);
     it
 }
@@ -58,13 +55,15 @@ pub fn iteration_from_listed_commit(commit: &Commit, parent_tree: Option<&str>) 
 }
 
 fn status_of(file: &CommitFile) -> Option<FileStatus> {
-    match file.status.as_str() {
-        "added" | "copied" => Some(FileStatus::Added),
-        "removed" => Some(FileStatus::Deleted),
-        "renamed" => Some(FileStatus::Renamed),
-        "unchanged" => None,
-        // `modified`, `changed` (mode or type), and anything new GitHub may add.
-        _ => Some(FileStatus::Modified),
+    match file.status {
+        FileChangeStatus::Added | FileChangeStatus::Copied => Some(FileStatus::Added),
+        FileChangeStatus::Removed => Some(FileStatus::Deleted),
+        FileChangeStatus::Renamed => Some(FileStatus::Renamed),
+        FileChangeStatus::Unchanged => None,
+        // Modified, a mode or type change, and anything new GitHub may add.
+        FileChangeStatus::Modified | FileChangeStatus::Changed | FileChangeStatus::Other => {
+            Some(FileStatus::Modified)
+        }
     }
 }
 
@@ -181,7 +180,7 @@ mod tests {
         );
         assert_eq!(it.tree.as_deref(), Some("tree1"));
         assert_eq!(it.parent_tree.as_deref(), Some("tree0"));
-        assert_eq!(it.parents, Some(vec!["p1".to_owned()]));
+        assert_eq!(it.parents, Some(vec![crate::testing::id("p1")]));
         assert_eq!(it.at.unwrap().to_string(), "2026-11-25T10:01:00Z");
         assert_eq!(it.files, Some(vec![]));
         let unknown_parent = iteration_from_commit(&commit(serde_json::json!([])), None);

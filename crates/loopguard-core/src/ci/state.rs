@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::breaker::{State, TerminalStatus};
 use crate::config::Config;
+use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::RuleName;
 
@@ -25,10 +26,10 @@ pub struct CiState {
     pub pr: u64,
     /// Test evidence per commit id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub evidence: BTreeMap<String, TestEvidence>,
+    pub evidence: BTreeMap<CommitId, TestEvidence>,
     /// Iteration records per commit id, when the history came from the API.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub records: BTreeMap<String, Iteration>,
+    pub records: BTreeMap<CommitId, Iteration>,
     /// A maintainer let the agent try again (removed the label), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumes: Vec<Resume>,
@@ -46,7 +47,7 @@ pub struct CiState {
 /// A resume: the breaker goes half-open after commit `after`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resume {
-    pub after: String,
+    pub after: CommitId,
     pub at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
@@ -65,7 +66,7 @@ pub struct IssueRef {
 /// The breaker as a run left it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
-    pub head: String,
+    pub head: CommitId,
     pub state: State,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleName>,
@@ -91,20 +92,30 @@ impl CiState {
         }
     }
 
+    /// Puts what the state remembers onto the PR's history: each commit's evidence, and
+    /// each maintainer's resume right after the commit that was the head then.
+    pub fn apply_to(&self, history: &mut [Iteration]) {
+        for it in history.iter_mut() {
+            it.test = self.evidence.get(&it.id).cloned();
+            for r in self.resumes.iter().filter(|r| r.after == it.id) {
+                it.interventions.push(crate::iteration::Intervention {
+                    action: crate::iteration::InterventionKind::Resume,
+                    at: r.at,
+                    by: r.by.clone(),
+                });
+            }
+        }
+    }
+
     /// Drops what no longer belongs to the PR's history (`ids`, oldest first): evidence
     /// and records of commits that a force-push removed, and evidence older than
     /// `keep_evidence` iterations, which no rule looks back to.
-    pub fn retain_history(&mut self, ids: &[String], keep_evidence: usize) {
-        let all: BTreeSet<&str> = ids.iter().map(String::as_str).collect();
-        let recent: BTreeSet<&str> = ids
-            .iter()
-            .rev()
-            .take(keep_evidence)
-            .map(String::as_str)
-            .collect();
-        self.evidence.retain(|id, _| recent.contains(id.as_str()));
-        self.records.retain(|id, _| all.contains(id.as_str()));
-        self.resumes.retain(|r| all.contains(r.after.as_str()));
+    pub fn retain_history(&mut self, ids: &[CommitId], keep_evidence: usize) {
+        let all: BTreeSet<&CommitId> = ids.iter().collect();
+        let recent: BTreeSet<&CommitId> = ids.iter().rev().take(keep_evidence).collect();
+        self.evidence.retain(|id, _| recent.contains(id));
+        self.records.retain(|id, _| all.contains(id));
+        self.resumes.retain(|r| all.contains(&r.after));
     }
 
     /// Remembers the records of a history read from the API, compacted, so the next run
@@ -130,7 +141,7 @@ impl CiState {
 
     /// Makes room: drops the file lists of the oldest records first, then the oldest
     /// records. `false` when there is nothing left to drop.
-    pub fn shed(&mut self, order: &[String]) -> bool {
+    pub fn shed(&mut self, order: &[CommitId]) -> bool {
         for id in order {
             if let Some(r) = self.records.get_mut(id)
                 && r.files.is_some()
@@ -187,9 +198,10 @@ fn cut_message(message: &str, max_chars: usize) -> String {
 mod tests {
     use super::*;
     use crate::iteration::Outcome;
+    use crate::testing::{id, it};
 
-    fn ids(n: usize) -> Vec<String> {
-        (0..n).map(|i| format!("c{i}")).collect()
+    fn ids(n: usize) -> Vec<CommitId> {
+        (0..n).map(|i| id(&format!("c{i}"))).collect()
     }
 
     #[test]
@@ -198,11 +210,11 @@ mod tests {
         assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"pr":7}"#);
         let mut a = CiState::new(7);
         let mut b = CiState::new(7);
-        for id in ["b", "a", "c"] {
-            a.evidence.insert(id.into(), TestEvidence::default());
+        for i in ["b", "a", "c"] {
+            a.evidence.insert(id(i), TestEvidence::new(Outcome::Pass));
         }
-        for id in ["c", "a", "b"] {
-            b.evidence.insert(id.into(), TestEvidence::default());
+        for i in ["c", "a", "b"] {
+            b.evidence.insert(id(i), TestEvidence::new(Outcome::Pass));
         }
         assert_eq!(
             serde_json::to_string(&a).unwrap(),
@@ -213,31 +225,20 @@ mod tests {
     #[test]
     fn history_bounds_what_is_kept() {
         let mut s = CiState::new(1);
-        for id in ids(5).iter().chain([&"gone".to_owned()]) {
-            s.evidence.insert(
-                id.clone(),
-                TestEvidence {
-                    outcome: Outcome::Fail,
-                    ..TestEvidence::default()
-                },
-            );
-            s.records.insert(
-                id.clone(),
-                Iteration {
-                    id: id.clone(),
-                    ..Iteration::default()
-                },
-            );
+        for c in ids(5).into_iter().chain([id("gone")]) {
+            s.evidence
+                .insert(c.clone(), TestEvidence::new(Outcome::Fail));
+            s.records.insert(c.clone(), Iteration::new(c));
         }
         s.resumes.push(Resume {
-            after: "gone".into(),
+            after: id("gone"),
             at: Timestamp::UNIX_EPOCH,
             by: None,
         });
         s.retain_history(&ids(5), 3);
         assert_eq!(
             s.evidence.keys().cloned().collect::<Vec<_>>(),
-            ["c2", "c3", "c4"]
+            ids(5)[2..].to_vec()
         );
         assert_eq!(s.records.len(), 5);
         assert!(s.resumes.is_empty());
@@ -246,20 +247,15 @@ mod tests {
     #[test]
     fn shedding_drops_files_first_then_records() {
         let mut s = CiState::new(1);
-        for id in ids(2) {
-            s.records.insert(
-                id.clone(),
-                Iteration {
-                    id,
-                    files: Some(vec![]),
-                    ..Iteration::default()
-                },
-            );
+        for c in ids(2) {
+            let mut record = Iteration::new(c.clone());
+            record.files = Some(vec![]);
+            s.records.insert(c, record);
         }
         let order = ids(2);
         assert!(s.shed(&order));
-        assert_eq!(s.records["c0"].files, None);
-        assert!(s.records["c1"].files.is_some());
+        assert_eq!(s.records[&order[0]].files, None);
+        assert!(s.records[&order[1]].files.is_some());
         assert!(s.shed(&order));
         assert!(s.shed(&order));
         assert_eq!(s.records.len(), 1);
@@ -270,19 +266,22 @@ mod tests {
     #[test]
     fn remembered_records_stay_shed() {
         let c = Config::default();
-        let it = |id: &str| Iteration {
-            id: id.into(),
+        let record = |i: &str| Iteration {
             message: Some("All tests pass, done".into()),
             files: Some(vec![]),
-            ..Iteration::default()
+            ..it(i)
         };
         let mut s = CiState::new(1);
-        s.remember_records(&c, &[it("a"), it("b")]);
-        assert_eq!(s.records["a"].claims_done, Some(true));
-        assert!(s.shed(&["a".to_owned(), "b".to_owned()]));
-        s.remember_records(&c, &[it("a"), it("b")]);
-        assert_eq!(s.records["a"].files, None, "shed files do not come back");
-        assert_eq!(s.records["b"].files, Some(vec![]));
+        s.remember_records(&c, &[record("a"), record("b")]);
+        assert_eq!(s.records[&id("a")].claims_done, Some(true));
+        assert!(s.shed(&[id("a"), id("b")]));
+        s.remember_records(&c, &[record("a"), record("b")]);
+        assert_eq!(
+            s.records[&id("a")].files,
+            None,
+            "shed files do not come back"
+        );
+        assert_eq!(s.records[&id("b")].files, Some(vec![]));
     }
 
     #[test]
@@ -291,14 +290,13 @@ mod tests {
             "Fix it\n\n{}\n\nCo-authored-by: Claude <noreply@anthropic.com>",
             "x".repeat(900)
         );
-        let it = Iteration {
-            id: "a".into(),
+        let record = Iteration {
             message: Some(long),
             parent_tree: Some("p".into()),
-            test: Some(TestEvidence::default()),
-            ..Iteration::default()
+            test: Some(TestEvidence::new(Outcome::Fail)),
+            ..it("a")
         };
-        let r = compact_record(&it, true);
+        let r = compact_record(&record, true);
         let m = r.message.unwrap();
         assert!(m.chars().count() < 600);
         assert!(m.ends_with("Co-authored-by: Claude <noreply@anthropic.com>"));
@@ -306,5 +304,22 @@ mod tests {
             (r.claims_done, r.parent_tree, r.test),
             (Some(true), None, None)
         );
+    }
+
+    #[test]
+    fn the_state_puts_evidence_and_resumes_back_on_the_history() {
+        let mut s = CiState::new(1);
+        s.evidence
+            .insert(id("c1"), TestEvidence::new(Outcome::Pass));
+        s.resumes.push(Resume {
+            after: id("c1"),
+            at: Timestamp::UNIX_EPOCH,
+            by: Some("maintainer".into()),
+        });
+        let mut h = vec![it("c0"), it("c1")];
+        s.apply_to(&mut h);
+        assert_eq!((h[0].test.is_some(), h[1].test.is_some()), (false, true));
+        assert_eq!(h[1].interventions.len(), 1);
+        assert_eq!(h[1].interventions[0].by.as_deref(), Some("maintainer"));
     }
 }

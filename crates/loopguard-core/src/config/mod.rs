@@ -37,6 +37,16 @@ pub enum RuleAction {
     Off,
 }
 
+impl RuleAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleAction::Trip => "trip",
+            RuleAction::Warn => "warn",
+            RuleAction::Off => "off",
+        }
+    }
+}
+
 /// What a trip does to the agent (`on_trip.action`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -69,6 +79,16 @@ pub enum Notify {
 pub struct CountRule {
     pub action: RuleAction,
     pub threshold: u32,
+}
+
+/// `false_completion`: a count threshold, and whether missing evidence counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FalseCompletionRule {
+    pub action: RuleAction,
+    pub threshold: u32,
+    /// Count claims without any test evidence as unbacked even when the run never
+    /// recorded evidence.
+    pub require_evidence: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +136,7 @@ pub struct Rules {
     pub same_error: CountRule,
     pub oscillation: CountRule,
     pub repeated_patch: CountRule,
-    pub false_completion: CountRule,
+    pub false_completion: FalseCompletionRule,
     pub test_only: TestOnlyRule,
     pub budget: BudgetRule,
     pub constraint: ConstraintRule,
@@ -264,7 +284,11 @@ impl Config {
                 same_error: count(t.same_error),
                 oscillation: count(t.oscillation),
                 repeated_patch: count(t.repeated_patch),
-                false_completion: count(t.false_completion),
+                false_completion: FalseCompletionRule {
+                    action: RuleAction::Trip,
+                    threshold: t.false_completion,
+                    require_evidence: false,
+                },
                 test_only: TestOnlyRule {
                     action: RuleAction::Warn,
                     ratio: t.test_only_ratio,
@@ -444,11 +468,19 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
             r.repeated_patch,
             c.rules.repeated_patch,
         )?;
-        c.rules.false_completion = count(
-            "rules.false_completion.threshold",
-            r.false_completion,
-            c.rules.false_completion,
-        )?;
+        if let Some(f) = r.false_completion {
+            let base = c.rules.false_completion;
+            c.rules.false_completion = FalseCompletionRule {
+                action: f.action.unwrap_or(base.action),
+                threshold: positive(
+                    path,
+                    "rules.false_completion.threshold",
+                    &f.threshold,
+                    base.threshold,
+                )?,
+                require_evidence: f.require_evidence.unwrap_or(base.require_evidence),
+            };
+        }
         if let Some(to) = r.test_only {
             if let Some(ratio) = &to.ratio
                 && !(ratio.value > 0.0 && ratio.value <= 1.0)

@@ -33,7 +33,7 @@ pub(super) struct RawRules {
     pub same_error: Option<RawCountRule>,
     pub oscillation: Option<RawCountRule>,
     pub repeated_patch: Option<RawCountRule>,
-    pub false_completion: Option<RawCountRule>,
+    pub false_completion: Option<RawFalseCompletion>,
     pub test_only: Option<RawTestOnly>,
     pub budget: Option<RawBudget>,
     pub constraint: Option<RawConstraint>,
@@ -44,6 +44,14 @@ pub(super) struct RawRules {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawCountRule {
     pub threshold: Option<Spanned<u32>>,
+    pub action: Option<RuleAction>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFalseCompletion {
+    pub threshold: Option<Spanned<u32>>,
+    pub require_evidence: Option<bool>,
     pub action: Option<RuleAction>,
 }
 

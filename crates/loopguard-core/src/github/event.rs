@@ -1,15 +1,20 @@
 //! The workflow's trigger: `GITHUB_EVENT_NAME`, the payload at `GITHUB_EVENT_PATH`, and the
 //! other `GITHUB_*` variables, reduced to the plain [`CiContext`] CI mode works from.
 //!
-//! [`parse_event`] is pure; the shell reads the variables and the payload file. The PR head commit is always taken from the payload, never `GITHUB_SHA`,
-//! which for `pull_request` is the synthetic merge commit.
+//! Each event's payload is deserialized once into a typed struct made of the same types the
+//! API client reads ([`PullRequest`], [`WorkflowRun`]); an error names the field's path.
+//! The PR head commit is always taken from the payload, never `GITHUB_SHA`, which for
+//! `pull_request` is the synthetic merge commit. Pure: the shell reads the variables and
+//! the file.
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
-use super::types::RepoId;
+use super::types::{Label, PullRequest, RepoId, Repository, User, WorkflowRun, nullable};
 use crate::error::Error;
+use crate::ids::CommitId;
 
 /// The events CI mode knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,37 +86,63 @@ impl ActionsVars {
     }
 }
 
-/// A PR as `workflow_run.pull_requests` lists it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RunPullRequestRef {
-    pub number: u64,
-    pub head_sha: Option<String>,
-    pub head_ref: Option<String>,
-    pub base_sha: Option<String>,
-    pub base_ref: Option<String>,
+/// `pull_request` and `pull_request_target`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PullRequestEvent {
+    #[serde(default)]
+    pub action: Option<String>,
+    #[serde(default)]
+    pub number: Option<u64>,
+    pub pull_request: PullRequest,
+    /// For `labeled`/`unlabeled`.
+    #[serde(default)]
+    pub label: Option<Label>,
+    #[serde(default)]
+    pub sender: Option<User>,
+    #[serde(default)]
+    pub repository: Option<Repository>,
 }
 
-/// The run that triggered a `workflow_run` workflow.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkflowRunContext {
-    pub id: u64,
-    pub workflow_id: Option<u64>,
-    pub name: Option<String>,
-    pub head_sha: String,
-    pub head_branch: Option<String>,
-    /// `owner/name` of the repository the head commit lives in (the fork for fork PRs).
-    pub head_repository: Option<String>,
-    /// `success`, `failure`, …; `None` while it runs.
-    pub conclusion: Option<String>,
-    /// The event that triggered the watched run (`pull_request`, `push`, …).
-    pub event: String,
-    pub run_attempt: Option<u64>,
-    /// Empty for fork PRs: find the PR by head SHA then.
-    pub pull_requests: Vec<RunPullRequestRef>,
+/// `workflow_run`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WorkflowRunEvent {
+    #[serde(default)]
+    pub action: Option<String>,
+    pub workflow_run: WorkflowRun,
+    #[serde(default)]
+    pub sender: Option<User>,
+    #[serde(default)]
+    pub repository: Option<Repository>,
+}
+
+/// `push`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushEvent {
+    #[serde(default, rename = "ref")]
+    pub git_ref: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub before: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub after: String,
+    #[serde(default)]
+    pub sender: Option<User>,
+    #[serde(default)]
+    pub repository: Option<Repository>,
+}
+
+/// Any other event: only what every payload has.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct OtherEvent {
+    #[serde(default)]
+    pub action: Option<String>,
+    #[serde(default)]
+    pub sender: Option<User>,
+    #[serde(default)]
+    pub repository: Option<Repository>,
 }
 
 /// What CI mode needs to know about the trigger.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CiContext {
     pub event: EventKind,
     /// The payload's `action` (`opened`, `synchronize`, `unlabeled`, `completed`, …).
@@ -122,11 +153,11 @@ pub struct CiContext {
     pub pr_number: Option<u64>,
     /// The commit under test: the PR head (never the merge commit), the run's head, or
     /// the pushed commit.
-    pub head_sha: String,
+    pub head_sha: CommitId,
     pub head_ref: Option<String>,
     /// `owner/name` of the head repository; `None` when a fork was deleted.
     pub head_repo: Option<String>,
-    pub base_sha: Option<String>,
+    pub base_sha: Option<CommitId>,
     pub base_ref: Option<String>,
     /// The head lives in another repository (or its fork is gone).
     pub is_fork: bool,
@@ -136,56 +167,47 @@ pub struct CiContext {
     pub sender: Option<String>,
     pub run_id: Option<u64>,
     pub run_attempt: Option<u64>,
-    pub workflow_run: Option<WorkflowRunContext>,
-}
-
-/// A payload and the dotted path of its fields, for errors that name them.
-struct Payload<'a> {
-    root: &'a Value,
-    source: String,
-}
-
-impl<'a> Payload<'a> {
-    fn get(&self, path: &str) -> Option<&'a Value> {
-        path.split('.')
-            .try_fold(self.root, |v, key| v.get(key))
-            .filter(|v| !v.is_null())
-    }
-
-    fn str(&self, path: &str) -> Option<String> {
-        self.get(path).and_then(Value::as_str).map(str::to_owned)
-    }
-
-    fn u64(&self, path: &str) -> Option<u64> {
-        self.get(path).and_then(Value::as_u64)
-    }
-
-    fn missing(&self, path: &str) -> Error {
-        let what = match path
-            .rsplit_once('.')
-            .and_then(|(parent, _)| self.get(parent))
-        {
-            Some(_) => "is missing or null",
-            None if path.contains('.') => "is missing (its parent is missing or null)",
-            None => "is missing or null",
-        };
-        Error::input(format!("{}: field `{path}` {what}", self.source))
-    }
-
-    fn req_str(&self, path: &str) -> Result<String, Error> {
-        self.str(path)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| self.missing(path))
-    }
-
-    fn req_u64(&self, path: &str) -> Result<u64, Error> {
-        self.u64(path).ok_or_else(|| self.missing(path))
-    }
+    /// The run that triggered a `workflow_run` workflow.
+    pub workflow_run: Option<WorkflowRun>,
 }
 
 /// An all-zero sha: `before` of a new branch, `after` of a deleted one.
 fn is_null_sha(sha: &str) -> bool {
     !sha.is_empty() && sha.bytes().all(|b| b == b'0')
+}
+
+fn branch_of(git_ref: &str) -> String {
+    git_ref
+        .strip_prefix("refs/heads/")
+        .unwrap_or(git_ref)
+        .to_owned()
+}
+
+/// Deserializes the payload as `T`, naming the field that is wrong.
+fn payload<T: DeserializeOwned>(source: &str, text: &str) -> Result<T, Error> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return Error::input(format!(
+                "{source}:{}:{}: not valid JSON: {inner}",
+                inner.line(),
+                inner.column()
+            ));
+        }
+        let at = if path == "." {
+            String::new()
+        } else {
+            format!(" at `{path}`")
+        };
+        // serde_json appends " at line L column C" to data errors; the path says more.
+        let message = inner.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m);
+        Error::input(format!("{source}: unexpected payload{at}: {message}"))
+    })
 }
 
 /// Reduces the variables and the payload text to a [`CiContext`].
@@ -194,28 +216,18 @@ pub fn parse_event(vars: &ActionsVars, payload_text: &str) -> Result<CiContext, 
         Some(path) => format!("GITHUB_EVENT_PATH ({})", path.display()),
         None => "event payload".to_owned(),
     };
-    let root: Value = serde_json::from_str(payload_text).map_err(|e| {
-        Error::input(format!(
-            "{source}:{}:{}: not valid JSON: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let p = Payload {
-        root: &root,
-        source,
-    };
-    let event_name = if vars.event_name.is_empty() {
+    if vars.event_name.is_empty() {
         return Err(Error::input(
             "GITHUB_EVENT_NAME is not set\nhint: `loopguard ci` runs inside a GitHub Actions job",
         ));
-    } else {
-        vars.event_name.as_str()
-    };
+    }
+    let event = EventKind::from_name(&vars.event_name);
+    let common: OtherEvent = payload(&source, payload_text)?;
     let repo_name = vars
         .repository
         .clone()
-        .or_else(|| p.str("repository.full_name"))
+        .or_else(|| common.repository.as_ref().map(|r| r.full_name.clone()))
+        .filter(|n| !n.is_empty())
         .ok_or_else(|| {
             Error::input(
                 "GITHUB_REPOSITORY is not set and the payload has no `repository.full_name`",
@@ -224,129 +236,99 @@ pub fn parse_event(vars: &ActionsVars, payload_text: &str) -> Result<CiContext, 
     let repo: RepoId = repo_name
         .parse()
         .map_err(|e| Error::input(format!("GITHUB_REPOSITORY: {e}")))?;
+    let fallback_sha = |what: &str| -> Result<CommitId, Error> {
+        let sha = vars.sha.clone().ok_or_else(|| {
+            Error::input(format!(
+                "GITHUB_SHA is not set (event `{}` carries no head commit{what})",
+                event.name()
+            ))
+        })?;
+        CommitId::new(sha).map_err(|e| Error::input(format!("GITHUB_SHA: {e}")))
+    };
     let mut ctx = CiContext {
-        event: EventKind::from_name(event_name),
-        action: p.str("action"),
+        event: event.clone(),
+        action: common.action.clone(),
         repo,
         pr_number: None,
-        head_sha: String::new(),
+        head_sha: CommitId::new("0").expect("a valid placeholder"),
         head_ref: None,
         head_repo: None,
         base_sha: None,
         base_ref: None,
         is_fork: false,
-        label: p.str("label.name"),
-        sender: p.str("sender.login"),
+        label: None,
+        sender: common.sender.as_ref().map(|u| u.login.clone()),
         run_id: vars.run_id,
         run_attempt: vars.run_attempt,
         workflow_run: None,
     };
-    match ctx.event {
+    match event {
         EventKind::PullRequest | EventKind::PullRequestTarget => {
-            ctx.pr_number = Some(match p.u64("number") {
-                Some(n) => n,
-                None => p.req_u64("pull_request.number")?,
-            });
-            ctx.head_sha = p.req_str("pull_request.head.sha")?;
-            ctx.head_ref = p.str("pull_request.head.ref");
-            ctx.base_sha = p.str("pull_request.base.sha");
-            ctx.base_ref = p.str("pull_request.base.ref");
-            ctx.head_repo = p.str("pull_request.head.repo.full_name");
-            let base_repo = p
-                .str("pull_request.base.repo.full_name")
-                .unwrap_or_else(|| repo_name.clone());
+            let e: PullRequestEvent = payload(&source, payload_text)?;
+            let pr = e.pull_request;
+            ctx.pr_number = Some(e.number.unwrap_or(pr.number));
+            ctx.head_sha = pr.head.sha.clone();
+            ctx.head_ref = Some(pr.head.ref_name.clone()).filter(|r| !r.is_empty());
+            ctx.base_sha = Some(pr.base.sha.clone());
+            ctx.base_ref = Some(pr.base.ref_name.clone()).filter(|r| !r.is_empty());
+            ctx.head_repo = pr.head.repo.as_ref().map(|r| r.full_name.clone());
+            let base_repo = pr
+                .base
+                .repo
+                .as_ref()
+                .map_or(repo_name.clone(), |r| r.full_name.clone());
             ctx.is_fork = ctx.head_repo.as_deref() != Some(base_repo.as_str());
+            ctx.label = e.label.map(|l| l.name);
         }
         EventKind::WorkflowRun => {
-            let run = WorkflowRunContext {
-                id: p.req_u64("workflow_run.id")?,
-                workflow_id: p.u64("workflow_run.workflow_id"),
-                name: p.str("workflow_run.name"),
-                head_sha: p.req_str("workflow_run.head_sha")?,
-                head_branch: p.str("workflow_run.head_branch"),
-                head_repository: p.str("workflow_run.head_repository.full_name"),
-                conclusion: p.str("workflow_run.conclusion"),
-                event: p.str("workflow_run.event").unwrap_or_default(),
-                run_attempt: p.u64("workflow_run.run_attempt"),
-                pull_requests: run_pull_requests(p.get("workflow_run.pull_requests")),
-            };
+            let e: WorkflowRunEvent = payload(&source, payload_text)?;
+            let run = e.workflow_run;
             ctx.head_sha = run.head_sha.clone();
             ctx.head_ref = run.head_branch.clone();
-            ctx.head_repo = run.head_repository.clone();
-            ctx.is_fork = run
-                .head_repository
-                .as_deref()
-                .is_some_and(|head| head != repo_name);
+            ctx.head_repo = run.head_repository.as_ref().map(|r| r.full_name.clone());
+            ctx.is_fork = ctx.head_repo.as_deref().is_some_and(|h| h != repo_name);
             // The run's PR list holds every open PR whose head is this branch; the one
             // whose head is this very commit is the one under test.
             let pr = run
                 .pull_requests
                 .iter()
-                .find(|pr| pr.head_sha.as_deref() == Some(run.head_sha.as_str()))
+                .find(|pr| pr.head.sha == run.head_sha)
                 .or(run.pull_requests.first());
             if let Some(pr) = pr {
                 ctx.pr_number = Some(pr.number);
-                ctx.base_sha = pr.base_sha.clone();
-                ctx.base_ref = pr.base_ref.clone();
+                ctx.base_sha = Some(pr.base.sha.clone());
+                ctx.base_ref = Some(pr.base.ref_name.clone()).filter(|r| !r.is_empty());
             }
             ctx.workflow_run = Some(run);
         }
         EventKind::Push => {
-            let after = p.str("after").filter(|s| !is_null_sha(s));
-            ctx.head_sha = match after.or_else(|| vars.sha.clone()) {
-                Some(sha) => sha,
-                None => return Err(p.missing("after")),
+            let e: PushEvent = payload(&source, payload_text)?;
+            ctx.head_sha = match Some(e.after).filter(|s| !s.is_empty() && !is_null_sha(s)) {
+                Some(sha) => CommitId::new(sha)
+                    .map_err(|err| Error::input(format!("{source}: `after`: {err}")))?,
+                None => fallback_sha(" in `after`")?,
             };
-            ctx.base_sha = p.str("before").filter(|s| !is_null_sha(s));
-            ctx.head_ref = p.str("ref").or_else(|| vars.git_ref.clone()).map(|r| {
-                r.strip_prefix("refs/heads/")
-                    .map_or(r.clone(), str::to_owned)
-            });
+            ctx.base_sha = Some(e.before)
+                .filter(|s| !s.is_empty() && !is_null_sha(s))
+                .and_then(|s| CommitId::new(s).ok());
+            ctx.head_ref = e
+                .git_ref
+                .or_else(|| vars.git_ref.clone())
+                .map(|r| branch_of(&r));
             ctx.head_repo = Some(repo_name);
         }
         EventKind::Other(_) => {
-            ctx.head_sha = vars.sha.clone().ok_or_else(|| {
-                Error::input(format!(
-                    "GITHUB_SHA is not set (event `{event_name}` carries no head commit)"
-                ))
-            })?;
-            ctx.head_ref = vars.git_ref.clone().map(|r| {
-                r.strip_prefix("refs/heads/")
-                    .map_or(r.clone(), str::to_owned)
-            });
+            ctx.head_sha = fallback_sha("")?;
+            ctx.head_ref = vars.git_ref.as_deref().map(branch_of);
         }
     }
     Ok(ctx)
 }
 
-fn run_pull_requests(list: Option<&Value>) -> Vec<RunPullRequestRef> {
-    let Some(items) = list.and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    let text = |v: &Value, a: &str, b: &str| {
-        v.get(a)
-            .and_then(|x| x.get(b))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    items
-        .iter()
-        .filter_map(|pr| {
-            Some(RunPullRequestRef {
-                number: pr.get("number")?.as_u64()?,
-                head_sha: text(pr, "head", "sha"),
-                head_ref: text(pr, "head", "ref"),
-                base_sha: text(pr, "base", "sha"),
-                base_ref: text(pr, "base", "ref"),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn vars(event: &str) -> ActionsVars {
         ActionsVars {
@@ -383,7 +365,7 @@ mod tests {
         assert_eq!(ctx.event, EventKind::PullRequest);
         assert_eq!(ctx.pr_number, Some(7));
         assert_eq!(ctx.head_sha, "head111");
-        assert_eq!(ctx.base_sha.as_deref(), Some("base222"));
+        assert_eq!(ctx.base_sha.as_ref().map(|s| s.as_str()), Some("base222"));
         assert_eq!(ctx.base_ref.as_deref(), Some("main"));
         assert_eq!(ctx.head_ref.as_deref(), Some("agent/fix"));
         assert!(!ctx.is_fork);
@@ -407,19 +389,25 @@ mod tests {
     }
 
     #[test]
-    fn missing_head_sha_is_named() {
+    fn a_bad_payload_names_the_field() {
         let mut payload = pr_payload(Value::Null);
         payload["pull_request"]["head"]["sha"] = Value::Null;
         let err = parse_event(&vars("pull_request"), &payload.to_string()).unwrap_err();
-        assert!(matches!(err, crate::error::Error::Input { .. }), "{err:?}");
+        assert!(matches!(err, Error::Input { .. }), "{err:?}");
         assert_eq!(
             err.to_string(),
-            "GITHUB_EVENT_PATH (/tmp/event.json): field `pull_request.head.sha` is missing or null"
+            "GITHUB_EVENT_PATH (/tmp/event.json): unexpected payload at `pull_request.head.sha`: invalid type: null, expected a string"
         );
         let err = parse_event(&vars("pull_request"), r#"{"number": 1}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "GITHUB_EVENT_PATH (/tmp/event.json): unexpected payload: missing field `pull_request`"
+        );
+        payload["pull_request"]["head"]["sha"] = json!("a\u{1b}[2K");
+        let err = parse_event(&vars("pull_request"), &payload.to_string()).unwrap_err();
         assert!(
             err.to_string()
-                .contains("`pull_request.head.sha` is missing (its parent is missing or null)"),
+                .contains("`pull_request.head.sha`: contains whitespace or a control character"),
             "{err}"
         );
     }
@@ -441,10 +429,10 @@ mod tests {
             "workflow_run": {
                 "id": 555, "workflow_id": 12, "name": "CI", "event": "pull_request",
                 "head_sha": "head111", "head_branch": "agent/fix", "conclusion": "failure",
-                "run_attempt": 2,
+                "status": "completed", "run_attempt": 2,
                 "head_repository": {"full_name": "octo-org/widgets"},
                 "pull_requests": [
-                    {"number": 3, "head": {"ref": "agent/fix", "sha": "older00"}, "base": {"ref": "main", "sha": "b0"}},
+                    {"number": 3, "head": {"ref": "agent/fix", "sha": "older00"}, "base": {"ref": "main", "sha": "b0b0"}},
                     {"number": 7, "head": {"ref": "agent/fix", "sha": "head111"}, "base": {"ref": "main", "sha": "base222"}}
                 ]
             },
@@ -453,14 +441,17 @@ mod tests {
         let ctx = parse_event(&vars("workflow_run"), &payload.to_string()).unwrap();
         assert_eq!(ctx.pr_number, Some(7));
         assert_eq!(ctx.head_sha, "head111");
-        assert_eq!(ctx.base_sha.as_deref(), Some("base222"));
+        assert_eq!(ctx.base_sha.as_ref().map(|s| s.as_str()), Some("base222"));
         assert!(!ctx.is_fork);
         let run = ctx.workflow_run.unwrap();
         assert_eq!(
             (run.id, run.workflow_id, run.run_attempt),
             (555, Some(12), Some(2))
         );
-        assert_eq!(run.conclusion.as_deref(), Some("failure"));
+        assert_eq!(
+            run.conclusion,
+            Some(super::super::types::Conclusion::Failure)
+        );
         assert_eq!(run.event, "pull_request");
 
         let payload = json!({

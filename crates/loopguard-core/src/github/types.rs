@@ -1,14 +1,21 @@
-//! The slices of GitHub's REST payloads that loopguard reads.
+//! GitHub's REST and webhook payloads as loopguard reads them, typed once: the API client
+//! and the workflow trigger deserialize into the same structs (a `workflow_run` event
+//! carries the same [`WorkflowRun`] the runs API lists).
 //!
+//! States and conclusions are enums (an unknown value GitHub adds later is `Other`, not an
+//! error); times are [`Timestamp`]s; commit ids are [`CommitId`]s, validated when read.
 //! GitHub nulls fields more often than its docs admit (`user` of a deleted account,
 //! `head.repo` of a deleted fork, `body` of an empty comment, `conclusion` of a run in
-//! progress), so every field here tolerates both absence and `null`: optional things are
-//! `Option`, the rest fall back to their default through [`nullable`].
+//! progress), so optional things are `Option` and lists and counts fall back to empty
+//! through [`nullable`].
 
 use std::fmt;
 use std::str::FromStr;
 
+use jiff::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::ids::CommitId;
 
 /// Deserializes `null` as the type's default, for fields GitHub may null.
 pub fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
@@ -90,14 +97,13 @@ pub struct Repository {
 }
 
 /// One side (head or base) of a pull request.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PullRequestRef {
     #[serde(default, deserialize_with = "nullable")]
     pub label: String,
     #[serde(default, rename = "ref", deserialize_with = "nullable")]
     pub ref_name: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub sha: String,
+    pub sha: CommitId,
     #[serde(default)]
     pub user: Option<User>,
     /// `None` when the fork the PR came from was deleted.
@@ -118,27 +124,39 @@ pub struct Label {
     pub description: Option<String>,
 }
 
-/// `GET /repos/{owner}/{repo}/pulls/{number}` (and the list form).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A pull request's or an issue's state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenState {
+    #[default]
+    Open,
+    Closed,
+    #[serde(other)]
+    Other,
+}
+
+/// `GET /repos/{owner}/{repo}/pulls/{number}` (and the list form, and the event's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PullRequest {
-    #[serde(default, deserialize_with = "nullable")]
     pub number: u64,
     #[serde(default, deserialize_with = "nullable")]
-    pub state: String,
+    pub state: OpenState,
     #[serde(default, deserialize_with = "nullable")]
     pub title: String,
     #[serde(default)]
     pub body: Option<String>,
     #[serde(default)]
     pub user: Option<User>,
-    #[serde(default, deserialize_with = "nullable")]
     pub head: PullRequestRef,
-    #[serde(default, deserialize_with = "nullable")]
     pub base: PullRequestRef,
     #[serde(default, deserialize_with = "nullable")]
     pub draft: bool,
     #[serde(default)]
     pub merged: Option<bool>,
+    #[serde(default)]
+    pub merged_at: Option<Timestamp>,
+    #[serde(default)]
+    pub closed_at: Option<Timestamp>,
     #[serde(default)]
     pub merge_commit_sha: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
@@ -151,7 +169,7 @@ pub struct PullRequest {
     #[serde(default)]
     pub author_association: Option<String>,
     #[serde(default)]
-    pub updated_at: Option<String>,
+    pub updated_at: Option<Timestamp>,
 }
 
 impl PullRequest {
@@ -164,6 +182,14 @@ impl PullRequest {
             (Some(head), None) => head.fork,
         }
     }
+
+    pub fn is_open(&self) -> bool {
+        self.state == OpenState::Open
+    }
+
+    pub fn has_label(&self, name: &str) -> bool {
+        self.labels.iter().any(|l| l.name == name)
+    }
 }
 
 /// A git identity with a time, as in `commit.author`.
@@ -174,12 +200,18 @@ pub struct GitSignature {
     #[serde(default, deserialize_with = "nullable")]
     pub email: String,
     #[serde(default)]
-    pub date: Option<String>,
+    pub date: Option<Timestamp>,
 }
 
-/// A `{ "sha": … }` reference (tree, parent).
+/// A `{ "sha": … }` reference to a commit (a parent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommitRef {
+    pub sha: CommitId,
+}
+
+/// A `{ "sha": … }` reference to a tree.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ShaRef {
+pub struct TreeRef {
     #[serde(default, deserialize_with = "nullable")]
     pub sha: String,
 }
@@ -194,7 +226,24 @@ pub struct GitCommit {
     #[serde(default)]
     pub committer: Option<GitSignature>,
     #[serde(default)]
-    pub tree: Option<ShaRef>,
+    pub tree: Option<TreeRef>,
+}
+
+/// What a commit did to a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeStatus {
+    Added,
+    Removed,
+    #[default]
+    Modified,
+    Renamed,
+    Copied,
+    /// A mode or type change.
+    Changed,
+    Unchanged,
+    #[serde(other)]
+    Other,
 }
 
 /// One changed file of a commit.
@@ -202,9 +251,8 @@ pub struct GitCommit {
 pub struct CommitFile {
     #[serde(default, deserialize_with = "nullable")]
     pub filename: String,
-    /// `added`, `removed`, `modified`, `renamed`, `copied`, `changed`, `unchanged`.
     #[serde(default, deserialize_with = "nullable")]
-    pub status: String,
+    pub status: FileChangeStatus,
     #[serde(default, deserialize_with = "nullable")]
     pub additions: u64,
     #[serde(default, deserialize_with = "nullable")]
@@ -219,10 +267,9 @@ pub struct CommitFile {
 }
 
 /// A commit as listed by the PR commits API, or fetched alone (then with `files`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Commit {
-    #[serde(default, deserialize_with = "nullable")]
-    pub sha: String,
+    pub sha: CommitId,
     #[serde(default, deserialize_with = "nullable")]
     pub commit: GitCommit,
     /// The GitHub account of the author; `None` when the email matches no account.
@@ -231,7 +278,7 @@ pub struct Commit {
     #[serde(default)]
     pub committer: Option<User>,
     #[serde(default, deserialize_with = "nullable")]
-    pub parents: Vec<ShaRef>,
+    pub parents: Vec<CommitRef>,
     /// Only in the single-commit payload; every page of it merged.
     #[serde(default, deserialize_with = "nullable")]
     pub files: Vec<CommitFile>,
@@ -239,47 +286,95 @@ pub struct Commit {
     pub html_url: Option<String>,
 }
 
-/// A pull request as embedded in a workflow run (`pull_requests`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// A pull request as a workflow run lists it (`pull_requests`, in the API and the
+/// `workflow_run` event alike).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunPullRequest {
-    #[serde(default, deserialize_with = "nullable")]
     pub number: u64,
-    #[serde(default, deserialize_with = "nullable")]
     pub head: RunPullRequestRef,
-    #[serde(default, deserialize_with = "nullable")]
     pub base: RunPullRequestRef,
 }
 
 /// `head`/`base` of a [`RunPullRequest`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunPullRequestRef {
     #[serde(default, rename = "ref", deserialize_with = "nullable")]
     pub ref_name: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub sha: String,
+    pub sha: CommitId,
 }
 
-/// A workflow run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// Where a run or job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Queued,
+    InProgress,
+    Completed,
+    Waiting,
+    Requested,
+    Pending,
+    #[serde(other)]
+    Other,
+}
+
+/// How a completed run or job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conclusion {
+    Success,
+    Failure,
+    Neutral,
+    Cancelled,
+    Skipped,
+    TimedOut,
+    ActionRequired,
+    Stale,
+    StartupFailure,
+    #[serde(other)]
+    Other,
+}
+
+impl Conclusion {
+    /// A failure whose logs say why (not a cancellation or a skip).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Conclusion::Failure | Conclusion::TimedOut)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Conclusion::Success => "success",
+            Conclusion::Failure => "failure",
+            Conclusion::Neutral => "neutral",
+            Conclusion::Cancelled => "cancelled",
+            Conclusion::Skipped => "skipped",
+            Conclusion::TimedOut => "timed_out",
+            Conclusion::ActionRequired => "action_required",
+            Conclusion::Stale => "stale",
+            Conclusion::StartupFailure => "startup_failure",
+            Conclusion::Other => "other",
+        }
+    }
+}
+
+/// A workflow run (the runs API, and the `workflow_run` event's `workflow_run`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkflowRun {
-    #[serde(default, deserialize_with = "nullable")]
     pub id: u64,
     #[serde(default)]
     pub name: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub head_sha: String,
+    pub head_sha: CommitId,
     #[serde(default)]
     pub head_branch: Option<String>,
+    /// The event that started the run (`pull_request`, `push`, `workflow_run`, …).
     #[serde(default, deserialize_with = "nullable")]
     pub event: String,
-    /// `queued`, `in_progress`, `completed`, …
     #[serde(default)]
-    pub status: Option<String>,
-    /// `success`, `failure`, `cancelled`, …; `None` until completed.
+    pub status: Option<RunStatus>,
+    /// `None` until completed.
     #[serde(default)]
-    pub conclusion: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub workflow_id: u64,
+    pub conclusion: Option<Conclusion>,
+    #[serde(default)]
+    pub workflow_id: Option<u64>,
     #[serde(default, deserialize_with = "nullable")]
     pub run_number: u64,
     #[serde(default)]
@@ -292,9 +387,24 @@ pub struct WorkflowRun {
     #[serde(default)]
     pub html_url: Option<String>,
     #[serde(default)]
-    pub created_at: Option<String>,
+    pub created_at: Option<Timestamp>,
     #[serde(default)]
-    pub updated_at: Option<String>,
+    pub updated_at: Option<Timestamp>,
+}
+
+impl WorkflowRun {
+    pub fn is_completed(&self) -> bool {
+        self.status == Some(RunStatus::Completed)
+    }
+
+    /// `workflow run CI #123`, for notes and sources.
+    pub fn describe(&self) -> String {
+        format!(
+            "workflow run {} #{}",
+            self.name.as_deref().unwrap_or("?"),
+            self.id
+        )
+    }
 }
 
 /// One step of a job.
@@ -305,40 +415,39 @@ pub struct JobStep {
     #[serde(default, deserialize_with = "nullable")]
     pub number: u64,
     #[serde(default)]
-    pub status: Option<String>,
+    pub status: Option<RunStatus>,
     #[serde(default)]
-    pub conclusion: Option<String>,
+    pub conclusion: Option<Conclusion>,
 }
 
 /// A job of a workflow run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Job {
-    #[serde(default, deserialize_with = "nullable")]
     pub id: u64,
     #[serde(default, deserialize_with = "nullable")]
     pub run_id: u64,
     #[serde(default, deserialize_with = "nullable")]
     pub name: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub head_sha: String,
     #[serde(default)]
-    pub status: Option<String>,
+    pub head_sha: Option<CommitId>,
     #[serde(default)]
-    pub conclusion: Option<String>,
+    pub status: Option<RunStatus>,
+    #[serde(default)]
+    pub conclusion: Option<Conclusion>,
     #[serde(default, deserialize_with = "nullable")]
     pub steps: Vec<JobStep>,
     #[serde(default)]
     pub html_url: Option<String>,
     #[serde(default)]
-    pub started_at: Option<String>,
+    pub started_at: Option<Timestamp>,
     #[serde(default)]
-    pub completed_at: Option<String>,
+    pub completed_at: Option<Timestamp>,
 }
 
 impl Job {
     /// Whether the job's outcome is a failure worth reading the log of.
     pub fn failed(&self) -> bool {
-        matches!(self.conclusion.as_deref(), Some("failure" | "timed_out"))
+        self.conclusion.is_some_and(Conclusion::is_failure)
     }
 }
 
@@ -355,9 +464,9 @@ pub struct IssueComment {
     #[serde(default)]
     pub html_url: Option<String>,
     #[serde(default)]
-    pub created_at: Option<String>,
+    pub created_at: Option<Timestamp>,
     #[serde(default)]
-    pub updated_at: Option<String>,
+    pub updated_at: Option<Timestamp>,
 }
 
 impl IssueComment {
@@ -376,7 +485,7 @@ pub struct Issue {
     #[serde(default, deserialize_with = "nullable")]
     pub body: String,
     #[serde(default, deserialize_with = "nullable")]
-    pub state: String,
+    pub state: OpenState,
     #[serde(default)]
     pub user: Option<User>,
     #[serde(default, deserialize_with = "nullable")]
@@ -385,6 +494,8 @@ pub struct Issue {
     pub html_url: Option<String>,
     #[serde(default)]
     pub pull_request: Option<serde_json::Value>,
+    #[serde(default)]
+    pub updated_at: Option<Timestamp>,
 }
 
 impl Issue {
@@ -392,9 +503,28 @@ impl Issue {
         self.pull_request.is_some()
     }
 
+    pub fn is_open(&self) -> bool {
+        self.state == OpenState::Open
+    }
+
     pub fn author_login(&self) -> Option<&str> {
         self.user.as_ref().map(|u| u.login.as_str())
     }
+}
+
+/// A file's content (`GET /repos/{owner}/{repo}/contents/{path}`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContentFile {
+    #[serde(default, rename = "type", deserialize_with = "nullable")]
+    pub kind: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub encoding: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub content: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub size: u64,
+    #[serde(default)]
+    pub download_url: Option<String>,
 }
 
 /// A job's log, or why there is none.
@@ -404,4 +534,32 @@ pub enum JobLog {
     Found { text: String, truncated: bool },
     /// GitHub has no log for the job: never written (404) or expired (410).
     Missing { status: u16 },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_and_conclusions_are_enums_that_tolerate_new_values() {
+        let run: WorkflowRun = serde_json::from_value(serde_json::json!({
+            "id": 1, "head_sha": "abc123", "status": "completed", "conclusion": "timed_out",
+            "created_at": "2026-11-25T10:00:00Z", "pull_requests": null
+        }))
+        .unwrap();
+        assert_eq!(run.conclusion, Some(Conclusion::TimedOut));
+        assert!(run.conclusion.unwrap().is_failure() && run.is_completed());
+        assert_eq!(run.created_at.unwrap().to_string(), "2026-11-25T10:00:00Z");
+        let odd: WorkflowRun = serde_json::from_value(serde_json::json!({
+            "id": 1, "head_sha": "abc123", "status": "brand_new", "conclusion": "weird"
+        }))
+        .unwrap();
+        assert_eq!(
+            (odd.status, odd.conclusion),
+            (Some(RunStatus::Other), Some(Conclusion::Other))
+        );
+        let bad =
+            serde_json::from_value::<WorkflowRun>(serde_json::json!({"id": 1, "head_sha": "a b"}));
+        assert!(bad.unwrap_err().to_string().contains("whitespace"));
+    }
 }

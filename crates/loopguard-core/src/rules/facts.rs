@@ -1,11 +1,35 @@
 //! What each attempt shows, computed once in a forward pass over the history; the rules
 //! then only count.
+//!
+//! The facts of an attempt depend only on the iterations before it (and itself), so a run
+//! extends them as iterations arrive ([`FactsLog::extend`]) and a replay computes each
+//! once: O(n · window) for a history of n.
 
 use std::collections::HashSet;
 
 use crate::agents::AgentFilter;
 use crate::config::Config;
+use crate::ids::CommitId;
 use crate::iteration::{FileStatus, Iteration, IterationKind, Outcome, TestEvidence};
+
+/// A state the code returned to: the tree of a commit, or the tree before it when the
+/// commit before it is not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EarlierState {
+    /// The tree this commit has.
+    TreeOf(CommitId),
+    /// The tree this commit started from (its parent's, which is not in the history).
+    TreeBefore(CommitId),
+}
+
+impl std::fmt::Display for EarlierState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EarlierState::TreeOf(id) => write!(f, "the tree of {}", id.short()),
+            EarlierState::TreeBefore(id) => write!(f, "the tree before {}", id.short()),
+        }
+    }
+}
 
 /// The facts about one attempt.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,8 +41,8 @@ pub struct Facts {
     /// The change is known to be empty (tree == parent tree, or no files).
     pub empty: bool,
     pub whitespace_only: bool,
-    /// The tree returned to an earlier, non-adjacent state: the id of that iteration.
-    pub returns_to: Option<String>,
+    /// The tree returned to an earlier, non-adjacent state.
+    pub returns_to: Option<EarlierState>,
     /// The return only walks further back after the previous attempt's return (revert the
     /// last change, then the one before it): unwinding, not flipping; not counted.
     pub unwinds: bool,
@@ -26,7 +50,7 @@ pub struct Facts {
     /// iteration `index`, `2·index + 1` for its own tree), to tell unwinding from flipping.
     pub state_position: Option<usize>,
     /// The patch id equals an earlier attempt's: that attempt's id.
-    pub repeats: Option<String>,
+    pub repeats: Option<CommitId>,
     /// The test outcome improved (fail -> pass, fewer failures, a new signature).
     pub test_improved: bool,
     /// Progress: a new tree that is not whitespace-only, or improved tests.
@@ -37,107 +61,188 @@ pub struct Facts {
     pub backed_by_pass: bool,
     /// The outcome of the latest test evidence at this attempt, if any.
     pub latest_outcome: Option<Outcome>,
+    /// Any attempt up to this one carried test evidence.
+    pub evidence_seen: bool,
     /// Non-empty change that only touched test paths.
     pub test_only: bool,
     /// Constraint violations, human-readable.
     pub violations: Vec<String>,
 }
 
-/// The attempts of a history, with their facts, oldest first.
+/// The facts of a history's attempts, oldest first, extended as iterations arrive.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FactsLog {
+    /// History length the facts cover.
+    seen: usize,
+    /// History indexes of the attempts so far.
+    attempt_idx: Vec<usize>,
+    facts: Vec<Facts>,
+}
+
+impl FactsLog {
+    /// The facts so far, oldest first.
+    pub fn all(&self) -> &[Facts] {
+        &self.facts
+    }
+
+    /// History length covered.
+    pub fn covers(&self) -> usize {
+        self.seen
+    }
+
+    /// Forgets everything from history index `from` on (its evidence changed).
+    pub fn truncate(&mut self, from: usize) {
+        if from >= self.seen {
+            return;
+        }
+        let keep = self.attempt_idx.partition_point(|&i| i < from);
+        self.attempt_idx.truncate(keep);
+        self.facts.truncate(keep);
+        self.seen = from;
+    }
+
+    /// Computes the facts of `history[self.covers()..]`. Every iteration must have its
+    /// kind decided (`kind` set, or `filter` decides).
+    pub fn extend(&mut self, config: &Config, filter: AgentFilter, history: &[Iteration]) {
+        for i in self.seen..history.len() {
+            if filter.kind(config, &history[i]) == IterationKind::Attempt {
+                let f = facts_of(config, history, &self.attempt_idx, &self.facts, i);
+                self.attempt_idx.push(i);
+                self.facts.push(f);
+            }
+        }
+        self.seen = history.len();
+    }
+}
+
+/// The attempts of a history, with their facts, oldest first; who is an agent is decided
+/// over the whole history (see [`AgentFilter::for_history`]).
 pub fn attempts(config: &Config, history: &[Iteration]) -> Vec<Facts> {
-    let filter = AgentFilter::for_history(config, history);
+    let mut log = FactsLog::default();
+    log.extend(config, AgentFilter::for_history(config, history), history);
+    log.facts
+}
+
+/// The facts of attempt `i`, given the attempts before it.
+fn facts_of(
+    config: &Config,
+    history: &[Iteration],
+    attempt_idx: &[usize],
+    before: &[Facts],
+    i: usize,
+) -> Facts {
     let window = config.window as usize;
-    let attempt_idx: Vec<usize> = history
-        .iter()
-        .enumerate()
-        .filter(|(_, it)| filter.kind(config, it) == IterationKind::Attempt)
-        .map(|(i, _)| i)
-        .collect();
+    let it = &history[i];
+    let n = attempt_idx.len();
+    // The window: this attempt and the `window - 1` attempts before it, plus any context
+    // commits between them.
+    let earlier_attempts = &attempt_idx[n.saturating_sub(window.saturating_sub(1))..];
+    let first = earlier_attempts.first().copied().unwrap_or(i);
+    let mut f = Facts {
+        index: i,
+        empty: it.is_empty_change(),
+        whitespace_only: it.whitespace_only == Some(true),
+        claims_done: it
+            .claims_done
+            .unwrap_or_else(|| it.message.as_deref().is_some_and(|m| config.claims_done(m))),
+        ..Facts::default()
+    };
 
-    let mut out: Vec<Facts> = Vec::with_capacity(attempt_idx.len());
-    for (n, &i) in attempt_idx.iter().enumerate() {
-        let it = &history[i];
-        // The window: this attempt and the `window - 1` attempts before it, plus any
-        // context commits between them.
-        let first = attempt_idx[n.saturating_sub(window.saturating_sub(1))];
-        let earlier_attempts = &attempt_idx[n.saturating_sub(window.saturating_sub(1))..n];
-        let mut f = Facts {
-            index: i,
-            empty: it.is_empty_change(),
-            whitespace_only: it.whitespace_only == Some(true),
-            claims_done: it
-                .claims_done
-                .unwrap_or_else(|| it.message.as_deref().is_some_and(|m| config.claims_done(m))),
-            ..Facts::default()
-        };
-
-        if let Some(tree) = &it.tree {
-            let mut states: HashSet<&str> = HashSet::new();
-            let mut non_adjacent: Vec<(&str, &str, usize)> = Vec::new();
-            for (k, earlier) in history[first..i].iter().enumerate() {
-                let at = 2 * (first + k);
-                for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
-                    let Some(t) = t else { continue };
-                    states.insert(t);
-                    if Some(t) != it.parent_tree.as_ref() {
-                        non_adjacent.push((t, &earlier.id, pos));
-                    }
+    if let Some(tree) = &it.tree {
+        let mut states: HashSet<&str> = HashSet::new();
+        // (state, its position, the commit whose tree it is or which started from it)
+        let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
+        for (k, earlier) in history[first..i].iter().enumerate() {
+            let at = 2 * (first + k);
+            for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
+                let Some(t) = t else { continue };
+                states.insert(t);
+                if Some(t) != it.parent_tree.as_ref() {
+                    non_adjacent.push((t, pos, first + k));
                 }
             }
-            if let Some(p) = &it.parent_tree {
-                states.insert(p);
-            }
-            f.tree_novel = Some(!states.contains(tree.as_str()));
-            // The newest earlier occurrence of this state.
-            if let Some((_, id, pos)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
-                f.returns_to = Some((*id).to_owned());
-                f.state_position = Some(*pos);
-                let previous = out.iter().rev().find(|p: &&Facts| !p.empty);
-                f.unwinds = previous
-                    .and_then(|p| p.state_position)
-                    .is_some_and(|before| *pos < before);
-            }
         }
-
-        if let Some(pid) = &it.patch_id {
-            f.repeats = earlier_attempts
-                .iter()
-                .map(|&j| &history[j])
-                .find(|e| e.patch_id.as_ref() == Some(pid))
-                .map(|e| e.id.clone());
+        if let Some(p) = &it.parent_tree {
+            states.insert(p);
         }
-
-        let earlier_evidence = || {
-            earlier_attempts
-                .iter()
-                .rev()
-                .filter_map(|&j| history[j].test.as_ref())
-        };
-        if let Some(t) = &it.test {
-            let prev = earlier_evidence().next();
-            f.test_improved = improved(t, prev, earlier_evidence());
+        f.tree_novel = Some(!states.contains(tree.as_str()));
+        // The newest earlier occurrence of this state.
+        if let Some(&(_, pos, k)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
+            f.returns_to = Some(name_state(history, first, i, tree, pos, k));
+            f.state_position = Some(pos);
+            let previous = before.iter().rev().find(|p| !p.empty);
+            f.unwinds = previous
+                .and_then(|p| p.state_position)
+                .is_some_and(|b| pos < b);
         }
-        f.latest_outcome = it
-            .test
-            .as_ref()
-            .or_else(|| earlier_evidence().next())
-            .map(|t| t.outcome);
-        f.backed_by_pass = f.latest_outcome == Some(Outcome::Pass);
-
-        let changed = match f.tree_novel {
-            Some(novel) => novel && !f.empty,
-            // Unknown tree: judge by the files, and by nothing when they are unknown too.
-            None => !f.empty,
-        };
-        f.progress = (changed && !f.whitespace_only) || f.test_improved;
-
-        if let Some(files) = &it.files {
-            f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));
-            f.violations = violations(config, it);
-        }
-        out.push(f);
     }
-    out
+
+    if let Some(pid) = &it.patch_id {
+        f.repeats = earlier_attempts
+            .iter()
+            .map(|&j| &history[j])
+            .find(|e| e.patch_id.as_ref() == Some(pid))
+            .map(|e| e.id.clone());
+    }
+
+    let earlier_evidence = || {
+        earlier_attempts
+            .iter()
+            .rev()
+            .filter_map(|&j| history[j].test.as_ref())
+    };
+    if let Some(t) = &it.test {
+        f.test_improved = improved(t, earlier_evidence().next(), earlier_evidence());
+    }
+    f.latest_outcome = it
+        .test
+        .as_ref()
+        .or_else(|| earlier_evidence().next())
+        .map(|t| t.outcome);
+    f.backed_by_pass = f.latest_outcome == Some(Outcome::Pass);
+    f.evidence_seen = it.test.is_some() || before.last().is_some_and(|p| p.evidence_seen);
+
+    let changed = match f.tree_novel {
+        Some(novel) => novel && !f.empty,
+        // Unknown tree: judge by the files, and by nothing when they are unknown too.
+        None => !f.empty,
+    };
+    f.progress = (changed && !f.whitespace_only) || f.test_improved;
+
+    if let Some(files) = &it.files {
+        f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));
+        f.violations = violations(config, it);
+    }
+    f
+}
+
+/// Names the state at `pos` (the tree of `history[k]`, or the tree it started from) the way
+/// a person checks it with `git diff`: by the commit whose own tree it is.
+fn name_state(
+    history: &[Iteration],
+    first: usize,
+    i: usize,
+    tree: &str,
+    pos: usize,
+    k: usize,
+) -> EarlierState {
+    // The newest commit in the window whose own tree this is.
+    if let Some(own) = history[first..i]
+        .iter()
+        .rev()
+        .find(|e| e.tree.as_deref() == Some(tree))
+    {
+        return EarlierState::TreeOf(own.id.clone());
+    }
+    let earlier = &history[k];
+    if pos % 2 == 1 {
+        return EarlierState::TreeOf(earlier.id.clone());
+    }
+    // The tree `earlier` started from: its parent's, when the parent is known.
+    match earlier.parents.as_ref().and_then(|p| p.first()) {
+        Some(parent) => EarlierState::TreeOf(parent.clone()),
+        None => EarlierState::TreeBefore(earlier.id.clone()),
+    }
 }
 
 /// Whether `now` is better than the evidence before it in the window.
@@ -154,10 +259,10 @@ fn improved<'a>(
                 (now.failing, prev),
                 (Some(n), Some(p)) if p.outcome == Outcome::Fail && p.failing.is_some_and(|pf| n < pf)
             );
-            let mut seen = window.filter_map(|t| t.signature.as_deref());
+            let mut seen = window.filter_map(|t| t.signature.as_ref());
             let new_signature = now
                 .signature
-                .as_deref()
+                .as_ref()
                 .is_some_and(|s| !seen.any(|x| x == s));
             fewer || new_signature
         }

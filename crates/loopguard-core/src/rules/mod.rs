@@ -1,30 +1,26 @@
-//! The rules: pure functions over the history, each giving a count against a threshold and
-//! a one-line reason (DESIGN.md, "Rule semantics").
+//! The rules: one pure function per rule over the window of attempts, each giving a count
+//! against its limit and, when the limit is reached, a one-line reason (docs/rules.md).
 //!
-//! Counting, precisely:
-//! - Only attempts count (see [`crate::agents`]); context commits only add states.
-//! - `baseline` is the history index where counting starts: set by `resume` and by a
-//!   half-open breaker closing. Tree comparisons still look back over the whole window.
-//! - `stagnation`: consecutive attempts at the end without progress.
-//! - `same_error`: consecutive failing attempts with the latest signature; attempts
-//!   without evidence neither extend nor break the streak.
-//! - `oscillation`: returns to an earlier, non-adjacent tree among the last `window`
-//!   attempts since the last progress (A->B->A->B counts 2; revert X, move on, revert Y
-//!   counts 1 each time). A return that only walks further back right after another
-//!   return (revert the last change, then the one before it) is unwinding, not flipping,
-//!   and does not count.
-//! - `repeated_patch`: patch ids equal to an earlier attempt's among the last `window`
-//!   attempts since the last test improvement. A new tree does not reset it: re-applying
-//!   an old patch on top of other work gives a new tree, and is exactly the loop to catch.
-//! - `false_completion`: consecutive claiming attempts at the end whose latest evidence
-//!   fails or is missing.
-//! - `test_only`: test-only attempts among the last `window`, once there are
-//!   `min_iterations` of them; the threshold is `ceil(ratio * attempts)`.
-//! - `budget`: attempts in the whole run (not reset by `resume`).
-//! - `constraint`: attempts since the baseline that touched a protected path, added a
-//!   test skip or deleted a test file; trips at the first.
+//! Every rule lives in its own file and is listed once in [`RULES`], keyed by its name.
+//! Adding a rule means: its file (the count, the reason, its table tests), a row in
+//! [`RULES`] and a [`RuleName`] variant, its config schema (`config/raw.rs`, `config/mod.rs`)
+//! and its row in the profile table (`config/profile.rs`). Nothing else.
+//!
+//! What every rule sees is a [`Window`]: the facts of each attempt (computed once, see
+//! [`facts`]), the attempts since the baseline (set by resumes, by a closing breaker and by
+//! escalation), the last `window` of those, and what a harness reported. Only attempts
+//! count; context commits only add states.
 
+mod budget;
+mod constraint;
+mod edge_loop;
 mod facts;
+mod false_completion;
+mod oscillation;
+mod repeated_patch;
+mod same_error;
+mod stagnation;
+mod test_only;
 #[cfg(test)]
 mod tests;
 
@@ -34,13 +30,14 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use facts::{Facts, attempts};
+pub use facts::{EarlierState, Facts, FactsLog, attempts};
 
+use crate::agents::AgentFilter;
 use crate::config::{Config, RuleAction};
-use crate::iteration::{Iteration, Outcome};
+use crate::iteration::Iteration;
 
-/// The rule names of CONTRACT.md, in the order a trip reports them when several fire at
-/// once (the most specific first).
+/// The rule names of the contract. The order is the order a trip reports them in when
+/// several fire at once: the most specific first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleName {
@@ -55,18 +52,73 @@ pub enum RuleName {
     Budget,
 }
 
+/// One rule: its name, where its action is configured, and its count.
+pub struct Rule {
+    pub name: RuleName,
+    /// `rules.<name>.action` of the config.
+    pub action: fn(&Config) -> RuleAction,
+    pub count: fn(&Window<'_>) -> Count,
+}
+
+/// Every rule, most specific first.
+pub const RULES: [Rule; 9] = [
+    Rule {
+        name: RuleName::Constraint,
+        action: |c| c.rules.constraint.action,
+        count: constraint::count,
+    },
+    Rule {
+        name: RuleName::SameError,
+        action: |c| c.rules.same_error.action,
+        count: same_error::count,
+    },
+    Rule {
+        name: RuleName::RepeatedPatch,
+        action: |c| c.rules.repeated_patch.action,
+        count: repeated_patch::count,
+    },
+    Rule {
+        name: RuleName::Oscillation,
+        action: |c| c.rules.oscillation.action,
+        count: oscillation::count,
+    },
+    Rule {
+        name: RuleName::FalseCompletion,
+        action: |c| c.rules.false_completion.action,
+        count: false_completion::count,
+    },
+    Rule {
+        name: RuleName::Stagnation,
+        action: |c| c.rules.stagnation.action,
+        count: stagnation::count,
+    },
+    Rule {
+        name: RuleName::EdgeLoop,
+        action: |c| c.rules.edge_loop.action,
+        count: edge_loop::count,
+    },
+    Rule {
+        name: RuleName::TestOnly,
+        action: |c| c.rules.test_only.action,
+        count: test_only::count,
+    },
+    Rule {
+        name: RuleName::Budget,
+        action: |c| c.rules.budget.action,
+        count: budget::count,
+    },
+];
+
 impl RuleName {
-    pub const ALL: [RuleName; 9] = [
-        RuleName::Constraint,
-        RuleName::SameError,
-        RuleName::RepeatedPatch,
-        RuleName::Oscillation,
-        RuleName::FalseCompletion,
-        RuleName::Stagnation,
-        RuleName::EdgeLoop,
-        RuleName::TestOnly,
-        RuleName::Budget,
-    ];
+    pub const ALL: [RuleName; 9] = {
+        let mut all = [RuleName::Constraint; 9];
+        let mut i = 0;
+        while i < RULES.len() {
+            all[i] = RULES[i].name;
+            i += 1;
+        }
+        all
+    };
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -82,20 +134,16 @@ impl RuleName {
         }
     }
 
+    fn rule(self) -> &'static Rule {
+        RULES
+            .iter()
+            .find(|r| r.name == self)
+            .expect("every rule name has a row in RULES")
+    }
+
     /// The configured action of this rule.
     pub fn action(self, config: &Config) -> RuleAction {
-        let r = &config.rules;
-        match self {
-            RuleName::Stagnation => r.stagnation.action,
-            RuleName::SameError => r.same_error.action,
-            RuleName::Oscillation => r.oscillation.action,
-            RuleName::RepeatedPatch => r.repeated_patch.action,
-            RuleName::FalseCompletion => r.false_completion.action,
-            RuleName::TestOnly => r.test_only.action,
-            RuleName::Budget => r.budget.action,
-            RuleName::Constraint => r.constraint.action,
-            RuleName::EdgeLoop => r.edge_loop.action,
-        }
+        (self.rule().action)(config)
     }
 }
 
@@ -116,20 +164,106 @@ impl FromStr for RuleName {
     }
 }
 
-/// A rule's count against its threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What a rule's count is measured against.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit {
+    /// The count reaches this number.
+    AtLeast(u64),
+    /// The count is at least `ratio` of `of` attempts, once there are `min` of them.
+    Share { ratio: f64, of: u64, min: u64 },
+}
+
+/// A rule's count against its limit.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Counter {
     pub count: u64,
-    pub threshold: u64,
+    pub limit: Limit,
 }
 
 impl Counter {
+    pub fn at_least(count: u64, threshold: u64) -> Counter {
+        Counter {
+            count,
+            limit: Limit::AtLeast(threshold),
+        }
+    }
+
+    /// Whether the rule fires.
     pub fn reached(self) -> bool {
-        self.count >= self.threshold
+        self.count > 0
+            && match self.limit {
+                Limit::AtLeast(t) => self.count >= t,
+                Limit::Share { ratio, of, min } => {
+                    of >= min && self.count as f64 >= ratio * of as f64
+                }
+            }
+    }
+
+    /// `3 / 3`, or `2 of 6 (30% once 3)` for a share.
+    pub fn describe(self) -> String {
+        match self.limit {
+            Limit::AtLeast(t) => format!("{} / {t}", self.count),
+            Limit::Share { ratio, of, min } => {
+                format!("{} of {of} ({:.0}% once {min})", self.count, ratio * 100.0)
+            }
+        }
     }
 }
 
-/// A rule that reached its threshold.
+impl Serialize for Counter {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self.limit {
+            Limit::AtLeast(t) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("count", &self.count)?;
+                m.serialize_entry("threshold", &t)?;
+                m.end()
+            }
+            Limit::Share { ratio, of, min } => {
+                let mut m = s.serialize_map(Some(4))?;
+                m.serialize_entry("count", &self.count)?;
+                m.serialize_entry("threshold", &ratio)?;
+                m.serialize_entry("of", &of)?;
+                m.serialize_entry("min_iterations", &min)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// What one rule says about a window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Count {
+    pub counter: Counter,
+    /// Why the rule fires; empty unless `counter.reached()`.
+    pub reason: String,
+    /// Something the reader should know even when the rule does not fire (e.g. that it
+    /// cannot judge).
+    pub note: Option<String>,
+}
+
+impl Count {
+    /// The count, with its reason built only when the rule fires.
+    pub fn new(counter: Counter, reason: impl FnOnce() -> String) -> Count {
+        Count {
+            counter,
+            reason: if counter.reached() {
+                reason()
+            } else {
+                String::new()
+            },
+            note: None,
+        }
+    }
+
+    pub fn with_note(mut self, note: Option<String>) -> Count {
+        self.note = note;
+        self
+    }
+}
+
+/// A rule that reached its limit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Firing {
     pub rule: RuleName,
@@ -142,11 +276,13 @@ pub struct Firing {
 pub struct Evaluation {
     /// Every enabled rule's counter.
     pub counters: BTreeMap<RuleName, Counter>,
-    /// Rules at their threshold, most specific first (`trip` and `warn` alike).
+    /// Rules at their limit, most specific first (`trip` and `warn` alike).
     pub fired: Vec<Firing>,
+    /// What the rules want the reader to know (a rule that cannot judge, ...).
+    pub notes: Vec<(RuleName, String)>,
     /// The facts of the latest attempt, if any.
     pub last: Option<Facts>,
-    /// Attempts in the history.
+    /// Attempts in the run.
     pub attempts: usize,
 }
 
@@ -182,26 +318,40 @@ pub struct EdgeCount {
     pub threshold: u64,
 }
 
-/// Evaluates every enabled rule over `history`, counting from `baseline`.
-pub fn evaluate(config: &Config, history: &[Iteration], baseline: usize) -> Evaluation {
-    evaluate_with(config, history, baseline, &Usage::default())
+/// What a rule sees.
+pub struct Window<'a> {
+    pub config: &'a Config,
+    pub history: &'a [Iteration],
+    /// Every attempt of the run, oldest first.
+    pub all: &'a [Facts],
+    /// The attempts since the baseline.
+    pub since: &'a [Facts],
+    /// The last `window` attempts since the baseline.
+    pub recent: &'a [Facts],
+    pub usage: &'a Usage,
 }
 
-/// [`evaluate`], with the usage a harness reported.
-pub fn evaluate_with(
-    config: &Config,
-    history: &[Iteration],
-    baseline: usize,
-    usage: &Usage,
-) -> Evaluation {
-    let all = attempts(config, history);
-    evaluate_facts(config, history, &all, baseline, usage)
+impl Window<'_> {
+    /// `abc1234 "subject"` of the iteration at `index`, the subject bounded.
+    pub fn label(&self, index: usize) -> String {
+        let it = &self.history[index];
+        let subject: String = it.subject().chars().take(60).collect();
+        if subject.is_empty() {
+            it.id.short().to_owned()
+        } else {
+            format!("{} \"{subject}\"", it.id.short())
+        }
+    }
+
+    pub fn short(&self, index: usize) -> &str {
+        self.history[index].id.short()
+    }
 }
 
-/// [`evaluate_with`] over facts computed beforehand: `all` must be `attempts(config, h)`
-/// for a history `h` of which `history` is a prefix holding every attempt in `all`
-/// (facts only depend on what came before them, so a replay computes them once).
-pub fn evaluate_facts(
+/// Evaluates every enabled rule over `history` with its facts `all` (those of
+/// [`attempts`] over a history of which `history` is a prefix holding every attempt in
+/// `all`), counting from `baseline`.
+pub fn evaluate(
     config: &Config,
     history: &[Iteration],
     all: &[Facts],
@@ -209,346 +359,46 @@ pub fn evaluate_facts(
     usage: &Usage,
 ) -> Evaluation {
     let first = all.partition_point(|f| f.index < baseline);
-    let since: Vec<&Facts> = all[first..].iter().collect();
-    let window: Vec<&Facts> = {
-        let w = config.window as usize;
-        since[since.len().saturating_sub(w)..].to_vec()
+    let since = &all[first..];
+    let recent = &since[since.len().saturating_sub(config.window as usize)..];
+    let w = Window {
+        config,
+        history,
+        all,
+        since,
+        recent,
+        usage,
     };
     let mut eval = Evaluation {
         last: all.last().cloned(),
         attempts: all.len(),
         ..Evaluation::default()
     };
-    let ctx = Ctx { history };
-    let r = &config.rules;
-
-    let mut add = |rule: RuleName, counter: Counter, reason: &dyn Fn() -> String| {
-        let action = rule.action(config);
+    for rule in &RULES {
+        let action = (rule.action)(config);
         if action == RuleAction::Off {
-            return;
+            continue;
         }
-        eval.counters.insert(rule, counter);
-        if counter.reached() && counter.count > 0 {
+        let count = (rule.count)(&w);
+        eval.counters.insert(rule.name, count.counter);
+        if let Some(note) = count.note {
+            eval.notes.push((rule.name, note));
+        }
+        if count.counter.reached() {
             eval.fired.push(Firing {
-                rule,
+                rule: rule.name,
                 action,
-                reason: reason(),
+                reason: count.reason,
             });
         }
-    };
-
-    // constraint
-    let violating: Vec<&&Facts> = since.iter().filter(|f| !f.violations.is_empty()).collect();
-    add(
-        RuleName::Constraint,
-        Counter {
-            count: violating.len() as u64,
-            threshold: 1,
-        },
-        &|| {
-            let f = violating[violating.len() - 1];
-            format!("{} {}", ctx.label(f.index), f.violations.join("; "))
-        },
-    );
-
-    // same_error
-    let streak = same_error_streak(history, &since);
-    add(
-        RuleName::SameError,
-        Counter {
-            count: streak.len() as u64,
-            threshold: r.same_error.threshold.into(),
-        },
-        &|| {
-            let t = history[streak[0]]
-                .test
-                .as_ref()
-                .expect("streak has evidence");
-            format!(
-                "the same failure ({}) in {} iterations in a row",
-                describe_failure(t),
-                streak.len()
-            )
-        },
-    );
-
-    // repeated_patch and oscillation: events after the last test improvement.
-    let after_improvement: Vec<&&Facts> = {
-        let start = window
-            .iter()
-            .rposition(|f| f.test_improved)
-            .map_or(0, |p| p + 1);
-        window[start..].iter().collect()
-    };
-    let repeats: Vec<(&Facts, &str)> = after_improvement
-        .iter()
-        .filter_map(|f| f.repeats.as_deref().map(|r| (**f, r)))
-        .collect();
-    add(
-        RuleName::RepeatedPatch,
-        Counter {
-            count: repeats.len() as u64,
-            threshold: r.repeated_patch.threshold.into(),
-        },
-        &|| {
-            let list: Vec<String> = repeats
-                .iter()
-                .map(|(f, earlier)| format!("{} = {}", ctx.short(f.index), short(earlier)))
-                .collect();
-            format!(
-                "the same patch was applied again {} times in the last {} iterations ({})",
-                repeats.len(),
-                window.len(),
-                list.join(", ")
-            )
-        },
-    );
-    // Oscillation is about states: once the agent reaches a genuinely new one, earlier
-    // returns are history (revert X, move on, revert Y is two experiments, not a flip).
-    let after_progress: Vec<&&Facts> = {
-        let start = window.iter().rposition(|f| f.progress).map_or(0, |p| p + 1);
-        window[start..].iter().collect()
-    };
-    let returns: Vec<(&Facts, &str)> = after_progress
-        .iter()
-        .filter(|f| !f.unwinds)
-        .filter_map(|f| f.returns_to.as_deref().map(|r| (**f, r)))
-        .collect();
-    add(
-        RuleName::Oscillation,
-        Counter {
-            count: returns.len() as u64,
-            threshold: r.oscillation.threshold.into(),
-        },
-        &|| {
-            let list: Vec<String> = returns
-                .iter()
-                .map(|(f, earlier)| {
-                    format!(
-                        "{} back to the tree of {}",
-                        ctx.short(f.index),
-                        short(earlier)
-                    )
-                })
-                .collect();
-            format!(
-                "the code returned to an earlier state {} times in the last {} iterations ({})",
-                returns.len(),
-                window.len(),
-                list.join(", ")
-            )
-        },
-    );
-
-    // false_completion
-    let claims = since
-        .iter()
-        .rev()
-        .take_while(|f| f.claims_done && !f.backed_by_pass)
-        .count();
-    add(
-        RuleName::FalseCompletion,
-        Counter {
-            count: claims as u64,
-            threshold: r.false_completion.threshold.into(),
-        },
-        &|| {
-            let last = since[since.len() - 1];
-            let evidence = match last.latest_outcome {
-                Some(Outcome::Fail) => "while the tests fail",
-                _ => "without passing test evidence",
-            };
-            format!(
-                "{claims} iterations in a row claim completion {evidence} (last: {})",
-                ctx.label(last.index)
-            )
-        },
-    );
-
-    // stagnation
-    let stuck: Vec<&&Facts> = since.iter().rev().take_while(|f| !f.progress).collect();
-    add(
-        RuleName::Stagnation,
-        Counter {
-            count: stuck.len() as u64,
-            threshold: r.stagnation.threshold.into(),
-        },
-        &|| {
-            let kinds = stagnation_kinds(&stuck);
-            format!(
-                "no progress in {} iterations in a row ({kinds}; last: {})",
-                stuck.len(),
-                ctx.label(stuck[0].index)
-            )
-        },
-    );
-
-    // test_only
-    let n = window.len() as u64;
-    let k = window.iter().filter(|f| f.test_only).count() as u64;
-    let min = u64::from(r.test_only.min_iterations);
-    let threshold = ((r.test_only.ratio * n.max(min) as f64).ceil() as u64).max(1);
-    let counter = Counter {
-        count: if n >= min { k } else { 0 },
-        threshold,
-    };
-    add(RuleName::TestOnly, counter, &|| {
-        format!("{k} of the last {n} iterations only changed tests, not the code under test")
-    });
-
-    // budget
-    let total = all.len() as u64;
-    let budget = &r.budget;
-    let mut budget_counter = Counter {
-        count: total,
-        threshold: budget.max_iterations.into(),
-    };
-    let mut budget_reason = format!(
-        "{total} iterations reached the budget of {}",
-        budget.max_iterations
-    );
-    if let Some(max) = budget.max_tokens
-        && usage.tokens >= max
-        && !budget_counter.reached()
-    {
-        budget_counter = Counter {
-            count: usage.tokens,
-            threshold: max,
-        };
-        budget_reason = format!("{} tokens reached the budget of {max}", usage.tokens);
     }
-    if let Some(max) = budget.max_cost
-        && usage.cost >= max
-        && !budget_counter.reached()
-    {
-        budget_counter.count = budget_counter.threshold;
-        budget_reason = format!("a cost of {:.2} reached the budget of {max:.2}", usage.cost);
-    }
-    add(RuleName::Budget, budget_counter, &|| budget_reason.clone());
-
-    // edge_loop: the edge nearest its threshold, or the global step budget.
-    let edge_rule = &r.edge_loop;
-    let steps = Counter {
-        count: usage.steps,
-        threshold: edge_rule.max_steps.into(),
-    };
-    let (counter, reason) = match &usage.edge {
-        _ if steps.reached() => (
-            steps,
-            format!(
-                "the harness took {} steps, its step budget (rules.edge_loop.max_steps); stopping before the framework's recursion limit",
-                usage.steps
-            ),
-        ),
-        Some(e) => (
-            Counter {
-                count: e.count,
-                threshold: e.threshold,
-            },
-            format!(
-                "the harness took the edge {} {} times without progress",
-                e.name, e.count
-            ),
-        ),
-        None => (
-            Counter {
-                count: 0,
-                threshold: edge_rule.threshold.into(),
-            },
-            String::new(),
-        ),
-    };
-    add(RuleName::EdgeLoop, counter, &|| reason.clone());
-
     eval
 }
 
-/// History indexes of the current same-failure streak, newest first.
-fn same_error_streak(history: &[Iteration], since: &[&Facts]) -> Vec<usize> {
-    let mut streak = Vec::new();
-    let mut signature: Option<&str> = None;
-    for f in since.iter().rev() {
-        let Some(t) = &history[f.index].test else {
-            continue;
-        };
-        let (Outcome::Fail, Some(sig)) = (t.outcome, t.signature.as_deref()) else {
-            break;
-        };
-        match signature {
-            None => signature = Some(sig),
-            Some(s) if s != sig => break,
-            Some(_) => {}
-        }
-        streak.push(f.index);
-    }
-    streak
-}
-
-fn describe_failure(t: &crate::iteration::TestEvidence) -> String {
-    let mut parts = Vec::new();
-    if let Some(runner) = &t.runner {
-        parts.push(format!("{runner}:"));
-    }
-    if let Some(first) = t.failures.as_ref().and_then(|f| f.first()) {
-        parts.push(format!("{first},"));
-    }
-    match &t.first_error {
-        Some(e) => parts.push(e.clone()),
-        None => parts.push(format!(
-            "signature {}",
-            t.signature
-                .as_deref()
-                .map_or("?", |s| &s[..s.len().min(12)])
-        )),
-    }
-    let text = parts.join(" ");
-    text.trim_end_matches(',').to_owned()
-}
-
-fn stagnation_kinds(stuck: &[&&Facts]) -> String {
-    let empty = stuck.iter().filter(|f| f.empty).count();
-    let returns = stuck
-        .iter()
-        .filter(|f| !f.empty && f.returns_to.is_some())
-        .count();
-    let ws = stuck.iter().filter(|f| f.whitespace_only).count();
-    let other = stuck.len() - empty - returns - ws;
-    let mut parts = Vec::new();
-    for (n, what) in [
-        (empty, "empty"),
-        (returns, "back to an earlier tree"),
-        (ws, "whitespace only"),
-        (other, "unchanged tree or tests"),
-    ] {
-        if n > 0 {
-            parts.push(format!("{n} {what}"));
-        }
-    }
-    parts.join(", ")
-}
-
-fn short(id: &str) -> &str {
-    let end = id.char_indices().nth(7).map_or(id.len(), |(i, _)| i);
-    &id[..end]
-}
-
-struct Ctx<'a> {
-    history: &'a [Iteration],
-}
-
-impl Ctx<'_> {
-    fn short(&self, index: usize) -> &str {
-        short(&self.history[index].id)
-    }
-
-    /// `abc1234 "subject"`, the subject bounded.
-    fn label(&self, index: usize) -> String {
-        let it = &self.history[index];
-        let subject: String = it.subject().chars().take(60).collect();
-        if subject.is_empty() {
-            self.short(index).to_owned()
-        } else {
-            format!("{} \"{subject}\"", self.short(index))
-        }
-    }
+/// [`evaluate`] over a whole history (who is an agent decided over all of it), with no
+/// harness usage.
+pub fn evaluate_history(config: &Config, history: &[Iteration], baseline: usize) -> Evaluation {
+    let mut log = FactsLog::default();
+    log.extend(config, AgentFilter::for_history(config, history), history);
+    evaluate(config, history, log.all(), baseline, &Usage::default())
 }

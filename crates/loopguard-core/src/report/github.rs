@@ -1,0 +1,305 @@
+//! What `loopguard ci` shows: the sticky comment's visible part, the stuck-loop issue, the
+//! step summary, the log text and the action's outputs, all from one [`Status`].
+//!
+//! Everything that came from the PR or its logs (commit subjects, rule reasons quoting
+//! them, failure ids, first error lines, job names, notes) is untrusted and goes through
+//! [`crate::sanitize`]: it cannot notify anyone, link other issues, start a workflow
+//! command or break the markdown around it.
+
+use std::fmt::Write as _;
+
+use super::markdown::{self, failure, iterations};
+use super::{Row, Status, text};
+use crate::breaker::{EventKind, State};
+use crate::ids::Signature;
+use crate::rules::RuleName;
+use crate::sanitize::{code_span, inline};
+
+/// Iteration rows shown in comments and summaries.
+const TABLE_ROWS: usize = 12;
+/// Commits listed as involved in an issue.
+const INVOLVED_ROWS: usize = 12;
+
+/// Where the verdict of this run stands against the last one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Closed before and now.
+    Quiet,
+    /// Open now, not open before (a trip, or a reopen after a resume).
+    Tripped,
+    /// Open before and now.
+    StillOpen,
+    /// Half-open now (a maintainer let the agent try again).
+    HalfOpen,
+    /// Closed now, open or half-open before.
+    Recovered,
+}
+
+impl Change {
+    pub fn between(before: Option<State>, now: State) -> Change {
+        match (before.unwrap_or(State::Closed), now) {
+            (State::Open, State::Open) => Change::StillOpen,
+            (_, State::Open) => Change::Tripped,
+            (_, State::HalfOpen) => Change::HalfOpen,
+            (State::Closed, State::Closed) => Change::Quiet,
+            (_, State::Closed) => Change::Recovered,
+        }
+    }
+}
+
+/// A status seen from a PR.
+pub struct PrView<'a> {
+    pub status: &'a Status,
+    /// The PR, when there is one (not for `push`).
+    pub pr: Option<u64>,
+    /// The commit this run judged.
+    pub head: &'a str,
+    pub change: Change,
+    /// The stuck-loop issue, when one is filed.
+    pub issue: Option<u64>,
+    /// The label a maintainer removes to resume.
+    pub label: &'a str,
+    /// Things the reader should know (a log that expired, a glob that matched nothing);
+    /// untrusted.
+    pub notes: &'a [String],
+}
+
+impl PrView<'_> {
+    fn s(&self) -> &Status {
+        self.status
+    }
+
+    fn short_head(&self) -> String {
+        self.head.chars().take(10).collect()
+    }
+
+    fn headline(&self) -> String {
+        let s = self.s();
+        if s.escalated()
+            && let Some(model) = &s.next_model
+        {
+            return format!(
+                "loopguard: escalated — the next model is {}",
+                code_span(model, false)
+            );
+        }
+        match (s.state, self.change) {
+            (State::Open, _) => format!("loopguard: stuck loop — {}", markdown::rule_code(s.rule)),
+            (State::HalfOpen, _) => "loopguard: half-open — the next push decides".to_owned(),
+            (State::Closed, Change::Recovered) => "loopguard: recovered".to_owned(),
+            (State::Closed, _) => "loopguard: no loop".to_owned(),
+        }
+    }
+
+    /// The common body: status, reason, failure, counters, iterations.
+    fn body(&self, heading: &str) -> String {
+        let s = self.s();
+        let mut md = format!("{heading} {}\n\n", self.headline());
+        if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
+            let _ = write!(md, "**Stop reason** (`{rule}`): {}\n\n", inline(reason));
+        }
+        let status = match s.terminal_status {
+            Some(t) if s.state == State::Open => format!("`{}` ({t})", s.state),
+            _ => format!("`{}`", s.state),
+        };
+        let _ = writeln!(
+            md,
+            "**Breaker:** {status} · **Iterations:** {} · **Head:** `{}`",
+            s.iterations,
+            self.short_head()
+        );
+        if let Some(model) = &s.next_model {
+            let _ = writeln!(md, "**Next model:** {}", inline(model));
+        }
+        if let Some(t) = &s.looping_failure {
+            md.push('\n');
+            md.push_str(&failure(t));
+        }
+        md.push('\n');
+        md.push_str(&self.what_now());
+        md.push('\n');
+        md.push_str(&markdown::counters(s, true));
+        md.push_str(&iterations(&s.rows, TABLE_ROWS));
+        let notes: Vec<String> = s
+            .notes
+            .iter()
+            .map(|n| format!("{}: {}", n.rule, n.text))
+            .chain(self.notes.iter().cloned())
+            .collect();
+        if !notes.is_empty() {
+            md.push_str("\n**Notes:**\n\n");
+            for n in notes {
+                let _ = writeln!(md, "- {}", inline(&n));
+            }
+        }
+        md
+    }
+
+    fn what_now(&self) -> String {
+        let s = self.s();
+        let label = inline(self.label);
+        match (s.state, s.rule) {
+            (State::Open, _) if s.aborted => {
+                "**What now:** the run was aborted (`on_trip.action: abort`); a maintainer takes over.\n".to_owned()
+            }
+            (State::Open, Some(RuleName::Constraint)) => format!(
+                "**What now:** the agent changed what guards it (the protected paths, or test skips or deletions). A maintainer reviews the change and removes the `{label}` label to let the agent go on.\n"
+            ),
+            (State::Open, _) => format!(
+                "**What now:** a push that mends the failure (tests pass, or a different failure) closes the breaker by itself. Removing the `{label}` label lets the agent try again: the next push decides.\n"
+            ),
+            (State::HalfOpen, _) => {
+                "**What now:** the next push decides: progress closes the breaker, another round of the same opens it again.\n".to_owned()
+            }
+            (State::Closed, _) if s.escalated() => {
+                "**What now:** hand the task to the next model (the `next-model` output); it starts with fresh counters. Another trip escalates again, or on the last model stops the agent.\n".to_owned()
+            }
+            (State::Closed, _) if self.change == Change::Recovered => {
+                format!("**Recovered:** {}\n", self.recovery())
+            }
+            (State::Closed, _) => String::new(),
+        }
+    }
+
+    /// How the breaker closed, from the last close.
+    fn recovery(&self) -> String {
+        match self
+            .s()
+            .transitions
+            .iter()
+            .rev()
+            .find(|e| e.kind == EventKind::Close)
+        {
+            Some(e) => inline(
+                e.reason
+                    .as_deref()
+                    .unwrap_or("")
+                    .trim_start_matches("recovered: "),
+            ),
+            None => {
+                "the history no longer shows a loop (rewritten, or the rules changed)".to_owned()
+            }
+        }
+    }
+
+    /// The visible part of the sticky comment.
+    pub fn comment(&self) -> String {
+        let mut md = self.body("###");
+        if let Some(n) = self.issue {
+            let _ = writeln!(md, "\nStuck-loop issue: #{n}");
+        }
+        md
+    }
+
+    /// The step summary.
+    pub fn summary(&self) -> String {
+        let mut md = self.body("##");
+        if let Some(pr) = self.pr {
+            let _ = writeln!(md, "\nPull request: #{pr}");
+        }
+        md.push('\n');
+        md
+    }
+
+    /// The stuck-loop issue: title and body (without the marker).
+    pub fn issue(&self, pr: u64) -> (String, String) {
+        let s = self.s();
+        let trip = s.first_trip();
+        let rule = s.rule.or(trip.and_then(|t| t.rule));
+        let title = format!(
+            "loopguard: PR #{pr} is stuck in a loop ({})",
+            rule.map_or("?", RuleName::as_str)
+        );
+        let status = match s.state {
+            State::Open => format!("**Status:** stuck (`{}`)", s.state),
+            State::HalfOpen => {
+                "**Status:** half-open: a maintainer let the agent try again".to_owned()
+            }
+            State::Closed => format!("**Status:** recovered: {}", self.recovery()),
+        };
+        let mut md = format!("loopguard stopped the agent on #{pr}.\n\n{status}\n\n");
+        let _ = writeln!(md, "- **Pull request:** #{pr}");
+        let _ = writeln!(md, "- **Rule:** {}", markdown::rule_code(rule));
+        let reason = s
+            .reason
+            .clone()
+            .or_else(|| trip.and_then(|t| t.reason.clone()));
+        if let Some(reason) = reason {
+            let _ = writeln!(md, "- **Reason:** {}", inline(&reason));
+        }
+        if let Some(t) = s.terminal_status {
+            let _ = writeln!(md, "- **Terminal status:** `{t}`");
+        }
+        let _ = writeln!(md, "- **Head:** `{}`", self.short_head());
+        if let Some(t) = s.looping_failure.as_ref().or(s.last_failure()) {
+            md.push_str(&failure(t));
+        }
+        md.push_str("\n### Commits involved\n\n");
+        for r in involved(s, rule) {
+            let subject: String = r.subject.chars().take(80).collect();
+            let _ = writeln!(md, "- `{}` {}", r.id.short(), inline(&subject));
+        }
+        md.push_str(&iterations(&s.rows, TABLE_ROWS));
+        (title, md)
+    }
+
+    /// The report for the log (stdout): short, plain text (printed as untrusted).
+    pub fn text(&self) -> String {
+        let mut out = text::status(self.s());
+        if let Some(pr) = self.pr {
+            let _ = writeln!(out, "pull request: #{pr}");
+        }
+        let _ = writeln!(out, "head: {}", self.head);
+        for n in self.notes {
+            let _ = writeln!(out, "note: {}", crate::sanitize::printable(n));
+        }
+        out
+    }
+
+    /// The action's outputs, in order; `signature` is this run's failure.
+    pub fn outputs(&self, signature: Option<&Signature>) -> Vec<(&'static str, String)> {
+        let s = self.s();
+        vec![
+            ("state", s.state.as_str().to_owned()),
+            (
+                "tripped",
+                if s.state == State::Open {
+                    "true"
+                } else {
+                    "false"
+                }
+                .to_owned(),
+            ),
+            ("rule", s.rule.map(|r| r.to_string()).unwrap_or_default()),
+            ("reason", s.reason.clone().unwrap_or_default()),
+            (
+                "terminal-status",
+                s.terminal_status.map(|t| t.to_string()).unwrap_or_default(),
+            ),
+            (
+                "signature",
+                signature.map(|sig| sig.to_string()).unwrap_or_default(),
+            ),
+            ("next-model", s.next_model.clone().unwrap_or_default()),
+        ]
+    }
+}
+
+/// The attempts the tripping rule counted: the violating ones for `constraint`, else the
+/// newest `count` of them.
+fn involved(s: &Status, rule: Option<RuleName>) -> Vec<&Row> {
+    if rule == Some(RuleName::Constraint) {
+        return s
+            .rows
+            .iter()
+            .filter(|r| r.violates)
+            .take(INVOLVED_ROWS)
+            .collect();
+    }
+    let count = rule
+        .and_then(|r| s.counters.get(&r))
+        .map_or(1, |c| c.count as usize)
+        .clamp(1, INVOLVED_ROWS);
+    let start = s.rows.len().saturating_sub(count);
+    s.rows[start..].iter().collect()
+}

@@ -1,0 +1,216 @@
+//! The status as markdown: the run report (`loopguard report`, `reports/<run>.md`,
+//! `report.dir`), the entry of `report.issues_file`, and the pieces the GitHub renderers
+//! share (the counters and iterations tables, the failure). Untrusted text goes through
+//! [`crate::sanitize`]: inert in any markdown GitHub or an editor renders.
+
+use std::fmt::Write as _;
+
+use super::{Row, Status};
+use crate::iteration::TestEvidence;
+use crate::rules::RuleName;
+use crate::sanitize::{code_span, table_cell};
+
+/// Untrusted text for one line of markdown: inert, bounded.
+pub fn cell(s: &str) -> String {
+    table_cell(s, 200)
+}
+
+/// The markdown report.
+pub fn report(s: &Status) -> String {
+    let mut md = String::from("# loopguard report\n\n");
+    let status = s
+        .terminal_status
+        .map_or_else(|| "running".to_owned(), |t| t.to_string());
+    let _ = writeln!(md, "- **Status:** {status}");
+    let _ = writeln!(md, "- **Breaker:** {}", s.state);
+    if let Some(run) = &s.run {
+        let _ = writeln!(md, "- **Run:** {}", code_span(run, false));
+    }
+    if let Some(branch) = &s.branch {
+        let _ = writeln!(md, "- **Branch:** {}", code_span(branch, false));
+    }
+    let _ = writeln!(md, "- **Profile:** {}", s.profile);
+    let _ = writeln!(md, "- **Iterations:** {}", s.iterations);
+    if let Some(m) = &s.next_model {
+        let _ = writeln!(md, "- **Next model:** {}", cell(m));
+    }
+    if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
+        let _ = write!(md, "\n## Stop reason\n\n**{rule}**: {}\n", cell(reason));
+        if let Some(t) = &s.looping_failure {
+            md.push('\n');
+            md.push_str(&failure(t));
+        }
+    }
+    if let Some(t) = &s.last_test {
+        md.push_str("\n## Last test run\n\n");
+        if let Some(cmd) = &t.command {
+            let _ = writeln!(md, "- **Command:** {}", code_span(cmd, false));
+        }
+        let _ = writeln!(
+            md,
+            "- **Outcome:** {}",
+            if t.passes() { "pass" } else { "fail" }
+        );
+        if let Some(sig) = &t.signature {
+            let _ = writeln!(md, "- **Signature:** `{sig}`");
+        }
+        if let Some(e) = &t.first_error {
+            let _ = writeln!(md, "- **First error:** {}", code_span(e, false));
+        }
+    }
+    md.push_str("\n## Counters\n\n");
+    md.push_str(&counters(s, false));
+    if !s.warnings.is_empty() || !s.notes.is_empty() {
+        md.push_str("\n## Warnings and notes\n\n");
+        for w in &s.warnings {
+            let _ = writeln!(md, "- **{}**: {}", w.rule, cell(&w.reason));
+        }
+        for n in &s.notes {
+            let _ = writeln!(md, "- **{}**: {}", n.rule, cell(&n.text));
+        }
+    }
+    md.push_str(&iterations(&s.rows, 12));
+    if !s.transitions.is_empty() {
+        md.push_str(
+            "\n## Breaker events\n\n| time | event | from | to | rule | reason |\n|---|---|---|---|---|---|\n",
+        );
+        for e in s.transitions.iter().rev().take(20).rev() {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                e.at.strftime("%Y-%m-%d %H:%M:%S"),
+                e.kind.as_str(),
+                e.from,
+                e.to,
+                e.rule.map(|r| r.to_string()).unwrap_or_default(),
+                cell(e.reason.as_deref().unwrap_or(""))
+            );
+        }
+    }
+    md
+}
+
+/// The counters table; `mark` flags the rule that tripped.
+pub fn counters(s: &Status, mark: bool) -> String {
+    let mut md = String::from("| rule | count | limit | action |\n|---|---:|---|---|\n");
+    for (rule, c) in &s.counters {
+        let flag = if mark && Some(*rule) == s.rule {
+            " ⛔"
+        } else {
+            ""
+        };
+        let limit = match c.limit {
+            crate::rules::Limit::AtLeast(t) => t.to_string(),
+            crate::rules::Limit::Share { ratio, min, .. } => {
+                format!("{:.0}% of {} (once {min})", ratio * 100.0, share_of(c))
+            }
+        };
+        let action = s.actions.get(rule).map(|a| a.as_str()).unwrap_or_default();
+        let _ = writeln!(md, "| `{rule}`{flag} | {} | {limit} | {action} |", c.count);
+    }
+    md
+}
+
+fn share_of(c: &crate::rules::Counter) -> u64 {
+    match c.limit {
+        crate::rules::Limit::Share { of, .. } => of,
+        crate::rules::Limit::AtLeast(_) => 0,
+    }
+}
+
+/// The failure that loops: signature, first error, failing tests and where they came from.
+pub fn failure(t: &TestEvidence) -> String {
+    let mut md = String::new();
+    if let Some(sig) = &t.signature {
+        let _ = writeln!(md, "- **Looping signature:** `{}`", sig.short());
+    }
+    if let Some(e) = &t.first_error {
+        let _ = writeln!(md, "- **First error:** {}", code_span(e, false));
+    }
+    if let Some(f) = t.failures.as_ref().filter(|f| !f.is_empty()) {
+        let ids: Vec<String> = f.iter().take(10).map(|id| code_span(id, false)).collect();
+        let _ = writeln!(md, "- **Failing:** {}", ids.join(", "));
+    }
+    if let Some(c) = &t.command {
+        let _ = writeln!(md, "- **From:** {}", code_span(c, false));
+    }
+    md
+}
+
+/// The tests of one row, for a table cell.
+pub fn tests_cell(t: Option<&TestEvidence>) -> String {
+    match t {
+        None => "–".to_owned(),
+        Some(t) if t.passes() => "pass".to_owned(),
+        Some(t) => match (t.failing, &t.signature) {
+            (Some(n), Some(s)) => {
+                format!("fail ({n}) `{}`", crate::ids::prefix_chars(s.as_str(), 8))
+            }
+            (Some(n), None) => format!("fail ({n})"),
+            (None, _) => "fail".to_owned(),
+        },
+    }
+}
+
+/// The newest `limit` attempts as a markdown table.
+pub fn iterations(rows: &[Row], limit: usize) -> String {
+    let mut md = String::from(
+        "\n## Recent iterations\n\n| # | commit | subject | files | +/- | tests | notes |\n|---:|---|---|---:|---|---|---|\n",
+    );
+    for r in rows.iter().rev().take(limit).rev() {
+        let _ = writeln!(
+            md,
+            "| {} | `{}` | {} | {} | +{}/-{} | {} | {} |",
+            r.number,
+            r.id.short(),
+            table_cell(&r.subject, 72),
+            r.files,
+            r.added,
+            r.deleted,
+            tests_cell(r.test.as_ref()),
+            cell(&r.notes.join(", "))
+        );
+    }
+    md
+}
+
+/// The entry `report.issues_file` gets for an aborted run.
+pub fn issue_entry(s: &Status) -> String {
+    let mut md = String::new();
+    let status = s.terminal_status.map(|t| t.to_string()).unwrap_or_default();
+    let _ = writeln!(
+        md,
+        "\n## {} — {status}\n",
+        s.run.as_deref().unwrap_or("run")
+    );
+    let _ = writeln!(
+        md,
+        "- branch: {}",
+        code_span(s.branch.as_deref().unwrap_or("(detached)"), false)
+    );
+    let _ = writeln!(md, "- profile: {}", s.profile);
+    if let Some(rule) = s.rule {
+        let _ = writeln!(md, "- rule: {rule}");
+    }
+    if let Some(reason) = &s.reason {
+        let _ = writeln!(md, "- reason: {}", cell(reason));
+    }
+    let _ = writeln!(md, "- iterations: {}", s.iterations);
+    if let Some(t) = s.looping_failure.as_ref().or(s.last_test.as_ref()) {
+        if let Some(cmd) = &t.command {
+            let _ = writeln!(md, "- last test command: {}", code_span(cmd, false));
+        }
+        if let Some(sig) = &t.signature {
+            let _ = writeln!(md, "- signature: `{sig}`");
+        }
+        if let Some(e) = &t.first_error {
+            let _ = writeln!(md, "- first error: {}", code_span(e, false));
+        }
+    }
+    md
+}
+
+/// The rule's name as the tables show it.
+pub fn rule_code(rule: Option<RuleName>) -> String {
+    format!("`{}`", rule.map_or("?", RuleName::as_str))
+}

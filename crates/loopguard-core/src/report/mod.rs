@@ -1,0 +1,321 @@
+//! The status document: one typed value built once from a run (or a judged history), which
+//! every renderer consumes: `status` and `report` (text, JSON, markdown), the run report
+//! file, the `issues_file` entry, the sticky comment, the stuck-loop issue, the step
+//! summary and the action outputs.
+//!
+//! Decided here, once:
+//! - the rule and reason are shown only while the breaker is not closed;
+//! - which failure is looping: under `same_error`, the evidence of the streak that tripped;
+//!   under `false_completion`, the newest failing evidence; otherwise none;
+//! - what each attempt's row says (empty, back to which tree, repeats which patch, …).
+//!
+//! Renderers: [`text`] (terminals), [`markdown`] (the report, the issues-file entry),
+//! [`github`] (comment, issue, summary, outputs). All text that came from outside (commit
+//! subjects, reasons quoting them, log lines) is passed through [`crate::sanitize`] by the
+//! renderer that knows where it goes.
+
+pub mod github;
+pub mod markdown;
+pub mod text;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::breaker::{Breaker, Event, EventKind, State, TerminalStatus};
+use crate::config::{Config, Profile, RuleAction, TripAction};
+use crate::ids::CommitId;
+use crate::iteration::{Iteration, TestEvidence};
+use crate::rules::{Counter, Evaluation, Facts, RuleName, attempts};
+use crate::run::{Judgement, Run};
+
+/// JSON schema version of every document.
+pub const SCHEMA: u32 = 1;
+
+/// A rule that warned.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    pub rule: RuleName,
+    pub reason: String,
+}
+
+/// Something a rule wants the reader to know.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Note {
+    pub rule: RuleName,
+    pub text: String,
+}
+
+/// One attempt, as the iteration tables show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// 1-based attempt number.
+    pub number: usize,
+    pub id: CommitId,
+    /// The first line of the message (untrusted).
+    pub subject: String,
+    pub files: usize,
+    pub added: u64,
+    pub deleted: u64,
+    pub test: Option<TestEvidence>,
+    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `progress`, …
+    pub notes: Vec<String>,
+    pub progress: bool,
+    pub violates: bool,
+}
+
+/// The status document (`status --json`, `check --json`, `replay --json`, `finish
+/// --json`, and every other view).
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub schema: u32,
+    pub state: State,
+    pub terminal_status: Option<TerminalStatus>,
+    /// The rule that opened the breaker; `null` while closed.
+    pub rule: Option<RuleName>,
+    /// The stop reason; `null` while closed.
+    pub reason: Option<String>,
+    /// Attempts in the run.
+    pub iterations: usize,
+    /// Every enabled rule's counter.
+    pub counters: BTreeMap<RuleName, Counter>,
+    pub warnings: Vec<Warning>,
+    pub notes: Vec<Note>,
+    pub profile: Profile,
+    pub run: Option<String>,
+    pub branch: Option<String>,
+    /// The model in use under `on_trip.action: escalate`.
+    pub next_model: Option<String>,
+    /// Times the breaker opened in this run.
+    pub trips: u32,
+    /// The failure that loops (see the module docs).
+    pub looping_failure: Option<TestEvidence>,
+    /// The newest test evidence of the run.
+    pub last_test: Option<TestEvidence>,
+    /// The iteration records (`check`, `replay`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<Iteration>>,
+    /// What a trip does (`on_trip.action`).
+    #[serde(skip)]
+    pub action: TripAction,
+    /// The configured action of every rule with a counter.
+    #[serde(skip)]
+    pub actions: BTreeMap<RuleName, RuleAction>,
+    /// The run was aborted for good.
+    #[serde(skip)]
+    pub aborted: bool,
+    /// The attempts, oldest first.
+    #[serde(skip)]
+    pub rows: Vec<Row>,
+    /// Breaker transitions, oldest first (warnings left out).
+    #[serde(skip)]
+    pub transitions: Vec<Event>,
+}
+
+/// What a status is built from.
+pub struct Source<'a> {
+    pub config: &'a Config,
+    pub history: &'a [Iteration],
+    pub breaker: &'a Breaker,
+    pub evaluation: &'a Evaluation,
+    pub events: &'a [Event],
+    pub run: Option<&'a str>,
+    pub branch: Option<&'a str>,
+}
+
+impl Status {
+    /// The document of a stored run, with the events of its log.
+    pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
+        let evaluation = run.evaluate(config);
+        Status::build(&Source {
+            config,
+            history: run.iterations(),
+            breaker: run.breaker(),
+            evaluation: &evaluation,
+            events,
+            run: Some(&run.id),
+            branch: run.branch.as_deref(),
+        })
+    }
+
+    /// The document of a judged history (`check`, `replay`, `ci`).
+    pub fn of_judgement(config: &Config, j: &Judgement) -> Status {
+        Status::build(&Source {
+            config,
+            history: j.run.iterations(),
+            breaker: j.run.breaker(),
+            evaluation: &j.evaluation,
+            events: &j.events,
+            run: None,
+            branch: None,
+        })
+    }
+
+    pub fn build(s: &Source<'_>) -> Status {
+        let b = s.breaker;
+        let open = b.state() != State::Closed;
+        let facts = attempts(s.config, s.history);
+        let rule = b.rule().filter(|_| open);
+        Status {
+            schema: SCHEMA,
+            state: b.state(),
+            terminal_status: b.terminal_status(),
+            rule,
+            reason: b.reason().filter(|_| open).map(str::to_owned),
+            iterations: s.evaluation.attempts,
+            counters: s.evaluation.counters.clone(),
+            warnings: s
+                .evaluation
+                .warnings()
+                .map(|w| Warning {
+                    rule: w.rule,
+                    reason: w.reason.clone(),
+                })
+                .collect(),
+            notes: s
+                .evaluation
+                .notes
+                .iter()
+                .map(|(rule, text)| Note {
+                    rule: *rule,
+                    text: text.clone(),
+                })
+                .collect(),
+            profile: s.config.profile,
+            run: s.run.map(str::to_owned),
+            branch: s.branch.map(str::to_owned),
+            next_model: (s.config.on_trip.action == TripAction::Escalate)
+                .then(|| s.config.escalation_models.get(b.model()).cloned())
+                .flatten(),
+            trips: b.trips(),
+            looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
+            last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
+            history: None,
+            action: s.config.on_trip.action,
+            actions: s
+                .evaluation
+                .counters
+                .keys()
+                .map(|r| (*r, r.action(s.config)))
+                .collect(),
+            aborted: b.is_aborted(),
+            rows: rows(s.history, &facts),
+            transitions: s
+                .events
+                .iter()
+                .filter(|e| e.kind != EventKind::Warn)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// The same document with the iteration records (`check --json`, `replay --json`).
+    pub fn with_history(mut self, history: &[Iteration]) -> Status {
+        self.history = Some(history.to_vec());
+        self
+    }
+
+    /// The JSON document.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("the status serialises")
+    }
+
+    /// Whether the last transition handed out a new model.
+    pub fn escalated(&self) -> bool {
+        self.transitions
+            .last()
+            .is_some_and(|e| e.kind == EventKind::Escalate)
+    }
+
+    /// The first trip: where the breaker first opened.
+    pub fn first_trip(&self) -> Option<&Event> {
+        self.transitions.iter().find(|e| e.kind.opens())
+    }
+
+    /// The newest failing evidence (whatever tripped).
+    pub fn last_failure(&self) -> Option<&TestEvidence> {
+        self.rows.iter().rev().find_map(|r| {
+            r.test
+                .as_ref()
+                .filter(|t| t.fails() && t.signature.is_some())
+        })
+    }
+}
+
+/// The failure that loops, for the rules a failure trips.
+fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Option<TestEvidence> {
+    let failing = |f: &&Facts| {
+        history[f.index]
+            .test
+            .as_ref()
+            .filter(|t| t.fails() && t.signature.is_some())
+    };
+    match rule {
+        RuleName::SameError | RuleName::FalseCompletion => {
+            facts.iter().rev().find_map(|f| failing(&f)).cloned()
+        }
+        _ => None,
+    }
+}
+
+fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
+    facts
+        .iter()
+        .enumerate()
+        .map(|(n, f)| {
+            let it = &history[f.index];
+            let (added, deleted) = it.lines_changed();
+            Row {
+                number: n + 1,
+                id: it.id.clone(),
+                subject: it.subject().to_owned(),
+                files: it.files.as_ref().map_or(0, Vec::len),
+                added,
+                deleted,
+                test: it.test.clone(),
+                notes: notes(f),
+                progress: f.progress,
+                violates: !f.violations.is_empty(),
+            }
+        })
+        .collect()
+}
+
+fn notes(f: &Facts) -> Vec<String> {
+    let mut n = Vec::new();
+    if f.empty {
+        n.push("empty".to_owned());
+    }
+    if f.whitespace_only {
+        n.push("whitespace only".to_owned());
+    }
+    if let Some(state) = &f.returns_to {
+        n.push(format!("back to {state}"));
+    }
+    if let Some(id) = &f.repeats {
+        n.push(format!("repeats {}", id.short()));
+    }
+    if f.claims_done {
+        n.push(
+            if f.backed_by_pass {
+                "claims done (tests pass)"
+            } else {
+                "claims done"
+            }
+            .to_owned(),
+        );
+    }
+    if f.test_only {
+        n.push("tests only".to_owned());
+    }
+    if !f.violations.is_empty() {
+        n.push("constraint".to_owned());
+    }
+    if f.progress {
+        n.push("progress".to_owned());
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests;

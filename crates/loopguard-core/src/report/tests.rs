@@ -1,0 +1,161 @@
+//! The status document and its renderers, from histories that read like the scenarios.
+
+use super::github::{Change, PrView};
+use super::*;
+use crate::run::judge;
+use crate::testing::{History, ts};
+
+fn status_of(c: &Config, h: &History) -> Status {
+    Status::of_judgement(c, &judge(c, h.its.clone(), "r", ts(100_000)))
+}
+
+fn stuck() -> History {
+    let mut h = History::new();
+    for _ in 0..3 {
+        h = h
+            .fresh()
+            .msg("Fix counting @org/team | fixes #3")
+            .fail("9f2c9f2c", 1);
+    }
+    h
+}
+
+#[test]
+fn the_document_has_the_contract_fields() {
+    let c = Config::default();
+    let doc = status_of(&c, &History::new().fresh()).to_json();
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["state"], "closed");
+    assert_eq!(doc["terminal_status"], serde_json::Value::Null);
+    assert_eq!(
+        (doc["rule"].is_null(), doc["reason"].is_null()),
+        (true, true)
+    );
+    assert_eq!(doc["iterations"], 1);
+    assert_eq!(
+        doc["counters"]["stagnation"],
+        serde_json::json!({"count": 0, "threshold": 3})
+    );
+    for rule in RuleName::ALL {
+        assert!(doc["counters"].get(rule.as_str()).is_some(), "{rule}");
+    }
+    assert!(doc.get("history").is_none());
+    let with = status_of(&c, &History::new().fresh()).with_history(&History::new().fresh().its);
+    assert_eq!(with.to_json()["history"][0]["id"], "c00aaaaaaa");
+}
+
+#[test]
+fn the_rule_shows_only_while_not_closed_and_the_looping_failure_is_the_streak() {
+    let c = Config::default();
+    let s = status_of(&c, &stuck());
+    assert_eq!((s.state, s.rule), (State::Open, Some(RuleName::SameError)));
+    let failure = s.looping_failure.as_ref().unwrap();
+    assert_eq!(failure.signature.as_ref().unwrap().short(), "9f2c9f2c");
+    let recovered = status_of(&c, &stuck().fresh().pass());
+    assert_eq!(
+        (recovered.state, recovered.rule, recovered.reason.as_ref()),
+        (State::Closed, None, None)
+    );
+    assert_eq!(recovered.looping_failure, None);
+    assert_eq!(recovered.trips, 1);
+}
+
+#[test]
+fn terminal_text_shows_control_characters() {
+    let c = Config::default();
+    let mut h = History::new().fresh().empty().empty();
+    h = h.empty().msg("\u{1b}[2K\r\u{1b}[1Aall good");
+    let s = status_of(&c, &h);
+    let text = text::status(&s);
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("^[[2K^M^[[1Aall good"), "{text}");
+    let refusal = text::refusal(&s, "main\u{1b}[2K", "commit");
+    assert!(
+        !refusal.contains('\u{1b}') && refusal.contains("main^[[2K"),
+        "{refusal}"
+    );
+}
+
+#[test]
+fn markdown_is_inert() {
+    let c = Config::default();
+    let s = status_of(&c, &stuck());
+    let md = markdown::report(&s);
+    assert!(md.contains("## Stop reason\n\n**same_error**"), "{md}");
+    assert!(!md.contains("@org"), "{md}");
+    assert!(
+        md.contains("@\u{200B}org/team \\| fixes \\#\u{200B}3"),
+        "{md}"
+    );
+    let entry = markdown::issue_entry(&s);
+    assert!(entry.contains("- rule: same_error"), "{entry}");
+}
+
+#[test]
+fn a_pr_view_shows_reason_counters_failure_and_iterations() {
+    let c = Config::default();
+    let s = status_of(&c, &stuck());
+    let head = s.rows.last().unwrap().id.to_string();
+    let v = PrView {
+        status: &s,
+        pr: Some(7),
+        head: &head,
+        change: Change::Tripped,
+        issue: Some(12),
+        label: "loopguard:stuck",
+        notes: &[],
+    };
+    let md = v.comment();
+    assert!(
+        md.starts_with("### loopguard: stuck loop — `same_error`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Stop reason** (`same_error`): the same failure"),
+        "{md}"
+    );
+    assert!(md.contains("| `same_error` ⛔ | 3 | 3 | trip |"), "{md}");
+    assert!(md.contains("- **Looping signature:** `9f2c9f2c`"), "{md}");
+    assert!(md.contains("Stuck-loop issue: #12"), "{md}");
+    let (title, body) = v.issue(7);
+    assert_eq!(title, "loopguard: PR #7 is stuck in a loop (same_error)");
+    assert_eq!(
+        body.matches("\n- `c0").count(),
+        3,
+        "three commits involved: {body}"
+    );
+    for md in [v.comment(), v.summary(), body] {
+        assert!(!md.contains("@org"), "{md}");
+        assert!(!md.contains(" #3"), "{md}");
+    }
+    let outputs: Vec<_> = v.outputs(None).into_iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        outputs,
+        [
+            "state",
+            "tripped",
+            "rule",
+            "reason",
+            "terminal-status",
+            "signature",
+            "next-model"
+        ]
+    );
+}
+
+#[test]
+fn change_table() {
+    let cases = [
+        (None, State::Closed, Change::Quiet),
+        (None, State::Open, Change::Tripped),
+        (Some(State::Open), State::Open, Change::StillOpen),
+        (Some(State::HalfOpen), State::Open, Change::Tripped),
+        (Some(State::Open), State::HalfOpen, Change::HalfOpen),
+        (Some(State::Open), State::Closed, Change::Recovered),
+        (Some(State::HalfOpen), State::Closed, Change::Recovered),
+        (Some(State::Closed), State::Closed, Change::Quiet),
+    ];
+    for (before, now, want) in cases {
+        assert_eq!(Change::between(before, now), want, "{before:?} {now:?}");
+    }
+}

@@ -1,0 +1,176 @@
+//! The status for a terminal: `status`, `check`, `replay`, the hooks' refusals and what a
+//! trip tells the agent. Every piece of untrusted text goes through
+//! [`sanitize::printable`]: control characters are shown, never executed.
+
+use std::fmt::Write as _;
+
+use super::Status;
+use crate::breaker::{Event, EventKind, State};
+use crate::config::TripAction;
+use crate::sanitize::printable;
+
+/// One screen for `status`.
+pub fn status(s: &Status) -> String {
+    let mut out = String::new();
+    let what = match s.terminal_status {
+        Some(t) => format!("{} ({t})", s.state),
+        None => s.state.to_string(),
+    };
+    let _ = writeln!(out, "breaker: {what}");
+    if let Some(run) = &s.run {
+        let on = s
+            .branch
+            .as_deref()
+            .map(|b| format!(" on {}", printable(b)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "run: {run}{on}");
+    }
+    let _ = writeln!(out, "iterations: {} (profile {})", s.iterations, s.profile);
+    if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
+        let _ = writeln!(out, "rule: {rule}\nreason: {}", printable(reason));
+    }
+    if let Some(m) = &s.next_model {
+        let _ = writeln!(out, "next model: {}", printable(m));
+    }
+    out.push_str("counters:\n");
+    for (rule, c) in &s.counters {
+        let mark = if c.reached() { "  <-" } else { "" };
+        let _ = writeln!(out, "  {:<17} {}{mark}", rule.as_str(), c.describe());
+    }
+    for w in &s.warnings {
+        let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
+    }
+    for n in &s.notes {
+        let _ = writeln!(out, "note: {}: {}", n.rule, printable(&n.text));
+    }
+    out
+}
+
+/// `check` and `replay`: the status, then every trip and recovery along the history.
+pub fn verdict(s: &Status) -> String {
+    let mut out = status(s);
+    for e in &s.transitions {
+        let at = e
+            .iteration
+            .as_ref()
+            .map_or_else(|| "the end".to_owned(), |id| id.short().to_owned());
+        let what = match e.kind {
+            EventKind::Trip => "tripped",
+            EventKind::Reopen => "reopened",
+            EventKind::Close => "closed",
+            EventKind::Cooldown => "half-open (cooldown)",
+            EventKind::Resume => "resumed",
+            EventKind::Escalate => "escalated",
+            EventKind::Finish => "finished",
+            EventKind::Reset | EventKind::Warn => continue,
+        };
+        let rule = e.rule.map(|r| format!(" ({r})")).unwrap_or_default();
+        let _ = writeln!(out, "{what} at {at}{rule}");
+    }
+    out
+}
+
+/// What the agent reads when a hook refuses a commit or push.
+pub fn refusal(s: &Status, branch: &str, what: &str) -> String {
+    let mut msg = format!(
+        "loopguard: refused: the breaker is open on {}: the agent is stuck; {what} is refused.\n",
+        printable(branch)
+    );
+    let _ = writeln!(
+        msg,
+        "  rule:   {}",
+        s.rule.map(|r| r.to_string()).unwrap_or_default()
+    );
+    let _ = writeln!(
+        msg,
+        "  reason: {}",
+        printable(s.reason.as_deref().unwrap_or(""))
+    );
+    if s.aborted {
+        msg.push_str("  the run was aborted; to start a new run: loopguard reset\n");
+    } else {
+        msg.push_str(
+            "  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n",
+        );
+    }
+    if let Some(m) = &s.next_model {
+        let _ = writeln!(msg, "  model: {}", printable(m));
+    }
+    msg.trim_end().to_owned()
+}
+
+/// What one change did to the breaker, for the agent (stderr): trips, closings,
+/// escalations and warnings, and what happens now.
+pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
+    let mut lines = Vec::new();
+    for e in events {
+        let rule = e.rule.map(|r| r.to_string()).unwrap_or_default();
+        let reason = printable(e.reason.as_deref().unwrap_or(""));
+        match e.kind {
+            EventKind::Warn => lines.push(format!("loopguard: warning: {rule}: {reason}")),
+            EventKind::Close => lines.push(format!("loopguard: the breaker is closed again: {reason}")),
+            EventKind::Trip | EventKind::Reopen => {
+                lines.push(format!("loopguard: the breaker opened ({rule}): {reason}"));
+            }
+            EventKind::Escalate => lines.push(format!(
+                "loopguard: {reason}; it starts with fresh counters (the budget still counts the whole run)"
+            )),
+            _ => {}
+        }
+    }
+    let tripped = events.iter().any(|e| e.kind.opens());
+    let escalated = events.iter().any(|e| e.kind == EventKind::Escalate);
+    if tripped && !escalated {
+        lines.push(what_now(s));
+    }
+    lines
+}
+
+/// What happens after a trip, by `on_trip.action`.
+pub fn what_now(s: &Status) -> String {
+    if s.aborted {
+        return "loopguard: the run is aborted: commits and pushes are refused; `loopguard reset` starts a new run".to_owned();
+    }
+    match (s.action, s.state) {
+        (_, State::Closed | State::HalfOpen) => {
+            "loopguard: the next iteration decides".to_owned()
+        }
+        (TripAction::Alert, State::Open) => {
+            "loopguard: on_trip.action is alert: commits go on; an iteration that mends the failure closes the breaker".to_owned()
+        }
+        (TripAction::Escalate, State::Open) => {
+            "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` or `loopguard reset`".to_owned()
+        }
+        (_, State::Open) => {
+            "loopguard: commits and pushes are refused until `loopguard resume` (the next iteration must make progress) or `loopguard reset`".to_owned()
+        }
+    }
+}
+
+/// The recent attempts as plain text (the interactive prompt's help).
+pub fn iterations(s: &Status, limit: usize) -> String {
+    let mut out = String::from("recent iterations:\n");
+    for r in s.rows.iter().rev().take(limit).rev() {
+        let tests = match &r.test {
+            None => "-".to_owned(),
+            Some(t) if t.passes() => "pass".to_owned(),
+            Some(t) => match t.failing {
+                Some(n) => format!("fail ({n})"),
+                None => "fail".to_owned(),
+            },
+        };
+        let subject: String = r.subject.chars().take(50).collect();
+        let _ = writeln!(
+            out,
+            "  {:>3} {} {:<50} {:>3} files +{}/-{} {tests} {}",
+            r.number,
+            r.id.short(),
+            printable(&subject),
+            r.files,
+            r.added,
+            r.deleted,
+            r.notes.join(", ")
+        );
+    }
+    out
+}

@@ -1,0 +1,70 @@
+//! `repeated_patch`: attempts whose patch id equals an earlier attempt's, among the last
+//! `window` attempts since the last test improvement. A new tree does not reset it:
+//! re-applying an old patch on top of other work gives a new tree, and is exactly the loop
+//! to catch. An empty change has no patch id; rewrites are not attempts.
+
+use super::{Count, Counter, Window};
+
+pub fn count(w: &Window<'_>) -> Count {
+    let start = w
+        .recent
+        .iter()
+        .rposition(|f| f.test_improved)
+        .map_or(0, |p| p + 1);
+    let repeats: Vec<_> = w.recent[start..]
+        .iter()
+        .filter_map(|f| f.repeats.as_ref().map(|r| (f, r)))
+        .collect();
+    let threshold = w.config.rules.repeated_patch.threshold.into();
+    Count::new(Counter::at_least(repeats.len() as u64, threshold), || {
+        let list: Vec<String> = repeats
+            .iter()
+            .map(|(f, earlier)| format!("{} = {}", w.short(f.index), earlier.short()))
+            .collect();
+        format!(
+            "the same patch was applied again {} times in the last {} iterations ({})",
+            repeats.len(),
+            w.recent.len(),
+            list.join(", ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::RuleName::{Oscillation, RepeatedPatch, Stagnation};
+    use crate::testing::History;
+
+    #[test]
+    fn trips_when_a_reverted_patch_is_reapplied_twice() {
+        // P, revert, Q, P again (on a new tree), R, revert again.
+        let h = History::new()
+            .to("P", "p")
+            .to("base", "-p")
+            .to("Q", "q")
+            .to("QP", "p")
+            .to("QPR", "r")
+            .to("QR", "-p");
+        assert_eq!(h.first_trip(), Some((6, RepeatedPatch)));
+        assert_eq!(h.count(RepeatedPatch), 2);
+        assert_eq!((h.count(Oscillation), h.count(Stagnation)), (0, 0));
+        let reason = h.eval().trip().unwrap().reason.clone();
+        assert!(
+            reason.contains("(c03aaaa = c00aaaa, c05aaaa = c01aaaa)"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_test_improvement_restarts_the_count() {
+        let h = History::new()
+            .to("P", "p")
+            .fail("51", 3)
+            .to("base", "-p")
+            .fail("51", 3)
+            .to("Q", "q")
+            .fail("51", 2) // fewer failures: progress
+            .to("QP", "p");
+        assert_eq!(h.count(RepeatedPatch), 1);
+    }
+}

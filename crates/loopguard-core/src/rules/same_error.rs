@@ -1,0 +1,100 @@
+//! `same_error`: consecutive failing attempts with the same failure signature, code
+//! changes or not. Attempts without test evidence neither extend nor break the streak.
+
+use super::{Count, Counter, Window};
+use crate::iteration::TestEvidence;
+
+pub fn count(w: &Window<'_>) -> Count {
+    let streak = streak(w);
+    let threshold = w.config.rules.same_error.threshold.into();
+    Count::new(Counter::at_least(streak.len() as u64, threshold), || {
+        let t = w.history[streak[0]]
+            .test
+            .as_ref()
+            .expect("a streak has evidence");
+        format!(
+            "the same failure ({}) in {} iterations in a row",
+            describe_failure(t),
+            streak.len()
+        )
+    })
+}
+
+/// History indexes of the current same-failure streak, newest first.
+pub fn streak(w: &Window<'_>) -> Vec<usize> {
+    let mut streak = Vec::new();
+    let mut signature = None;
+    for f in w.since.iter().rev() {
+        let Some(t) = &w.history[f.index].test else {
+            continue;
+        };
+        let (true, Some(sig)) = (t.fails(), t.signature.as_ref()) else {
+            break;
+        };
+        match signature {
+            None => signature = Some(sig),
+            Some(s) if s != sig => break,
+            Some(_) => {}
+        }
+        streak.push(f.index);
+    }
+    streak
+}
+
+/// `cargo: tests::counts, assertion failed`: the runner, the first failing test and the
+/// first error line (or the signature when there is no error line).
+pub fn describe_failure(t: &TestEvidence) -> String {
+    let mut parts = Vec::new();
+    if let Some(runner) = &t.runner {
+        parts.push(format!("{runner}:"));
+    }
+    if let Some(first) = t.failures.as_ref().and_then(|f| f.first()) {
+        parts.push(format!("{first},"));
+    }
+    match (&t.first_error, &t.signature) {
+        (Some(e), _) => parts.push(e.clone()),
+        (None, Some(sig)) => parts.push(format!("signature {}", sig.short())),
+        (None, None) => parts.push("signature ?".to_owned()),
+    }
+    parts.join(" ").trim_end_matches(',').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::RuleName::SameError;
+    use crate::testing::History;
+
+    #[test]
+    fn trips_at_three_with_code_changes_and_gaps_without_evidence() {
+        let h = History::new()
+            .fresh()
+            .fail("a1", 1)
+            .fresh()
+            .fail("a1", 1)
+            .fresh() // no evidence: neither extends nor breaks
+            .fresh()
+            .fail("a1", 1);
+        assert_eq!(h.first_trip(), Some((4, SameError)));
+        assert_eq!(
+            h.eval().trip().unwrap().reason,
+            "the same failure (cargo: counts_three_words, assertion failed) in 3 iterations in a row"
+        );
+    }
+
+    #[test]
+    fn a_different_failure_or_a_pass_breaks_the_streak() {
+        let cases = [
+            (vec!["a1", "b1", "a1", "pass", "a1"], 1),
+            (vec!["a1", "a1", "b1"], 1),
+            (vec!["b1", "a1", "a1"], 2),
+        ];
+        for (outcomes, want) in cases {
+            let mut h = History::new();
+            for o in &outcomes {
+                h = h.fresh();
+                h = if *o == "pass" { h.pass() } else { h.fail(o, 1) };
+            }
+            assert_eq!(h.count(SameError), want, "{outcomes:?}");
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! `stagnation`: consecutive attempts at the end without progress (no-op commits, reverts
+//! back to an earlier state, whitespace, identical failures with no code change).
+
+use super::{Count, Counter, Facts, Window};
+
+pub fn count(w: &Window<'_>) -> Count {
+    let stuck: Vec<&Facts> = w.since.iter().rev().take_while(|f| !f.progress).collect();
+    let threshold = w.config.rules.stagnation.threshold.into();
+    Count::new(Counter::at_least(stuck.len() as u64, threshold), || {
+        format!(
+            "no progress in {} iterations in a row ({}; last: {})",
+            stuck.len(),
+            kinds(&stuck),
+            w.label(stuck[0].index)
+        )
+    })
+}
+
+/// `2 empty, 1 back to an earlier tree`.
+fn kinds(stuck: &[&Facts]) -> String {
+    let empty = stuck.iter().filter(|f| f.empty).count();
+    let returns = stuck
+        .iter()
+        .filter(|f| !f.empty && f.returns_to.is_some())
+        .count();
+    let ws = stuck.iter().filter(|f| f.whitespace_only).count();
+    let other = stuck.len() - empty - returns - ws;
+    let mut parts = Vec::new();
+    for (n, what) in [
+        (empty, "empty"),
+        (returns, "back to an earlier tree"),
+        (ws, "whitespace only"),
+        (other, "unchanged tree or tests"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rules::RuleName::{SameError, Stagnation};
+    use crate::testing::History;
+
+    #[test]
+    fn trips_at_three_empty_commits() {
+        let h = History::new().fresh().empty().empty().empty();
+        assert_eq!(h.first_trip(), Some((4, Stagnation)));
+        assert_eq!(h.count(Stagnation), 3);
+        let reason = h.eval().trip().unwrap().reason.clone();
+        assert!(
+            reason.starts_with(
+                "no progress in 3 iterations in a row (3 empty; last: c03aaaa \"Initial plan\")"
+            ),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn benign_empty_commits_pass() {
+        // Copilot's "Initial plan" and a re-trigger commit between real work.
+        assert_eq!(
+            History::new()
+                .empty()
+                .fresh()
+                .fresh()
+                .empty()
+                .fresh()
+                .first_trip(),
+            None
+        );
+        assert_eq!(
+            History::new()
+                .empty()
+                .fresh()
+                .empty()
+                .empty()
+                .fresh()
+                .first_trip(),
+            None
+        );
+    }
+
+    #[test]
+    fn whitespace_only_is_not_progress() {
+        let h = History::new()
+            .fresh()
+            .fresh()
+            .whitespace()
+            .fresh()
+            .whitespace()
+            .fresh()
+            .whitespace();
+        assert_eq!(h.eval().trip().map(|f| f.rule), Some(Stagnation));
+    }
+
+    #[test]
+    fn identical_failures_without_a_code_change_stagnate() {
+        // `run` again on the same tree: the same failure, nothing new.
+        let h = History::new().fresh().fail("a1", 1).rerun().rerun().rerun();
+        assert_eq!(h.count(Stagnation), 3);
+        assert_eq!(h.eval().trip().map(|f| f.rule), Some(SameError));
+    }
+}

@@ -1,0 +1,83 @@
+//! `test_only`: the share of the last `window` attempts since the baseline that only
+//! touched test paths, once there are `min_iterations` of them (an agent editing tests
+//! instead of code). Warns by default.
+
+use super::{Count, Counter, Limit, Window};
+
+pub fn count(w: &Window<'_>) -> Count {
+    let rule = &w.config.rules.test_only;
+    let n = w.recent.len() as u64;
+    let k = w.recent.iter().filter(|f| f.test_only).count() as u64;
+    let counter = Counter {
+        count: k,
+        limit: Limit::Share {
+            ratio: rule.ratio,
+            of: n,
+            min: rule.min_iterations.into(),
+        },
+    };
+    Count::new(counter, || {
+        format!("{k} of the last {n} iterations only changed tests, not the code under test")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Config, RuleAction};
+    use crate::rules::RuleName::TestOnly;
+    use crate::rules::{Counter, Limit};
+    use crate::testing::History;
+
+    #[test]
+    fn warns_by_default_and_shows_a_share() {
+        let h = History::new()
+            .fresh()
+            .files(&["tests/a.rs"])
+            .fresh()
+            .files(&["src/a.rs"])
+            .fresh()
+            .files(&["tests/b.rs"]);
+        let e = h.eval();
+        assert_eq!(e.trip(), None);
+        assert_eq!(e.warnings().map(|f| f.rule).collect::<Vec<_>>(), [TestOnly]);
+        let c = e.counters[&TestOnly];
+        assert_eq!(
+            c,
+            Counter {
+                count: 2,
+                limit: Limit::Share {
+                    ratio: 0.3,
+                    of: 3,
+                    min: 3
+                }
+            }
+        );
+        assert_eq!(c.describe(), "2 of 3 (30% once 3)");
+        let mut config = Config::default();
+        config.rules.test_only.action = RuleAction::Trip;
+        assert_eq!(h.eval_with(&config).trip().map(|f| f.rule), Some(TestOnly));
+    }
+
+    #[test]
+    fn the_limit_does_not_move_as_attempts_grow() {
+        let mut h = History::new();
+        for _ in 0..6 {
+            h = h.fresh();
+            let c = h.eval().counters[&TestOnly];
+            let Limit::Share { ratio, min, .. } = c.limit else {
+                panic!("a share")
+            };
+            assert_eq!((c.count, ratio, min), (0, 0.3, 3));
+            assert!(!c.reached());
+        }
+        // Below the minimum, nothing fires even at 100%.
+        assert!(
+            !History::new()
+                .fresh()
+                .files(&["tests/a.rs"])
+                .eval()
+                .counters[&TestOnly]
+                .reached()
+        );
+    }
+}
