@@ -3,299 +3,16 @@
 //! event payloads (tests/fixtures/github/events), and the wiremock GitHub of
 //! tests/support/github_fake.rs standing in for the API.
 
-#[path = "support/github_fake.rs"]
-mod github_fake;
-#[path = "support/gitrepo.rs"]
-mod gitrepo;
+mod support;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use support::ci::*;
 
-use assert_cmd::Command;
-use github_fake::{
-    BOT_LOGIN, CommitSpec, FakeGitHub, Fault, FileSpec, JobSpec, LogSpec, PrSpec, RecordedRequest,
-    RunSpec,
-};
-use gitrepo::TestRepo;
 use loopguard::github::{GitHubClient, RepoId, Token};
-
-const TOKEN: &str = "ghs_ci0test0SECRET0token0value0123456789";
-const ZWSP: char = '\u{200B}';
-const COPILOT: (&str, &str) = ("Copilot", "198982749+Copilot@users.noreply.github.com");
-const BRANCH: &str = "copilot/fix-word-count";
-const LABEL: &str = "loopguard:stuck";
-/// The config of the base branch in most tests: every PR channel on.
-const CONFIG: &str = "on_trip:\n  notify: [summary, label, comment, issue]\n";
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/github")
-}
-
-/// A log: `runner/scenario/file` from the real runner logs of tests/fixtures/logs, or a
-/// file name from tests/fixtures/github/logs.
-fn log_file(name: &str) -> PathBuf {
-    if name.contains('/') {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/logs")
-            .join(name)
-    } else {
-        fixtures().join("logs").join(name)
-    }
-}
-
-fn log_path(name: &str) -> String {
-    log_file(name).display().to_string()
-}
-
-fn log_text(name: &str) -> String {
-    std::fs::read_to_string(log_file(name)).unwrap()
-}
-
-/// `cargo test` failing `counts_three_words` with the same assertion, as four different
-/// runs print it (plain, other line numbers, colour, backtrace).
-const SAME_LOGS: [&str; 4] = [
-    "cargo/assert-count/plain.log",
-    "cargo/assert-count/shifted.log",
-    "cargo/assert-count/color.log",
-    "cargo/assert-count/threads1-backtrace.log",
-];
-/// The same failure in a GitHub Actions job log.
-const SAME_JOB_LOG: &str = "cargo/assert-count/gha.log";
-const OTHER_LOG: &str = "cargo/two-failures/plain.log";
-const PASS_LOG: &str = "cargo/passing/plain.log";
-
-/// An event payload fixture with its placeholders filled.
-fn payload(name: &str, fill: &[(&str, &str)]) -> String {
-    let mut text = std::fs::read_to_string(fixtures().join("events").join(name)).unwrap();
-    for (k, v) in fill {
-        text = text.replace(k, v);
-    }
-    text
-}
-
-/// What one run of `loopguard ci` left.
-#[derive(Debug)]
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    outputs: BTreeMap<String, String>,
-    summary: String,
-}
-
-/// Reads a `GITHUB_OUTPUT` file (`name<<DELIMITER\nvalue\nDELIMITER\n` entries).
-fn parse_outputs(text: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let (name, delimiter) = line.split_once("<<").expect("heredoc entries only");
-        let mut value = Vec::new();
-        for l in lines.by_ref() {
-            if l == delimiter {
-                break;
-            }
-            value.push(l);
-        }
-        out.insert(name.to_owned(), value.join("\n"));
-    }
-    out
-}
-
-/// Runs `loopguard ci` in `checkout` as a GitHub Actions step would.
-fn run_ci(
-    gh: &FakeGitHub,
-    checkout: &TestRepo,
-    event: &str,
-    payload: &str,
-    args: &[&str],
-) -> Outcome {
-    let bin = assert_cmd::cargo::cargo_bin("loopguard");
-    let mut all = vec!["ci"];
-    all.extend_from_slice(args);
-    run_step(gh, checkout, event, payload, &bin, &all, &[])
-}
-
-/// Runs `program` as a step of a job triggered by `event`: the Actions variables and
-/// runtime files set, the API at the fake.
-fn run_step(
-    gh: &FakeGitHub,
-    checkout: &TestRepo,
-    event: &str,
-    payload: &str,
-    program: &Path,
-    args: &[&str],
-    env: &[(&str, &str)],
-) -> Outcome {
-    let tmp = tempfile::tempdir().unwrap();
-    let event_path = tmp.path().join("event.json");
-    let output = tmp.path().join("output");
-    let summary = tmp.path().join("summary");
-    std::fs::write(&event_path, payload).unwrap();
-    let mut cmd = std::process::Command::new(program);
-    checkout.apply_env(&mut cmd);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("GITHUB_") || k.starts_with("RUNNER_") || k.starts_with("LOOPGUARD_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.current_dir(checkout.path())
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_API_URL", gh.uri())
-        .env("GITHUB_SERVER_URL", "https://github.com")
-        .env("GITHUB_REPOSITORY", gh.repository())
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_EVENT_NAME", event)
-        .env("GITHUB_EVENT_PATH", &event_path)
-        .env("GITHUB_OUTPUT", &output)
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_RUN_ID", "990001")
-        .env("GITHUB_SHA", "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed")
-        .env("LOOPGUARD_GITHUB_TIME_SCALE", "0.001")
-        .env("LOOPGUARD_NOW", "2026-11-25T12:00:00Z")
-        .env("NO_COLOR", "1")
-        .args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = Command::from_std(cmd).output().unwrap();
-    let outcome = Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
-        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
-    };
-    assert!(
-        !outcome.stdout.contains(TOKEN) && !outcome.stderr.contains(TOKEN),
-        "the token leaked: {outcome:?}"
-    );
-    outcome
-}
-
-/// The fake's view of a commit of `repo`, as the commits API would serve it.
-fn commit_spec(repo: &TestRepo, sha: &str) -> CommitSpec {
-    let field = |fmt: &str| repo.git(&["log", "-1", &format!("--format={fmt}"), sha]);
-    let mut spec = CommitSpec::new(sha, field("%B").trim_end())
-        .author(&field("%an"), &field("%ae"), None)
-        .tree(&repo.tree(sha))
-        .date(&field("%cI"));
-    for p in field("%P").split_whitespace() {
-        spec = spec.parent(p);
-    }
-    let mut files = Vec::new();
-    let numstat = repo.git(&["diff-tree", "-r", "--no-commit-id", "--numstat", sha]);
-    let status = repo.git(&["diff-tree", "-r", "--no-commit-id", "--name-status", sha]);
-    for (num, st) in numstat.lines().zip(status.lines()) {
-        let mut n = num.split('\t');
-        let added: u64 = n.next().unwrap().parse().unwrap_or(0);
-        let deleted: u64 = n.next().unwrap().parse().unwrap_or(0);
-        let path = n.next().unwrap();
-        let diff = repo.git(&["diff-tree", "-p", "-r", "--no-commit-id", sha, "--", path]);
-        let patch = diff.find("@@").map(|at| format!("{}\n", &diff[at..]));
-        let mut f = match st.chars().next() {
-            Some('A') => FileSpec::added(path, added),
-            Some('D') => FileSpec::removed(path, deleted),
-            _ => FileSpec::modified(path, added, deleted),
-        };
-        f.patch = patch;
-        files.push(f);
-    }
-    spec.files(files)
-}
-
-/// A repository whose `main` holds the word counter and `config`, and an agent branch.
-struct Project {
-    repo: TestRepo,
-    base: String,
-    attempts: Vec<String>,
-}
-
-impl Project {
-    fn new(config: &str) -> Project {
-        let repo = TestRepo::new();
-        repo.author("Maintainer", "maintainer@example.com");
-        repo.write(".loopguard.yml", config);
-        repo.write(
-            "src/lib.rs",
-            "pub fn count_words(s: &str) -> usize {\n    s.len()\n}\n",
-        );
-        let base = repo.commit("Word counter");
-        repo.checkout_new(BRANCH);
-        repo.author(COPILOT.0, COPILOT.1);
-        Project {
-            repo,
-            base,
-            attempts: Vec::new(),
-        }
-    }
-
-    /// The agent commits another version of the counter.
-    fn attempt(&mut self, body: &str, message: &str) -> String {
-        self.repo.write(
-            "src/lib.rs",
-            format!("pub fn count_words(s: &str) -> usize {{\n    {body}\n}}\n"),
-        );
-        let sha = self.repo.commit(message);
-        self.attempts.push(sha.clone());
-        sha
-    }
-
-    /// The agent pushes an empty commit (to re-run CI).
-    fn attempt_empty(&mut self, message: &str) -> String {
-        let sha = self.repo.commit_empty(message);
-        self.attempts.push(sha.clone());
-        sha
-    }
-
-    /// The PR as the fake serves it, its head at `head`.
-    fn pr(&self, number: u64, head: &str) -> PrSpec {
-        let upto = self.attempts.iter().position(|a| a == head).unwrap();
-        PrSpec::new(number, head)
-            .base("main", &self.base)
-            .head_ref(BRANCH)
-            .commits(
-                self.attempts[..=upto]
-                    .iter()
-                    .map(|sha| commit_spec(&self.repo, sha))
-                    .collect(),
-            )
-    }
-
-    fn sync_event(&self, head: &str) -> String {
-        payload(
-            "pull_request.synchronize.json",
-            &[
-                ("{{HEAD_SHA}}", head),
-                ("{{BASE_SHA}}", &self.base),
-                ("{{BEFORE}}", &self.base),
-            ],
-        )
-    }
-}
-
-fn writes(gh: &FakeGitHub) -> Vec<String> {
-    gh.writes()
-        .iter()
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect()
-}
-
-fn count(requests: &[RecordedRequest], method: &str, suffix: &str) -> usize {
-    requests
-        .iter()
-        .filter(|r| r.method == method && r.path.ends_with(suffix))
-        .count()
-}
-
-fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
-    let ours: Vec<_> = gh
-        .comments_on(pr)
-        .into_iter()
-        .filter(|c| c.author.as_deref() == Some(BOT_LOGIN))
-        .collect();
-    assert_eq!(ours.len(), 1, "exactly one loopguard comment: {ours:#?}");
-    ours[0].body.clone()
-}
+use support::github_fake::{
+    BOT_LOGIN, CommitSpec, FakeGitHub, Fault, FileSpec, JobSpec, LogSpec, PrSpec, RunSpec,
+};
+use support::gitrepo::TestRepo;
 
 /// Different code each time, the same failing test with the same error.
 const SAME: [(&str, &str); 4] = [
@@ -1036,22 +753,17 @@ fn the_action_passes_multiline_inputs_and_fail_on_trip_decides() {
         log_path(SAME_LOGS[1])
     );
     let step = |fail_on_trip: &str, dry_run: &str| {
-        run_step(
-            &gh,
-            &p.repo,
-            "pull_request",
-            &p.sync_event(&head),
-            &bash,
-            &["--noprofile", "--norc", "-eo", "pipefail", "-c", &script],
-            &[
-                ("LOOPGUARD", bin.to_str().unwrap()),
-                ("INPUT_LOG", &logs),
-                ("INPUT_JUNIT", ""),
-                ("INPUT_CONFIG", ""),
-                ("INPUT_FAIL_ON_TRIP", fail_on_trip),
-                ("INPUT_DRY_RUN", dry_run),
-            ],
-        )
+        CiStep::new(&gh, &p.repo)
+            .event("pull_request", &p.sync_event(&head))
+            .program(&bash)
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+            .env("LOOPGUARD", bin.to_str().unwrap())
+            .env("INPUT_LOG", &logs)
+            .env("INPUT_JUNIT", "")
+            .env("INPUT_CONFIG", "")
+            .env("INPUT_FAIL_ON_TRIP", fail_on_trip)
+            .env("INPUT_DRY_RUN", dry_run)
+            .run()
     };
     let out = step("false", "true");
     assert_eq!(out.code, 0, "fail-on-trip off: the step passes: {out:#?}");
@@ -1137,18 +849,13 @@ fn github_enterprise_api_urls_work() {
     gh.add_pr(p.pr(7, &head));
     let bin = assert_cmd::cargo::cargo_bin("loopguard");
     let api = gh.enterprise_uri();
-    let out = run_step(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &bin,
-        &["ci", "--log", &log_path(SAME_LOGS[0])],
-        &[
-            ("GITHUB_API_URL", &api),
-            ("GITHUB_SERVER_URL", "https://ghe.example.com"),
-        ],
-    );
+    let out = CiStep::new(&gh, &p.repo)
+        .event("pull_request", &p.sync_event(&head))
+        .program(&bin)
+        .args(["ci", "--log", &log_path(SAME_LOGS[0])])
+        .env("GITHUB_API_URL", &api)
+        .env("GITHUB_SERVER_URL", "https://ghe.example.com")
+        .run();
     assert_eq!(out.code, 0, "{out:#?}");
     assert_eq!(gh.comments_on(7).len(), 1);
 }
@@ -1333,15 +1040,12 @@ fn a_personal_token_trusts_its_own_comments() {
     for (body, log) in &SAME[..2] {
         let head = p.attempt(body, "Try");
         gh.add_pr(p.pr(7, &head));
-        let out = run_step(
-            &gh,
-            &p.repo,
-            "pull_request",
-            &p.sync_event(&head),
-            &bin,
-            &["ci", "--log", &log_path(log)],
-            &[("GITHUB_TOKEN", "ghp_personal0token0value0123456789abcdef")],
-        );
+        let out = CiStep::new(&gh, &p.repo)
+            .event("pull_request", &p.sync_event(&head))
+            .program(&bin)
+            .args(["ci", "--log", &log_path(log)])
+            .env("GITHUB_TOKEN", "ghp_personal0token0value0123456789abcdef")
+            .run();
         assert_eq!(out.code, 0, "{out:#?}");
         assert!(!out.stderr.contains("ghp_personal"), "{}", out.stderr);
     }

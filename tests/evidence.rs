@@ -1,62 +1,26 @@
 //! Test evidence end to end: `run -- CMD`, `ingest`, `fingerprint`, and the rules that use
 //! it (`same_error`, `false_completion` with real evidence, progress through tests).
 
-#[path = "support/gitrepo.rs"]
-mod gitrepo;
+mod support;
 
-use std::path::{Path, PathBuf};
-
-use gitrepo::TestRepo;
 use serde_json::Value;
+use support::{Ran, TestRepo, fixture, lg as lg_cmd, lg_at, replay_log, status};
 
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("loopguard")
+fn lg(repo: &TestRepo, args: &[&str]) -> Ran {
+    lg_cmd(repo).args(args).run()
 }
 
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/logs")
-        .join(rel)
-}
-
-fn lg(repo: &TestRepo, args: &[&str]) -> std::process::Output {
-    let mut cmd = repo.command(bin());
-    cmd.args(args);
-    cmd.output().expect("loopguard runs")
-}
-
-fn status(repo: &TestRepo) -> Value {
-    let out = lg(repo, &["status", "--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
+/// A repository with a word counter, guarded; its commits are the agent's.
 fn guarded() -> TestRepo {
     let repo = TestRepo::new();
     repo.write("src/lib.rs", "pub fn count(s: &str) -> usize { s.len() }\n");
     repo.commit("Initial commit");
-    let out = lg(&repo, &["init"]);
-    assert!(out.status.success());
+    lg(&repo, &["init"]).ok();
     repo
 }
 
-/// A "test command" that prints real runner output and fails like the runner did.
-fn replay_log(log: &Path, code: i32) -> Vec<String> {
-    vec![
-        "sh".into(),
-        "-c".into(),
-        format!("cat '{}'; exit {code}", log.display()),
-    ]
-}
-
-fn run(repo: &TestRepo, cmd: &[String]) -> std::process::Output {
-    let mut args: Vec<&str> = vec!["run", "--"];
-    args.extend(cmd.iter().map(String::as_str));
-    lg(repo, &args)
+fn run(repo: &TestRepo, cmd: &[String]) -> Ran {
+    lg_cmd(repo).args(["run", "--"]).args(cmd).run()
 }
 
 #[test]
@@ -71,24 +35,19 @@ fn the_same_failure_three_times_with_code_changes_trips_same_error() {
     for (i, v) in variants.iter().enumerate() {
         repo.append("src/lib.rs", &format!("// attempt {i}\n"));
         let out = run(&repo, &replay_log(v, 101));
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stdout = out.stdout;
         assert!(
             stdout.contains("test result: ") && stdout.contains("FAILED"),
             "the output is shown live: {stdout}"
         );
         if i < 2 {
             assert_eq!(
-                out.status.code(),
+                out.code,
                 Some(101),
                 "the test command's own status passes through"
             );
         } else {
-            assert_eq!(
-                out.status.code(),
-                Some(86),
-                "this iteration trips: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_eq!(out.code, Some(86), "this iteration trips: {}", out.stderr);
         }
     }
     let s = status(&repo);
@@ -102,7 +61,7 @@ fn the_same_failure_three_times_with_code_changes_trips_same_error() {
     );
     // The report names the failing test and the normalised first error line.
     let out = lg(&repo, &["report"]);
-    let md = String::from_utf8_lossy(&out.stdout);
+    let md = out.stdout;
     assert!(md.contains("**First error:**"), "{md}");
     assert!(md.contains("**Failing:** `counts_words_in_file`"), "{md}");
     let _ = log;
@@ -122,12 +81,7 @@ fn a_failure_that_changes_each_time_does_not_trip() {
     {
         repo.append("src/lib.rs", &format!("// attempt {i}\n"));
         let out = run(&repo, &replay_log(&fixture(f), 101));
-        assert_eq!(
-            out.status.code(),
-            Some(101),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_eq!(out.code, Some(101), "{}", out.stderr);
     }
     assert_eq!(status(&repo)["state"], "closed");
 }
@@ -158,10 +112,10 @@ fn tests_on_uncommitted_changes_are_adopted_by_the_commit() {
         "pub fn count(s: &str) -> usize { s.split(' ').count() }\n",
     );
     let out = run(&repo, &["true".to_owned()]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.code, Some(0));
     repo.commit("Count words");
     let out = lg(&repo, &["report", "--json"]);
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     let history = doc["history"].as_array().unwrap();
     assert_eq!(history.len(), 1, "{doc}");
     assert_eq!(history[0]["id"], repo.head());
@@ -217,13 +171,9 @@ fn ingest_records_ci_evidence_on_any_commit() {
             xml.to_str().unwrap(),
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("fail"));
-    let doc: Value = serde_json::from_slice(&lg(&repo, &["report", "--json"]).stdout).unwrap();
+    assert!(out.success(), "{}", out.stderr);
+    assert!(out.stdout.contains("fail"));
+    let doc: Value = serde_json::from_str(&lg(&repo, &["report", "--json"]).stdout).unwrap();
     let h = doc["history"].as_array().unwrap();
     assert_eq!(h[0]["id"], first);
     assert_eq!(h[0]["test"]["outcome"], "fail");
@@ -231,33 +181,30 @@ fn ingest_records_ci_evidence_on_any_commit() {
     assert!(h[1].get("test").is_none());
 
     let out = lg(&repo, &["ingest", "/nonexistent.log"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.log"));
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("/nonexistent.log"));
 }
 
 #[test]
 fn fingerprint_prints_the_contract_document() {
-    let out = std::process::Command::new(bin())
-        .args([
-            "fingerprint",
-            "--json",
-            fixture("pytest/assert-count/plain.log").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = lg_at(tmp.path())
+        .args(["fingerprint", "--json"])
+        .arg(fixture("pytest/assert-count/plain.log"))
+        .run()
+        .ok()
+        .json();
     assert_eq!(doc["schema"], 1);
     assert_eq!(doc["runner"], "pytest");
     assert_eq!(doc["signature"].as_str().unwrap().len(), 64);
     assert_eq!(doc["failures"][0]["kind"], "test");
 
-    let passing = std::process::Command::new(bin())
+    let doc = lg_at(tmp.path())
         .args(["fingerprint", "--json", "-"])
-        .stdin(std::fs::File::open(fixture("cargo/passing/plain.log")).unwrap())
-        .output()
-        .unwrap();
-    let doc: Value = serde_json::from_slice(&passing.stdout).unwrap();
+        .stdin(std::fs::read(fixture("cargo/passing/plain.log")).unwrap())
+        .run()
+        .ok()
+        .json();
     assert_eq!(doc["signature"], Value::Null);
 }
 
@@ -274,17 +221,12 @@ fn a_real_cargo_test_failure_is_recorded() {
     );
     repo.write(".gitignore", "target/\n");
     repo.commit("Word count");
-    let mut cmd = repo.command(bin());
-    cmd.args(["run", "--", "cargo", "test", "--offline", "-q"]);
-    cmd.env("CARGO_TARGET_DIR", repo.path().join("target"));
-    let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(101),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&lg(&repo, &["report", "--json"]).stdout).unwrap();
+    lg_cmd(&repo)
+        .args(["run", "--", "cargo", "test", "--offline", "-q"])
+        .env("CARGO_TARGET_DIR", repo.path().join("target"))
+        .run()
+        .code(101);
+    let doc: Value = serde_json::from_str(&lg(&repo, &["report", "--json"]).stdout).unwrap();
     let t = &doc["history"].as_array().unwrap().last().unwrap()["test"];
     assert_eq!(t["outcome"], "fail");
     assert_eq!(t["runner"], "cargo");

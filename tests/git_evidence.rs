@@ -1,15 +1,14 @@
 //! `loopguard::git` against real repositories made by real `git`, checked against what
 //! git itself reports (`diff-tree --numstat`, `rev-list --topo-order`, `patch-id`).
 
-#[path = "support/gitrepo.rs"]
-mod gitrepo;
+mod support;
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use gitrepo::TestRepo;
 use loopguard::git::{GitError, Repo};
 use loopguard::iteration::{FileChange, FileStatus, Iteration};
+use support::TestRepo;
 
 fn open(repo: &TestRepo) -> Repo {
     Repo::discover(repo.path()).unwrap()
@@ -394,10 +393,13 @@ fn whitespace_reformat_of_the_change_keeps_the_patch_id() {
     r.write("f.py", "def f():\n    return  2 \n");
     let spaced = r.commit("Return two, spaced");
     let repo = open(&r);
-    assert_eq!(
-        repo.iteration(&plain).unwrap().patch_id,
-        repo.iteration(&spaced).unwrap().patch_id
-    );
+    let plain_id = repo.iteration(&plain).unwrap().patch_id;
+    assert!(plain_id.is_some(), "a real change has a patch id");
+    assert_eq!(plain_id, repo.iteration(&spaced).unwrap().patch_id);
+    // A different change has a different one.
+    r.write("f.py", "def f():\n    return 3\n");
+    let three = r.commit("Return three");
+    assert_ne!(repo.iteration(&three).unwrap().patch_id, plain_id);
 }
 
 #[test]
@@ -485,13 +487,13 @@ fn ranges_survive_skewed_commit_dates() {
     }
     r.checkout_new("topic");
     // The topic's clock runs two days behind its base.
-    r.set_now(gitrepo::EPOCH - 2 * 86_400);
+    r.set_now(support::gitrepo::EPOCH - 2 * 86_400);
     for i in 0..3 {
         r.write("t.txt", format!("{i}\n"));
         r.commit(&format!("topic {i}"));
     }
     r.checkout("main");
-    r.set_now(gitrepo::EPOCH + 86_400);
+    r.set_now(support::gitrepo::EPOCH + 86_400);
     r.write("f.txt", "later\n");
     r.commit("main later");
     r.merge("topic", "Merge topic");

@@ -1,74 +1,30 @@
 //! Agent harnesses and trip actions end to end: the three classic loops, `event`,
 //! `finish`, and what a trip does (pause, alert, abort, escalate, webhook, the prompt).
 
-#[path = "support/gitrepo.rs"]
-mod gitrepo;
+mod support;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gitrepo::TestRepo;
 use serde_json::Value;
+use support::{Ran, TestRepo, bin, fixture, guarded, lg as lg_cmd, status};
 
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("loopguard")
+fn lg(repo: &TestRepo, args: &[&str]) -> Ran {
+    lg_cmd(repo).args(args).run()
 }
 
-fn lg(repo: &TestRepo, args: &[&str]) -> std::process::Output {
-    let mut cmd = repo.command(bin());
-    cmd.args(args).env("LOOPGUARD_NO_PROMPT", "1");
-    cmd.output().expect("loopguard runs")
-}
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn status(repo: &TestRepo) -> Value {
-    json(&lg(repo, &["status", "--json"]))
+fn json(out: &Ran) -> Value {
+    out.json()
 }
 
 fn event(repo: &TestRepo, args: &[&str]) -> (i32, Value) {
-    let mut all = vec!["event", "--json"];
-    all.extend_from_slice(args);
-    let out = lg(repo, &all);
-    (out.status.code().unwrap(), json(&out))
+    let out = lg_cmd(repo).args(["event", "--json"]).args(args).run();
+    (out.code.expect("an exit code"), out.json())
 }
 
-/// A repository whose maintainer committed `config` (if any) and set loopguard up.
-fn guarded(config: &str) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.author("Maintainer", "maintainer@example.com");
-    repo.write("src/lib.rs", "pub fn answer() -> u32 { 41 }\n");
-    if !config.is_empty() {
-        repo.write(".loopguard.yml", config);
-    }
-    repo.commit("Initial commit");
-    let out = lg(&repo, &["init"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    repo.as_agent();
-    repo
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/logs")
-        .join(rel)
-}
-
-fn failing_tests(repo: &TestRepo) -> std::process::Output {
+fn failing_tests(repo: &TestRepo) -> Ran {
     let log = fixture("pytest/assert-count/plain.log");
     lg(
         repo,
@@ -172,7 +128,7 @@ fn planner_verifier_loop_stops_at_three_with_the_failing_command_in_the_report()
     assert_eq!(rounds, 3, "the verifier edge's threshold is 3");
     let s = status(&repo);
     assert_eq!(s["rule"], "edge_loop", "{s}");
-    let md = String::from_utf8_lossy(&lg(&repo, &["report"]).stdout).into_owned();
+    let md = lg(&repo, &["report"]).stdout;
     assert!(md.contains("## Last test run"), "{md}");
     assert!(md.contains("**Command:** `sh -c"), "{md}");
     assert!(md.contains("**Signature:** `"), "{md}");
@@ -339,12 +295,12 @@ fn abort_is_terminal_until_reset() {
         repo.commit_empty("nothing");
     }
     let out = lg(&repo, &["resume"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("only `loopguard reset`"));
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("only `loopguard reset`"));
     repo.write("x.txt", "x\n");
     repo.git(&["add", "-A"]);
     assert!(!repo.try_git(&["commit", "-q", "-m", "x"]).status.success());
-    assert!(lg(&repo, &["reset"]).status.success());
+    assert!(lg(&repo, &["reset"]).success());
     assert!(repo.try_git(&["commit", "-q", "-m", "x"]).status.success());
     assert_eq!(status(&repo)["state"], "closed");
 }

@@ -1,68 +1,45 @@
 //! The local guard end to end: real repositories, real `git` commits running the real
 //! hooks that `loopguard init` installs, the real binary.
 
-#[path = "support/gitrepo.rs"]
-mod gitrepo;
+mod support;
 
 use std::path::Path;
 
-use gitrepo::TestRepo;
 use serde_json::Value;
+use support::{Ran, TestRepo, bin, lg as lg_cmd, lg_at};
 
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("loopguard")
+/// `loopguard ARGS` in `dir`.
+fn lg_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> Ran {
+    lg_cmd(repo).dir(dir).args(args).run()
 }
 
-/// `loopguard ARGS` in `dir` with the repository's pinned environment.
-fn lg_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = repo.command(bin());
-    cmd.current_dir(dir).args(args);
-    cmd.output().expect("loopguard runs")
+fn lg(repo: &TestRepo, args: &[&str]) -> Ran {
+    lg_cmd(repo).args(args).run()
 }
 
-fn lg(repo: &TestRepo, args: &[&str]) -> std::process::Output {
-    lg_in(repo, repo.path(), args)
+fn ok(out: &Ran) -> String {
+    out.clone().ok().stdout
 }
 
-fn ok(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
+/// What a git command (running the hooks) printed on stderr.
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn status_in(repo: &TestRepo, dir: &Path) -> Value {
-    let out = lg_in(repo, dir, &["status", "--json"]);
-    serde_json::from_str(&ok(&out)).expect("status --json is JSON")
+    lg_in(repo, dir, &["status", "--json"]).ok().json()
 }
 
 fn status(repo: &TestRepo) -> Value {
-    status_in(repo, repo.path())
+    support::status(repo)
 }
 
 fn state(repo: &TestRepo) -> String {
-    status(repo)["state"].as_str().unwrap().to_owned()
+    support::state(repo)
 }
 
-/// A repository with one maintainer commit and loopguard set up on `main`; commits after
-/// this are the agent's.
 fn guarded() -> TestRepo {
-    let repo = TestRepo::new();
-    repo.author("Maintainer", "maintainer@example.com");
-    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
-    repo.write("README.md", "demo\n");
-    repo.commit("Initial commit");
-    ok(&lg(&repo, &["init"]));
-    repo.as_agent();
-    repo
+    support::guarded("")
 }
 
 /// Commits that each add new content.
@@ -382,7 +359,7 @@ fn an_existing_hook_keeps_running_and_uninstall_restores_it() {
     ok(&lg(&repo, &["init"]));
     let second = lg(&repo, &["init"]);
     ok(&second);
-    assert!(stderr(&second).contains("already installed"));
+    assert!(second.stderr.contains("already installed"));
     repo.write("a.txt", "a\n");
     repo.commit("One");
     let log = repo.path().join(".git/mine.log");
@@ -445,11 +422,7 @@ fn two_worktrees_committing_at_once_lose_nothing() {
                             .env_remove("GIT_DIR")
                             .output()
                             .unwrap();
-                        assert!(
-                            out.status.success(),
-                            "{}",
-                            String::from_utf8_lossy(&out.stderr)
-                        );
+                        assert!(out.status.success(), "{}", stderr(&out));
                     };
                     run(&["add", "-A"]);
                     run(&["commit", "-q", "-m", &format!("step {i}")]);
@@ -514,19 +487,19 @@ fn malformed_config_is_exit_2_with_file_line_and_key_and_hooks_fail_open() {
         "window: 10\nrules:\n  stagnation: {threshold: 3, bogus: 1}\n",
     );
     let out = lg(&repo, &["status"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    assert_eq!(out.code, Some(2));
+    let err = out.stderr;
     assert!(err.contains(".loopguard.yml:3:"), "{err}");
     assert!(err.contains("rules.stagnation.bogus"), "{err}");
     assert!(err.contains("unknown field"), "{err}");
 
     repo.write(".loopguard.yml", "window: ten\n");
     let out = lg(&repo, &["check"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.code, Some(2));
     assert!(
-        stderr(&out).contains(".loopguard.yml:1:9: window:"),
+        out.stderr.contains(".loopguard.yml:1:9: window:"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
 
     // A hook with a broken config warns and lets the commit through.
@@ -548,8 +521,8 @@ fn a_corrupt_state_file_is_kept_aside_and_rebuilt_from_git() {
 
     // Readers say what is wrong, with exit 2.
     let out = lg(&repo, &["status"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("corrupt"), "{}", stderr(&out));
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("corrupt"), "{}", out.stderr);
 
     // The next hook keeps the file aside and rebuilds the run from history.
     let commit = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "c"]);
@@ -594,8 +567,8 @@ fn check_is_stateless_and_gates() {
         &repo,
         &["check", "--range", &format!("{base}..HEAD"), "--json"],
     );
-    assert_eq!(out.status.code(), Some(1));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.code, Some(1));
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["schema"], 1);
     assert_eq!(doc["rule"], "stagnation");
     assert_eq!(doc["history"].as_array().unwrap().len(), 5);
@@ -606,9 +579,9 @@ fn check_is_stateless_and_gates() {
     );
 
     let out = lg(&repo, &["check", "--range", &format!("{base}..HEAD~3")]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
     let out = lg(&repo, &["check", "--range", "nope..HEAD"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.code, Some(2));
 }
 
 #[test]
@@ -619,27 +592,19 @@ fn replay_reads_records_and_names_bad_lines() {
         .map(|i| format!(r#"{{"id":"c{i}","tree":"t","parent_tree":"t","files":[]}}"#))
         .collect();
     std::fs::write(&file, lines.join("\n")).unwrap();
-    let out = std::process::Command::new(bin())
-        .current_dir(tmp.path())
+    let doc = lg_at(tmp.path())
         .args(["replay", "--json", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        .run()
+        .code(1)
+        .json();
     assert_eq!(doc["rule"], "stagnation");
 
     std::fs::write(&file, format!("{}\nnot json\n", lines[0])).unwrap();
-    let out = std::process::Command::new(bin())
-        .current_dir(tmp.path())
+    lg_at(tmp.path())
         .args(["replay", file.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("it.jsonl:2: not an iteration record"),
-        "{}",
-        stderr(&out)
-    );
+        .run()
+        .code(2)
+        .stderr_has("it.jsonl:2: not an iteration record");
 }
 
 #[test]
@@ -654,7 +619,7 @@ fn detached_head_root_commit_and_shallow_clone() {
     // Detached HEAD: commits are recorded under `(detached)`, with a warning at init.
     repo.checkout(&repo.head());
     let out = lg(&repo, &["init"]);
-    assert!(stderr(&out).contains("detached"), "{}", stderr(&out));
+    assert!(out.stderr.contains("detached"), "{}", out.stderr);
     repo.commit_empty("d1");
     assert_eq!(status(&repo)["iterations"], 1);
 
@@ -666,29 +631,59 @@ fn detached_head_root_commit_and_shallow_clone() {
     }
     let shallow = TestRepo::clone_from(&source, &["--depth", "3"]);
     let out = lg(&shallow, &["check", "--range", "HEAD", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["history"].as_array().unwrap().len(), 3);
 }
 
 #[test]
 fn not_a_repository_is_exit_3() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin())
-        .current_dir(tmp.path())
+    lg_at(tmp.path())
         .env("GIT_CEILING_DIRECTORIES", tmp.path().parent().unwrap())
-        .args(["status"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("not a git repository"));
+        .arg("status")
+        .run()
+        .code(3)
+        .stderr_has("not a git repository");
 }
 
 #[test]
 fn completions_print_a_script() {
-    let out = std::process::Command::new(bin())
-        .args(["completions", "bash"])
+    let tmp = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = lg_at(tmp.path())
+            .args(["completions", shell])
+            .run()
+            .ok()
+            .stdout_has("loopguard");
+        // Every subcommand is offered.
+        for sub in ["init", "status", "replay", "resume", "reset"] {
+            assert!(
+                out.stdout.contains(sub),
+                "{shell}: no {sub}:\n{}",
+                out.stdout
+            );
+        }
+    }
+    // The bash script is valid bash.
+    let script = tmp.path().join("loopguard.bash");
+    std::fs::write(
+        &script,
+        lg_at(tmp.path())
+            .args(["completions", "bash"])
+            .run()
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    let check = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("loopguard"));
+    assert!(check.status.success(), "{}", stderr(&check));
+    lg_at(tmp.path())
+        .args(["completions", "tcsh"])
+        .run()
+        .code(2);
 }

@@ -1,0 +1,246 @@
+//! What every integration test shares: real repositories ([`TestRepo`]), the real binary
+//! driven through a fluent builder ([`lg`] → [`Lg`] → [`Ran`]), the guarded repository most
+//! scenarios start from, and the real runner logs under `tests/fixtures/logs`.
+//!
+//! ```ignore
+//! let repo = guarded("");
+//! repo.commit_empty("nothing");
+//! lg(&repo).args(["status", "--json"]).run().ok().json()["state"] == "closed";
+//! lg(&repo).args(["hook", "pre-commit"]).run().code(1).stderr_has("stagnation");
+//! ```
+//!
+//! Include it with `mod support;` (and `mod support; use support::github_fake;` for the
+//! GitHub fake).
+#![allow(dead_code)]
+
+pub mod ci;
+pub mod github_fake;
+pub mod gitrepo;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub use gitrepo::TestRepo;
+use serde_json::Value;
+
+/// The `loopguard` binary under test.
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("loopguard")
+}
+
+/// A real runner log: `runner/failure/variant.log` under `tests/fixtures/logs`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/logs")
+        .join(rel)
+}
+
+/// `loopguard …` in `repo`, with the repository's pinned environment.
+pub fn lg(repo: &TestRepo) -> Lg {
+    let mut cmd = repo.command(bin());
+    // A test never answers the interactive prompt.
+    cmd.env("LOOPGUARD_NO_PROMPT", "1");
+    Lg { cmd, stdin: None }
+}
+
+/// `loopguard …` outside any test repository, in `dir` (git's variables of the caller
+/// removed, so a test run from a hook still sees no repository).
+pub fn lg_at(dir: &Path) -> Lg {
+    let mut cmd = Command::new(bin());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GIT_") || k.starts_with("LOOPGUARD_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.current_dir(dir).env("LOOPGUARD_NO_PROMPT", "1");
+    Lg { cmd, stdin: None }
+}
+
+/// One invocation of the binary, built up and then [`Lg::run`].
+pub struct Lg {
+    cmd: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Lg {
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.cmd.arg(arg);
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    /// Runs in `dir` instead of the repository's root.
+    pub fn dir(mut self, dir: &Path) -> Self {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(input.into());
+        self
+    }
+
+    pub fn run(mut self) -> Ran {
+        use std::io::Write;
+        self.cmd.stdin(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        self.cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = self.cmd.spawn().expect("loopguard starts");
+        if let Some(input) = self.stdin.take() {
+            let mut pipe = child.stdin.take().expect("a piped stdin");
+            // The command may exit before it reads everything: that is its answer.
+            let _ = pipe.write_all(&input);
+        }
+        let out = child.wait_with_output().expect("loopguard runs");
+        Ran {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// What one invocation left. The assertions return `self`, so they chain.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// `None` when a signal ended it.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    /// Exit 0, or a panic that shows everything.
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        self.code(0)
+    }
+
+    #[track_caller]
+    pub fn code(self, expected: i32) -> Self {
+        assert_eq!(
+            self.code,
+            Some(expected),
+            "exit code\nstdout: {}\nstderr: {}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stdout_has(self, needle: &str) -> Self {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{}\nstderr: {}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_has(self, needle: &str) -> Self {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_lacks(self, needle: &str) -> Self {
+        assert!(
+            !self.stderr.contains(needle),
+            "stderr has {needle:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    /// stdout as JSON.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr: {}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// `loopguard status --json`.
+#[track_caller]
+pub fn status(repo: &TestRepo) -> Value {
+    lg(repo).args(["status", "--json"]).run().ok().json()
+}
+
+/// The breaker's state now.
+#[track_caller]
+pub fn state(repo: &TestRepo) -> String {
+    status(repo)["state"]
+        .as_str()
+        .expect("status has a state")
+        .to_owned()
+}
+
+/// A repository whose maintainer made the first commit (with `config` as `.loopguard.yml`,
+/// when not empty) and ran `loopguard init` on `main`; commits after this are the agent's.
+pub fn guarded(config: &str) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.author("Maintainer", "maintainer@example.com");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
+    repo.write("README.md", "demo\n");
+    if !config.is_empty() {
+        repo.write(".loopguard.yml", config);
+    }
+    repo.commit("Initial commit");
+    lg(&repo).arg("init").run().ok();
+    repo.as_agent();
+    repo
+}
+
+/// A "test command" that prints a real runner log and exits as that runner did.
+pub fn replay_log(log: &Path, code: i32) -> Vec<String> {
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!("cat '{}'; exit {code}", log.display()),
+    ]
+}
+
+/// `loopguard run -- sh -c 'cat LOG; exit CODE'`: a test run that printed `log`.
+pub fn run_log(repo: &TestRepo, log: &str, code: i32) -> Ran {
+    lg(repo)
+        .args(["run", "--"])
+        .args(replay_log(&fixture(log), code))
+        .run()
+}
