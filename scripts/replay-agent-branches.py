@@ -23,7 +23,7 @@ DEFAULT_DATA = os.path.join(HERE, "..", "..", "shared", "data")
 
 
 def records(branch):
-    """Iteration records (CONTRACT.md) for one branch, oldest first."""
+    """Iteration records (docs/contract.md) for one branch, oldest first."""
     out = []
     trees = {}
     for c in branch["commits"]:

@@ -257,9 +257,17 @@ pub struct Project {
 
 impl Project {
     pub fn new(config: &str) -> Project {
+        Project::with_files(config, &[])
+    }
+
+    /// [`Project::new`] with more files on `main` (workflows, say).
+    pub fn with_files(config: &str, files: &[(&str, &str)]) -> Project {
         let repo = TestRepo::new();
         repo.author("Maintainer", "maintainer@example.com");
         repo.write(".loopguard.yml", config);
+        for (path, content) in files {
+            repo.write(path, content);
+        }
         repo.write(
             "src/lib.rs",
             "pub fn count_words(s: &str) -> usize {\n    s.len()\n}\n",
