@@ -709,6 +709,14 @@ impl FakeGitHub {
             .unwrap_or_default()
     }
 
+    /// A person takes `label` off an issue or PR (as the web UI does, not through the
+    /// recorded API).
+    pub fn remove_label(&self, issue: u64, label: &str) {
+        if let Some(labels) = self.lock().issue_labels.get_mut(&issue) {
+            labels.retain(|l| l != label);
+        }
+    }
+
     /// Names of the repository's labels.
     pub fn repo_labels(&self) -> Vec<String> {
         self.lock().repo_labels.keys().cloned().collect()
