@@ -430,6 +430,24 @@ impl Breaker {
         if self.on_last_model(models) || !Self::escalates(trip.rule) {
             return None;
         }
+        Some(self.hand_over(models, at))
+    }
+
+    /// The prompt's "retry with the next model": as [`Breaker::escalate`], by a person, who
+    /// may hand over any trip.
+    pub fn next_model(&mut self, models: &[String], at: &At<'_>) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        if self.on_last_model(models) {
+            return Err(ResumeError::NoNextModel);
+        }
+        match self.state() {
+            State::Open | State::HalfOpen => Ok(self.hand_over(models, at)),
+            s => Err(ResumeError::NotOpen(s)),
+        }
+    }
+
+    /// open or half-open -> closed on the next model (there is one).
+    fn hand_over(&mut self, models: &[String], at: &At<'_>) -> Event {
         let from = self.state();
         let rule = self.rule();
         self.model += 1;
@@ -441,22 +459,7 @@ impl Breaker {
             "escalated to the next model: {}",
             models[self.model]
         ));
-        Some(e)
-    }
-
-    /// The prompt's "retry with the next model": as [`Breaker::escalate`], by hand.
-    pub fn next_model(&mut self, models: &[String], at: &At<'_>) -> Result<Event, ResumeError> {
-        self.may_change()?;
-        if self.model + 1 >= models.len() {
-            return Err(ResumeError::NoNextModel);
-        }
-        if let Phase::HalfOpen(t) = &self.phase {
-            self.phase = Phase::Open(t.clone());
-        }
-        if !matches!(self.phase, Phase::Open(_)) {
-            return Err(ResumeError::NotOpen(self.state()));
-        }
-        Ok(self.escalate(models, at).expect("open, with a next model"))
+        e
     }
 
     /// The prompt's "continue": closed, every counter restarts.
@@ -800,6 +803,12 @@ mod tests {
             assert!(b.escalate(&models(), &at(3, 0)).is_none(), "{rule}");
             assert_eq!((b.state(), b.model()), (State::Open, 0), "{rule}");
             assert!(b.blocks(TripAction::Escalate));
+            // A person may still hand it over.
+            let e = b.next_model(&models(), &at(3, 9)).unwrap();
+            assert_eq!(
+                (e.kind, b.state(), b.model()),
+                (EventKind::Escalate, State::Closed, 1)
+            );
         }
     }
 
