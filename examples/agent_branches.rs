@@ -110,13 +110,14 @@ fn records(branch: &Value) -> Vec<Value> {
             it["patch_id"] = json!(p);
         }
         let numstat = c["numstat_available"].as_bool().unwrap_or(true);
-        if numstat && c["files_truncated"] != true {
-            if let Some(files) = c["files"].as_array() {
-                it["files"] = files
-                    .iter()
-                    .map(|f| json!({"path": f["path"], "added": f["added"], "deleted": f["deleted"]}))
-                    .collect();
-            }
+        if numstat
+            && c["files_truncated"] != true
+            && let Some(files) = c["files"].as_array()
+        {
+            it["files"] = files
+                .iter()
+                .map(|f| json!({"path": f["path"], "added": f["added"], "deleted": f["deleted"]}))
+                .collect();
         }
         out.push(it);
     }
