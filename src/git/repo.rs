@@ -404,13 +404,8 @@ impl Repo {
     /// The content of `path` (slash-separated, from the repository root) at commit `rev`;
     /// `None` when the path does not exist there or is not a file.
     pub fn blob_at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
-        let id = self.commit_id(rev)?;
-        let tree = self
-            .repo
-            .find_commit(id)
-            .and_then(|c| c.tree())
-            .map_err(|e| GitError::other(format!("cannot read the tree of {rev}"), e))?;
-        let entry = tree
+        let entry = self
+            .tree_of(rev)?
             .lookup_entry_by_path(path)
             .map_err(|e| GitError::other(format!("cannot look up {path} at {rev}"), e))?;
         let Some(entry) = entry else {
@@ -425,6 +420,15 @@ impl Repo {
         Ok(Some(object.detach().data))
     }
 
+    /// The root tree of commit `rev`.
+    fn tree_of(&self, rev: &str) -> Result<gix::Tree<'_>, GitError> {
+        let id = self.commit_id(rev)?;
+        self.repo
+            .find_commit(id)
+            .and_then(|c| c.tree())
+            .map_err(|e| GitError::other(format!("cannot read the tree of {rev}"), e))
+    }
+
     /// The files directly under `dir` at commit `rev` (not in subdirectories), with their
     /// content; files over `max_bytes` are left out. Empty when `dir` does not exist there.
     pub fn files_in(
@@ -433,13 +437,8 @@ impl Repo {
         dir: &str,
         max_bytes: u64,
     ) -> Result<Vec<(String, Vec<u8>)>, GitError> {
-        let id = self.commit_id(rev)?;
-        let tree = self
-            .repo
-            .find_commit(id)
-            .and_then(|c| c.tree())
-            .map_err(|e| GitError::other(format!("cannot read the tree of {rev}"), e))?;
-        let entry = tree
+        let entry = self
+            .tree_of(rev)?
             .lookup_entry_by_path(dir)
             .map_err(|e| GitError::other(format!("cannot look up {dir} at {rev}"), e))?;
         let Some(entry) = entry.filter(|e| e.mode().is_tree()) else {

@@ -13,13 +13,7 @@ impl GitHubClient {
     /// ?ref=…`, 1 request (+1 for files over 1 MB, which GitHub only serves raw). `None`
     /// when the file or the ref does not exist.
     pub fn file_at(&self, path: &str, git_ref: &str) -> Result<Option<Vec<u8>>, Error> {
-        let url = format!(
-            "{}/contents/{}?ref={}",
-            self.repo_path(),
-            encode::file_path(path),
-            encode::component(git_ref)
-        );
-        let call = Call::get(url, Permission::ContentsRead);
+        let call = self.contents_call(path, git_ref);
         let reply = self.send(&call, &[404])?;
         if reply.status == 404 {
             return Ok(None);
@@ -65,13 +59,7 @@ impl GitHubClient {
     /// /repos/{o}/{r}/contents/{path}?ref=…`, 1 request. Empty when the directory or the
     /// ref does not exist.
     pub fn files_in_dir(&self, path: &str, git_ref: &str) -> Result<Vec<String>, Error> {
-        let url = format!(
-            "{}/contents/{}?ref={}",
-            self.repo_path(),
-            encode::file_path(path),
-            encode::component(git_ref)
-        );
-        let call = Call::get(url, Permission::ContentsRead);
+        let call = self.contents_call(path, git_ref);
         let reply = self.send(&call, &[404])?;
         if reply.status == 404 {
             return Ok(Vec::new());
@@ -86,6 +74,17 @@ impl GitHubClient {
             .filter(|e| e.kind == "file")
             .map(|e| e.path)
             .collect())
+    }
+
+    /// `GET /repos/{o}/{r}/contents/{path}?ref={git_ref}`.
+    fn contents_call(&self, path: &str, git_ref: &str) -> Call {
+        let url = format!(
+            "{}/contents/{}?ref={}",
+            self.repo_path(),
+            encode::file_path(path),
+            encode::component(git_ref)
+        );
+        Call::get(url, Permission::ContentsRead)
     }
 
     /// The token's login — `GET /user`, 1 request. `None` for tokens that have no user
