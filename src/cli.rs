@@ -65,8 +65,8 @@ pub enum Command {
     Resume,
     /// Close the breaker and start a new run for the current branch.
     Reset,
-    /// The run's report: status, counters, stop reason, recent iterations.
-    Report(JsonArgs),
+    /// The run's report: status, counters, stop reason, a picture of the loop, iterations.
+    Report(ReportArgs),
     /// The GitHub Actions entry point (see action.yml).
     Ci(CiArgs),
     /// Print shell completions.
@@ -198,6 +198,15 @@ pub struct EventArgs {
 pub struct JsonArgs {
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+    /// One self-contained HTML page (inline SVG and CSS, no script, nothing fetched).
+    #[arg(long)]
+    pub html: bool,
 }
 
 #[derive(Debug, Args)]

@@ -52,7 +52,7 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
         Command::Uninstall => init::uninstall(&ctx),
         Command::Hook(a) => Ok(hook::hook(&ctx, a)),
         Command::Status(a) => state::status(&ctx, a),
-        Command::Report(a) => state::report(&ctx, a.json),
+        Command::Report(a) => state::report(&ctx, &a),
         Command::Resume => state::resume(&ctx),
         Command::Reset => state::reset(&ctx),
         Command::Check(a) => check::check(&ctx, a),
