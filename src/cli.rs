@@ -69,6 +69,8 @@ pub enum Command {
     Report(ReportArgs),
     /// The GitHub Actions entry point (see action.yml).
     Ci(CiArgs),
+    /// Keep one issue listing every agent PR (stuck first), and resume the ticked ones.
+    Dashboard(DashboardArgs),
     /// Print shell completions.
     Completions(CompletionsArgs),
 }
@@ -223,6 +225,20 @@ pub struct CiArgs {
     /// Config file in the base commit (default `.loopguard.yml`).
     #[arg(long, value_name = "PATH")]
     pub config: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// Print the GitHub writes it would make, make none.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Config file (default: `.loopguard.yml` of the checkout, else of the commit the
+    /// workflow runs on).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the dashboard as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

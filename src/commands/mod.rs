@@ -4,10 +4,12 @@
 mod aftermath;
 mod check;
 mod ci;
+mod dashboard;
 mod evidence;
 mod harness;
 mod hook;
 mod init;
+pub mod progress;
 mod state;
 mod workspace;
 
@@ -57,6 +59,7 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
         Command::Reset => state::reset(&ctx),
         Command::Check(a) => check::check(&ctx, a),
         Command::Ci(a) => ci::ci(&ctx, a),
+        Command::Dashboard(a) => dashboard::dashboard(&ctx, a),
         Command::Replay(a) => check::replay(&ctx, a),
         Command::Completions(a) => {
             use clap::CommandFactory;
