@@ -68,7 +68,7 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
             clap_complete::generate(a.shell, &mut cmd, "loopguard", &mut out);
             Ok(exit::OK)
         }
-        Command::Fingerprint(a) => evidence::fingerprint(a),
+        Command::Fingerprint(a) => evidence::fingerprint(&ctx, a),
         Command::Run(a) => evidence::run(&ctx, a),
         Command::Ingest(a) => evidence::ingest(&ctx, a),
         Command::Event(a) => harness::event(&ctx, a),

@@ -10,12 +10,14 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::env::Env;
 
-/// How long work runs before its bar appears.
+#[cfg(test)]
 const DELAY: Duration = Duration::from_secs(1);
 
 pub struct Progress {
     enabled: bool,
     color: bool,
+    /// How long work runs before its bar appears (about a second).
+    delay: Duration,
     work: Option<Work>,
 }
 
@@ -34,6 +36,7 @@ impl Progress {
         Progress {
             enabled: shows(env, json),
             color: env.color(),
+            delay: env.progress_delay(),
             work: None,
         }
     }
@@ -43,8 +46,14 @@ impl Progress {
         Progress {
             enabled: false,
             color: false,
+            delay: Duration::MAX,
             work: None,
         }
+    }
+
+    /// Whether a bar may appear (work worth chunking for it).
+    pub fn enabled(&self) -> bool {
+        self.enabled
     }
 
     /// Starts counting `total` steps of `message`.
@@ -76,12 +85,12 @@ impl Progress {
     }
 
     pub fn add(&mut self, n: u64) {
-        let color = self.color;
+        let (color, delay) = (self.color, self.delay);
         let Some(w) = self.work.as_mut() else {
             return;
         };
         w.done += n;
-        if w.bar.is_none() && w.started.elapsed() >= DELAY {
+        if w.bar.is_none() && w.started.elapsed() >= delay {
             let bar = ProgressBar::with_draw_target(Some(w.total), ProgressDrawTarget::stderr());
             bar.set_style(style(color, w.bytes));
             bar.set_message(w.message.clone());
@@ -102,6 +111,20 @@ impl Progress {
     /// Whether a bar is on the screen now (tests).
     pub fn visible(&self) -> bool {
         self.work.as_ref().is_some_and(|w| w.bar.is_some())
+    }
+}
+
+/// A reader that moves a byte-counting bar as it is read.
+pub struct Reading<'a, R> {
+    pub inner: R,
+    pub progress: &'a mut Progress,
+}
+
+impl<R: std::io::Read> std::io::Read for Reading<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.add(n as u64);
+        Ok(n)
     }
 }
 
