@@ -593,3 +593,51 @@ fn a_long_comment_history_is_read_pr_by_pr_instead() {
     let d = the_dashboard(&gh);
     assert_eq!(rows(&d.body).len(), 3, "{}", d.body);
 }
+
+#[test]
+fn the_action_runs_the_dashboard_with_command_dashboard() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"),
+    )
+    .unwrap();
+    let action: Value = serde_saphyr::from_str(&text).unwrap();
+    let script = action["runs"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "guard")
+        .and_then(|s| s["run"].as_str())
+        .unwrap()
+        .to_owned();
+    let gh = FakeGitHub::start_blocking();
+    let agents = four_prs(&gh);
+    let bin = assert_cmd::cargo::cargo_bin("loopguard");
+    let step = |command: &str| {
+        CiStep::new(&gh, &agents[0].p.repo)
+            .event("workflow_dispatch", "{}")
+            .program(std::path::Path::new("bash"))
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+            .env("LOOPGUARD", bin.to_str().unwrap())
+            .env("INPUT_COMMAND", command)
+            .env("INPUT_LOG", "")
+            .env("INPUT_JUNIT", "")
+            .env("INPUT_CONFIG", "")
+            .env("INPUT_FAIL_ON_TRIP", "true")
+            .env("INPUT_DRY_RUN", "false")
+            .run()
+    };
+    let out = step("dashboard");
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(
+        rows(&the_dashboard(&gh).body),
+        ["⛔ #101", "↺ #102", "✅ #103"]
+    );
+    let out = step("dashbord");
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr
+            .contains("unknown command `dashbord`: ci or dashboard"),
+        "{}",
+        out.stderr
+    );
+}

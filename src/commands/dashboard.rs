@@ -211,30 +211,28 @@ impl Session<'_> {
         self.notes.push(text);
     }
 
-    /// The config: `--config`, else `.loopguard.yml` of the checkout, else the one at the
-    /// commit the workflow runs on (`GITHUB_SHA`, the default branch for a schedule), else
-    /// the defaults. Only its `github:` keys matter here.
+    /// The config: `--config` (in the checkout, else at the commit the workflow runs on),
+    /// else `.loopguard.yml` of the checkout, else the one at the commit the workflow runs
+    /// on (`GITHUB_SHA`: the default branch for a schedule), else the defaults. Only its
+    /// `github:` keys matter here.
     fn load_config(&mut self, explicit: Option<&std::path::Path>) -> Result<Config> {
-        if let Some(p) = explicit {
-            let p = self.ctx.dir.join(p);
-            if !p.exists() {
-                return Err(Error::input(format!(
-                    "{}: no such config file; hint: pass the path of .loopguard.yml",
-                    p.display()
-                ))
-                .into());
-            }
-            return Ok(crate::config_file::load(&p)?);
-        }
-        let local = self.ctx.dir.join(CONFIG_FILE);
+        let path = explicit.unwrap_or(std::path::Path::new(CONFIG_FILE));
+        let local = self.ctx.dir.join(path);
         if local.exists() {
             return Ok(crate::config_file::load(&local)?);
         }
+        let shown_path = path.display().to_string();
         if let Some(sha) = self.ctx.env.var("GITHUB_SHA")
-            && let Some(bytes) = self.client.file_at(CONFIG_FILE, sha)?
+            && let Some(bytes) = self.client.file_at(&shown_path, sha)?
         {
-            let shown = PathBuf::from(format!("{CONFIG_FILE}@{}", &sha[..sha.len().min(10)]));
+            let shown = PathBuf::from(format!("{shown_path}@{}", &sha[..sha.len().min(10)]));
             return Ok(Config::parse_bytes(&bytes, &shown)?);
+        }
+        if explicit.is_some() {
+            return Err(Error::input(format!(
+                "{shown_path}: no such config file, neither here nor at GITHUB_SHA; hint: pass the path of the config in the repository"
+            ))
+            .into());
         }
         Ok(Config::default())
     }
