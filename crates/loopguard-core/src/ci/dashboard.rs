@@ -311,7 +311,9 @@ fn row(e: &Entry, ctx: &Context<'_>) -> String {
         (Some(rule), None) if section != Section::Healthy => format!("`{rule}`"),
         _ => dash(),
     };
-    let failure = v.failure.as_ref().map_or_else(dash, |f| {
+    // A healthy PR's last failure is not looping: only stuck and half-open rows show one.
+    let looping = v.failure.as_ref().filter(|_| section != Section::Healthy);
+    let failure = looping.map_or_else(dash, |f| {
         let mut cell = format!("`{}`", table_cell(&f.signature, 16));
         if let Some(err) = &f.first_error {
             let short: String = err.chars().take(80).collect();

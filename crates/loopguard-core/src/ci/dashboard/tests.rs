@@ -185,7 +185,7 @@ fn the_body_has_counts_boxes_rows_and_the_closed_folded() {
         rows[3]
     );
     assert!(
-        rows[5].starts_with("| ✅ | #1 Agent PR 1 | closed | – |"),
+        rows[5].starts_with("| ✅ | #1 Agent PR 1 | closed | – | 4 | – | 2 h ago |"),
         "{}",
         rows[5]
     );
