@@ -2,17 +2,17 @@
 // (mermaid and jsdom, installed by .ci/run under target/). Fails on a block that does not
 // parse, and on finding no block at all: a check that checked nothing is no check.
 //
-//   NODE_PATH=target/ci-tools/mermaid/node_modules node scripts/check-mermaid.mjs FILE.md...
+//   MERMAID_MODULES=target/ci-tools/mermaid/node_modules node scripts/check-mermaid.mjs FILE.md...
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 
 const modules = process.env.MERMAID_MODULES;
 if (!modules) {
   console.error('check-mermaid: set MERMAID_MODULES to the node_modules holding mermaid and jsdom');
   process.exit(2);
 }
-const require = createRequire(join(modules, 'noop.js'));
+const require = createRequire(resolve(modules, 'noop.js'));
 const { JSDOM } = require('jsdom');
 const dom = new JSDOM('<!doctype html><html><body></body></html>');
 globalThis.window = dom.window;
