@@ -22,9 +22,9 @@ fn snapshot_dir() -> PathBuf {
 fn redact(text: &str) -> String {
     let run = regex::Regex::new(r"\b\d{8}T\d{6}(\.\d+)?Z").unwrap();
     let time = regex::Regex::new(r"\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\b").unwrap();
-    let text = text.replace(env!("CARGO_MANIFEST_DIR"), "<checkout>");
-    let text = run.replace_all(&text, "<run>");
-    time.replace_all(&text, "<time>").into_owned()
+    let text = text.replace(env!("CARGO_MANIFEST_DIR"), "CHECKOUT");
+    let text = run.replace_all(&text, "RUN-ID");
+    time.replace_all(&text, "TIME").into_owned()
 }
 
 #[track_caller]

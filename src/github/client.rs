@@ -606,17 +606,20 @@ impl GitHubClient {
 
     /// A paged listing read page by page (`per_page=100`): after each page `more` is
     /// told the page's items and the number of the last page (from `rel="last"`, when
-    /// GitHub gives it) and says whether to read on. Bounded by the page cap. The flag
+    /// GitHub gives it) and says whether to read on. Bounded by the page cap, or by
+    /// `max_pages` when that is higher (a caller that bounds the listing itself). The flag
     /// says whether pages were left unread.
     pub(crate) fn list_pages<T: DeserializeOwned>(
         &self,
         path: &str,
         permission: Permission,
+        max_pages: usize,
         mut more: impl FnMut(&[T], Option<usize>) -> bool,
     ) -> Result<(Vec<T>, bool), Error> {
         let mut call = Call::get(with_per_page(path), permission);
         let mut items = Vec::new();
-        for _ in 0..self.page_cap {
+        let cap = self.page_cap.max(max_pages);
+        for _ in 0..cap {
             let reply = self.send(&call, &[])?;
             let page: Vec<T> = self.decode(&call, &reply)?;
             let link = reply.header("link").map(str::to_owned);
@@ -633,9 +636,8 @@ impl GitHubClient {
             }
         }
         Err(self.env_error(format!(
-            "github api: {}: more than {} pages; refusing to read further",
-            call.label(),
-            self.page_cap
+            "github api: {}: more than {cap} pages; refusing to read further",
+            call.label()
         )))
     }
 

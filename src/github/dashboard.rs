@@ -33,6 +33,7 @@ impl GitHubClient {
         let (prs, _) = self.list_pages(
             &path,
             Permission::PullRequestsRead,
+            0,
             |page: &[PullRequest], _| {
                 page.last()
                     .and_then(|p| p.updated_at)
@@ -61,9 +62,12 @@ impl GitHubClient {
         );
         let mut read = 0;
         let mut pages = None;
+        // The budget bounds the scan (it is the number of PRs, themselves a bounded
+        // listing), so it may read past the client's page cap.
         let (items, unread) = self.list_pages(
             &path,
             Permission::PullRequestsRead,
+            budget,
             |_: &[IssueComment], last| {
                 read += 1;
                 pages = pages.or(last);
