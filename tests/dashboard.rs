@@ -326,12 +326,35 @@ fn a_tick_resumes_that_pr_only_when_someone_with_write_access_ticked_it() {
     );
 
     // A maintainer ticks it: #101 is resumed exactly as removing the label does.
+    let kept = sticky_state(&gh, 101);
     let before = after.body.clone();
     gh.edit_issue_body(d.number, &tick(&before, 101));
+    gh.clear_requests();
     let out = dashboard_on_edit(&gh, &agents[0], d.number, &before, "maintainer");
     assert_eq!(out.code, 0, "{out:#?}");
     assert!(out.stdout.contains("resumed #101"), "{}", out.stdout);
+    // The comment is read again right before the resume is written over it.
+    let requests = gh.requests();
+    let id = gh
+        .comments_on(101)
+        .into_iter()
+        .find(|c| c.author.as_deref() == Some(BOT_LOGIN))
+        .unwrap()
+        .id;
+    assert_eq!(
+        count(&requests, "GET", &format!("/issues/comments/{id}")),
+        1
+    );
+    assert_eq!(
+        count(&requests, "PATCH", &format!("/issues/comments/{id}")),
+        1
+    );
     let state = sticky_state(&gh, 101);
+    assert_eq!(
+        (&state.last, &state.evidence, &state.issue),
+        (&kept.last, &kept.evidence, &kept.issue),
+        "all ci kept stays"
+    );
     let resume = state
         .resumes
         .last()

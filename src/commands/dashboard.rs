@@ -382,6 +382,19 @@ impl Session<'_> {
             let Some(entry) = entries.iter_mut().find(|e| e.number == n) else {
                 continue;
             };
+            // The comment as it is now: `ci` may have written it since the scan, and a
+            // resume written over a stale state would undo that run.
+            let Some(sticky) = stickies.get(&n) else {
+                continue;
+            };
+            let fresh = self.client.comment(sticky.id)?;
+            let body = match parse_sticky_state::<CiState>(&fresh.body) {
+                StickyState::Ok(state) if state.pr == n => {
+                    entry.state = state;
+                    fresh.body
+                }
+                _ => sticky.body.clone(),
+            };
             let editor = match event.and_then(|e| e.sender.as_ref()) {
                 Some(sender) if by_sender.contains(&n) => {
                     let login = sender.login.clone();
@@ -402,11 +415,10 @@ impl Session<'_> {
                 Tick::Moot => {}
                 Tick::Refused(why) => self.note(why),
                 Tick::Resume(resume) => {
-                    let sticky = &stickies[&n];
                     let mut state = entry.state.clone();
                     state.resumes.push(resume.clone());
                     state.labelled = false;
-                    let visible = resumed_visible(sticky_visible(&sticky.body), &resume);
+                    let visible = resumed_visible(sticky_visible(&body), &resume);
                     let new_body = render_sticky(&state, &visible)
                         .map_err(|e| Error::env(format!("#{n}: {e}")))?;
                     debug_assert!(new_body.starts_with(STICKY_MARKER));

@@ -82,6 +82,16 @@ impl GitHubClient {
         }
     }
 
+    /// One issue or PR comment — `GET /repos/{o}/{r}/issues/comments/{id}`, 1 request.
+    pub fn comment(&self, id: u64) -> Result<IssueComment, Error> {
+        let call = Call::get(
+            format!("{}/issues/comments/{id}", self.repo_path()),
+            Permission::PullRequestsRead,
+        );
+        let reply = self.send(&call, &[])?;
+        self.decode(&call, &reply)
+    }
+
     /// One issue (or PR, as an issue) — `GET /repos/{o}/{r}/issues/{n}`, 1 request.
     pub fn issue(&self, number: u64) -> Result<Issue, Error> {
         let call = Call::get(

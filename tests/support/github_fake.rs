@@ -1312,6 +1312,13 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
             s.comments.push(comment);
             created(json)
         }
+        ("GET", ["issues", "comments", id]) => {
+            let id: u64 = id.parse().unwrap_or(0);
+            match s.comments.iter().find(|c| c.id == id) {
+                Some(c) => ok(comment_json(s, c)),
+                None => error(404, "Not Found"),
+            }
+        }
         ("PATCH", ["issues", "comments", id]) => {
             let id: u64 = id.parse().unwrap_or(0);
             let Some(body) = ctx.body()["body"].as_str().map(str::to_owned) else {
