@@ -65,10 +65,12 @@ pub enum Command {
     Resume,
     /// Close the breaker and start a new run for the current branch.
     Reset,
-    /// The run's report: status, counters, stop reason, recent iterations.
-    Report(JsonArgs),
+    /// The run's report: status, counters, stop reason, a picture of the loop, iterations.
+    Report(ReportArgs),
     /// The GitHub Actions entry point (see action.yml).
     Ci(CiArgs),
+    /// Keep one issue listing every agent PR (stuck first), and resume the ticked ones.
+    Dashboard(DashboardArgs),
     /// Print shell completions.
     Completions(CompletionsArgs),
 }
@@ -201,6 +203,15 @@ pub struct JsonArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[arg(long, conflicts_with = "html")]
+    pub json: bool,
+    /// One self-contained HTML page (inline SVG and CSS, no script, nothing fetched).
+    #[arg(long)]
+    pub html: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct CiArgs {
     /// Test logs of this run (paths or globs; repeatable).
     #[arg(long, value_name = "FILE")]
@@ -214,6 +225,20 @@ pub struct CiArgs {
     /// Config file in the base commit (default `.loopguard.yml`).
     #[arg(long, value_name = "PATH")]
     pub config: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// Print the GitHub writes it would make, make none.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Config file (default: `.loopguard.yml` of the checkout, else of the commit the
+    /// workflow runs on).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the dashboard as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -116,6 +116,14 @@ impl Env {
             .unwrap_or_else(Timestamp::now)
     }
 
+    /// How long work runs before its progress bar appears (`LOOPGUARD_PROGRESS_DELAY_MS`,
+    /// default one second).
+    pub fn progress_delay(&self) -> Duration {
+        self.var("LOOPGUARD_PROGRESS_DELAY_MS")
+            .and_then(|v| v.parse().ok())
+            .map_or(Duration::from_secs(1), Duration::from_millis)
+    }
+
     /// How long a hook waits for another loopguard holding the store.
     pub fn lock_timeout(&self) -> Duration {
         self.var("LOOPGUARD_LOCK_TIMEOUT_MS")

@@ -9,11 +9,15 @@ use crate::breaker::State;
 use crate::cli::{CheckArgs, ReplayArgs};
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::{Error, exit};
-use crate::iteration::{CommitId, parse_records};
+use crate::iteration::{CommitId, parse_record};
 use crate::report::{Status, text};
 use crate::run::{Judgement, judge};
 
+use super::progress::{Progress, Reading};
 use super::{Ctx, Workspace, print, print_json};
+
+/// Commits read between two moves of the progress bar.
+const PROGRESS_CHUNK: usize = 512;
 
 pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     let mut ws = Workspace::open(ctx, args.config.as_deref())?;
@@ -22,7 +26,20 @@ pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
         Some(range) => ws.repo.rev_range(range)?,
         None => default_range(&ws, run.as_ref())?,
     };
-    let mut history = ws.repo.iterations(&ids)?;
+    let mut progress = Progress::new(&ctx.env, args.json);
+    let mut history = if progress.enabled() && ids.len() > PROGRESS_CHUNK {
+        // In chunks, so a bar can move; each chunk is still read in parallel.
+        progress.start(ids.len() as u64, "reading commits");
+        let mut all = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(PROGRESS_CHUNK) {
+            all.extend(ws.repo.iterations(chunk)?);
+            progress.add(chunk.len() as u64);
+        }
+        progress.finish();
+        all
+    } else {
+        ws.repo.iterations(&ids)?
+    };
     // What the hooks know about these commits and git does not: their test evidence, the
     // setup commit, and what people did to the breaker after them.
     if let Some(run) = &run {
@@ -96,13 +113,33 @@ pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
     };
     let name = args.file.display().to_string();
     let mut text = String::new();
+    let mut progress = Progress::new(&ctx.env, args.json);
     if name == "-" {
         std::io::stdin().read_to_string(&mut text)?;
     } else {
-        text = std::fs::read_to_string(ctx.dir.join(&args.file))
-            .map_err(|e| Error::input(format!("{name}: cannot read the iteration records: {e}")))?;
+        let path = ctx.dir.join(&args.file);
+        let cannot = |e: std::io::Error| {
+            Error::input(format!("{name}: cannot read the iteration records: {e}"))
+        };
+        let file = std::fs::File::open(&path).map_err(cannot)?;
+        let size = file.metadata().map_or(0, |m| m.len());
+        progress.start_bytes(size, "reading records");
+        Reading {
+            inner: file,
+            progress: &mut progress,
+        }
+        .read_to_string(&mut text)
+        .map_err(cannot)?;
     }
-    let history = parse_records(&text, &name)?;
+    progress.start_bytes(text.len() as u64, "parsing records");
+    let mut history = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        progress.add(line.len() as u64 + 1);
+        if !line.trim().is_empty() {
+            history.push(parse_record(line, &name, n + 1)?);
+        }
+    }
+    progress.finish();
     let j = judge(&config, history, "replay", ctx.env.now());
     show(&config, &j, args.json)
 }

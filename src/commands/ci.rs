@@ -100,7 +100,9 @@ pub fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
             .state
             .remember_records(&config, judgement.run.iterations());
     }
-    pr_state.state.last = Some(plan::verdict(&head, &status));
+    // The run that last changed the state; this one, once it changes it (write_github).
+    let previous_run = pr_state.state.last.as_ref().and_then(|v| v.run);
+    pr_state.state.last = Some(plan::verdict(&head, &status, previous_run));
 
     // Write.
     s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
@@ -643,9 +645,19 @@ impl Session<'_> {
         let visible = self
             .view(config, status, Some(pr.number), change, issue_now)
             .comment();
-        let body = decide::sticky_body(&mut pr_state.state, &visible, order)
+        let mut body = decide::sticky_body(&mut pr_state.state, &visible, order)
             .map_err(|e| Error::env(e.to_string()))?;
         let existing = pr_state.sticky.as_ref().map(|(id, b)| (*id, b.as_str()));
+        let this_run = self.trigger.run_id;
+        if plan::comment_action(channels, existing, &body) != CommentAction::Nothing
+            && let Some(last) = pr_state.state.last.as_mut()
+            && last.run != this_run
+        {
+            // The comment changes anyway: it names this run as the one that changed it.
+            last.run = this_run;
+            body = decide::sticky_body(&mut pr_state.state, &visible, order)
+                .map_err(|e| Error::env(e.to_string()))?;
+        }
         match plan::comment_action(channels, existing, &body) {
             CommentAction::Nothing => {}
             CommentAction::Create => {

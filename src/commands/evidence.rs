@@ -14,10 +14,22 @@ use crate::fingerprint::{Fingerprint, Fingerprinter, fingerprint_reader};
 use crate::iteration::{CommitId, Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
 use crate::run::{Outcome, Run};
 
+use super::progress::{Progress, Reading};
 use super::{Ctx, Workspace, hook, print, print_json};
 
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
+    fingerprint_files_with(files, &mut Progress::hidden())
+}
+
+/// [`fingerprint_files`], moving `progress` over the files' bytes.
+fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<Fingerprint> {
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    progress.start_bytes(total, "fingerprinting");
     if files.is_empty() {
         return Ok(fingerprint_reader(std::io::stdin().lock())?);
     }
@@ -33,7 +45,12 @@ pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
                 ))
                 .into());
             }
-            std::fs::File::open(f).and_then(fingerprint_reader)
+            std::fs::File::open(f).and_then(|file| {
+                fingerprint_reader(Reading {
+                    inner: file,
+                    progress: &mut *progress,
+                })
+            })
         }
         .map_err(|e| Error::input(format!("{}: cannot read: {e}", f.display())))?;
         parts.push(fp);
@@ -41,8 +58,10 @@ pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
     Ok(Fingerprint::combine(parts))
 }
 
-pub fn fingerprint(args: FingerprintArgs) -> Result<u8> {
-    let fp = fingerprint_files(&args.files)?;
+pub fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
+    let mut progress = Progress::new(&ctx.env, args.json);
+    let fp = fingerprint_files_with(&args.files, &mut progress)?;
+    progress.finish();
     if args.json {
         print_json(&fp.to_json())?;
     } else {

@@ -4,10 +4,12 @@
 mod aftermath;
 mod check;
 mod ci;
+mod dashboard;
 mod evidence;
 mod harness;
 mod hook;
 mod init;
+pub mod progress;
 mod state;
 mod workspace;
 
@@ -52,11 +54,12 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
         Command::Uninstall => init::uninstall(&ctx),
         Command::Hook(a) => Ok(hook::hook(&ctx, a)),
         Command::Status(a) => state::status(&ctx, a),
-        Command::Report(a) => state::report(&ctx, a.json),
+        Command::Report(a) => state::report(&ctx, &a),
         Command::Resume => state::resume(&ctx),
         Command::Reset => state::reset(&ctx),
         Command::Check(a) => check::check(&ctx, a),
         Command::Ci(a) => ci::ci(&ctx, a),
+        Command::Dashboard(a) => dashboard::dashboard(&ctx, a),
         Command::Replay(a) => check::replay(&ctx, a),
         Command::Completions(a) => {
             use clap::CommandFactory;
@@ -65,7 +68,7 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
             clap_complete::generate(a.shell, &mut cmd, "loopguard", &mut out);
             Ok(exit::OK)
         }
-        Command::Fingerprint(a) => evidence::fingerprint(a),
+        Command::Fingerprint(a) => evidence::fingerprint(&ctx, a),
         Command::Run(a) => evidence::run(&ctx, a),
         Command::Ingest(a) => evidence::ingest(&ctx, a),
         Command::Event(a) => harness::event(&ctx, a),

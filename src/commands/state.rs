@@ -3,9 +3,9 @@
 use anyhow::Result;
 
 use crate::breaker::{Event, EventKind, ResumeError, State};
-use crate::cli::StatusArgs;
+use crate::cli::{ReportArgs, StatusArgs};
 use crate::error::{Error, exit};
-use crate::report::{markdown, text};
+use crate::report::{html, markdown, text};
 use crate::run::Run;
 
 use super::{Ctx, Workspace, print, print_json};
@@ -30,7 +30,7 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     })
 }
 
-pub fn report(ctx: &Ctx, json: bool) -> Result<u8> {
+pub fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let run = current(&ws)?;
     let (events, bad) = ws.store.read_events(&ws.key)?;
@@ -41,7 +41,9 @@ pub fn report(ctx: &Ctx, json: bool) -> Result<u8> {
         ));
     }
     let s = ws.status(&run, &events);
-    if json {
+    if args.html {
+        print(&html::page(&s))?;
+    } else if args.json {
         let mut doc = s.with_history(run.iterations()).to_json();
         doc["events"] = serde_json::to_value(&events)?;
         print_json(&doc)?;

@@ -17,7 +17,7 @@ use http::{HeaderMap, Method, StatusCode, Uri};
 use serde::de::DeserializeOwned;
 
 use super::dry_run::PlannedWrite;
-use super::paging::{PageShape, next_link, with_per_page};
+use super::paging::{PageShape, last_page, next_link, with_per_page};
 use super::permissions::{Permission, permissions_hint};
 use super::retry::{Pacer, ResponseFacts, RetryPolicy, Verdict};
 use super::types::RepoId;
@@ -601,6 +601,43 @@ impl GitHubClient {
             "github api: {}: more than {} pages; refusing to read further",
             call.label(),
             self.page_cap
+        )))
+    }
+
+    /// A paged listing read page by page (`per_page=100`): after each page `more` is
+    /// told the page's items and the number of the last page (from `rel="last"`, when
+    /// GitHub gives it) and says whether to read on. Bounded by the page cap, or by
+    /// `max_pages` when that is higher (a caller that bounds the listing itself). The flag
+    /// says whether pages were left unread.
+    pub(crate) fn list_pages<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        permission: Permission,
+        max_pages: usize,
+        mut more: impl FnMut(&[T], Option<usize>) -> bool,
+    ) -> Result<(Vec<T>, bool), Error> {
+        let mut call = Call::get(with_per_page(path), permission);
+        let mut items = Vec::new();
+        let cap = self.page_cap.max(max_pages);
+        for _ in 0..cap {
+            let reply = self.send(&call, &[])?;
+            let page: Vec<T> = self.decode(&call, &reply)?;
+            let link = reply.header("link").map(str::to_owned);
+            let last = link.as_deref().and_then(last_page);
+            let go_on = more(&page, last);
+            items.extend(page);
+            match link.as_deref().and_then(next_link) {
+                Some(next) if go_on => {
+                    self.check_same_origin(&call, &next)?;
+                    call.path = next;
+                }
+                Some(_) => return Ok((items, true)),
+                None => return Ok((items, false)),
+            }
+        }
+        Err(self.env_error(format!(
+            "github api: {}: more than {cap} pages; refusing to read further",
+            call.label()
         )))
     }
 

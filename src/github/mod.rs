@@ -9,6 +9,7 @@ mod builder;
 mod client;
 mod contents;
 pub mod context;
+mod dashboard;
 mod dry_run;
 mod encode;
 mod issues;
@@ -25,6 +26,7 @@ pub use builder::GitHubClientBuilder;
 pub use client::{
     DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, MAX_LOG_BYTES, TIME_SCALE_ENV,
 };
+pub use dashboard::CommentScan;
 pub use dry_run::PlannedWrite;
 pub use event::{CiContext, EventKind};
 pub use issues::IssueUpdate;

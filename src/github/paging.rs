@@ -15,6 +15,27 @@ pub fn next_link(link_header: &str) -> Option<String> {
     })
 }
 
+/// The page number of the `rel="last"` target of a `Link` header: how many pages the
+/// listing has (absent on the last page itself, and for cursor-paged endpoints).
+pub fn last_page(link_header: &str) -> Option<usize> {
+    link_header.split(',').find_map(|part| {
+        let (target, params) = part.trim().split_once(';')?;
+        let is_last = params.split(';').any(|param| {
+            let param = param.trim();
+            param == r#"rel="last""# || param == "rel=last"
+        });
+        if !is_last {
+            return None;
+        }
+        let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
+        let query = target.split_once('?')?.1;
+        query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("page="))
+            .and_then(|n| n.parse().ok())
+    })
+}
+
 /// Where the items sit in a page: the body itself, or a field of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageShape {
@@ -57,6 +78,22 @@ mod tests {
         ];
         for (header, want) in cases {
             assert_eq!(next_link(header).as_deref(), want, "{header}");
+        }
+    }
+
+    #[test]
+    fn last_pages() {
+        let cases = [
+            (
+                r#"<https://h/x?per_page=100&page=2>; rel="next", <https://h/x?per_page=100&page=14>; rel="last""#,
+                Some(14),
+            ),
+            (r#"<https://h/x?page=1>; rel="prev""#, None),
+            (r#"<https://h/x?after=abc>; rel="last""#, None),
+            ("", None),
+        ];
+        for (header, want) in cases {
+            assert_eq!(last_page(header), want, "{header}");
         }
     }
 

@@ -154,6 +154,10 @@ pub struct PrSpec {
     pub base_ref: String,
     /// Oldest first; commits are also served by `GET …/commits/{sha}`.
     pub commits: Vec<CommitSpec>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// When it was closed, and whether by a merge (`state` is then `closed`).
+    pub closed: Option<(bool, String)>,
 }
 
 impl PrSpec {
@@ -170,7 +174,28 @@ impl PrSpec {
             base_sha: "base0000000000000000000000000000000000000".into(),
             base_ref: "main".into(),
             commits: Vec::new(),
+            created_at: "2026-11-25T09:00:00Z".into(),
+            updated_at: "2026-11-25T10:00:00Z".into(),
+            closed: None,
         }
+    }
+
+    pub fn title(mut self, title: &str) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// Closed (merged or not) at `at`, which is also when it was last updated.
+    pub fn closed(mut self, merged: bool, at: &str) -> Self {
+        self.state = "closed".into();
+        self.closed = Some((merged, at.into()));
+        self.updated_at = at.into();
+        self
+    }
+
+    pub fn created(mut self, at: &str) -> Self {
+        self.created_at = at.into();
+        self
     }
 
     /// The head lives in `owner/name` (a fork).
@@ -417,6 +442,8 @@ struct State {
     issues: BTreeMap<u64, FakeIssue>,
     files: BTreeMap<(String, String), Vec<u8>>,
     faults: Vec<FaultRule>,
+    /// `GET …/collaborators/{user}/permission` answers; anyone else reads `read`.
+    permissions: BTreeMap<String, String>,
     requests: Vec<RecordedRequest>,
     next_id: u64,
     ratelimit_remaining: u64,
@@ -663,6 +690,34 @@ impl FakeGitHub {
     pub fn with_user(self, login: &str) -> Self {
         self.lock().user = Some(login.into());
         self
+    }
+
+    /// `login`'s permission on the repository (`admin`, `write`, `read`, `none`).
+    pub fn with_permission(self, login: &str, permission: &str) -> Self {
+        self.lock()
+            .permissions
+            .insert(login.into(), permission.into());
+        self
+    }
+
+    /// Someone edits an issue's body in the web UI (ticks a box, say).
+    pub fn edit_issue_body(&self, number: u64, body: &str) {
+        let mut s = self.lock();
+        let issue = s
+            .issues
+            .get_mut(&number)
+            .expect("edit_issue_body: the issue exists");
+        issue.body = body.into();
+    }
+
+    /// Closes an issue as a maintainer would.
+    pub fn close_issue(&self, number: u64) {
+        let mut s = self.lock();
+        let issue = s
+            .issues
+            .get_mut(&number)
+            .expect("close_issue: the issue exists");
+        issue.state = "closed".into();
     }
 
     /// The author of writes (default `github-actions[bot]`).
@@ -997,7 +1052,7 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
         ("GET", ["pulls"]) => {
             let state = ctx.query("state").unwrap_or_else(|| "open".into());
             let head = ctx.query("head");
-            let items = s
+            let mut prs: Vec<&PrSpec> = s
                 .prs
                 .values()
                 .filter(|p| state == "all" || p.state == state)
@@ -1007,8 +1062,17 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
                         h == format!("{owner}:{}", p.head_ref)
                     })
                 })
-                .map(|p| pr_json(s, p))
                 .collect();
+            // GitHub sorts by `created` (newest first) unless asked otherwise.
+            let desc = ctx.query("direction").as_deref() != Some("asc");
+            match ctx.query("sort").as_deref() {
+                Some("updated") => prs.sort_by(|a, b| a.updated_at.cmp(&b.updated_at)),
+                _ => prs.sort_by(|a, b| (&a.created_at, a.number).cmp(&(&b.created_at, b.number))),
+            }
+            if desc {
+                prs.reverse();
+            }
+            let items = prs.into_iter().map(|p| pr_json(s, p)).collect();
             paged(ctx, items, None)
         }
         ("GET", ["pulls", n]) => match n.parse().ok().and_then(|n: u64| s.prs.get(&n)) {
@@ -1154,6 +1218,63 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
                 error(404, "Label does not exist")
             }
         }
+        ("GET", ["issues", "comments"]) => {
+            let since = ctx
+                .query("since")
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok());
+            let mut items: Vec<&FakeComment> = s
+                .comments
+                .iter()
+                .filter(|c| {
+                    since.is_none_or(|t| {
+                        c.updated_at
+                            .parse::<jiff::Timestamp>()
+                            .is_ok_and(|u| u >= t)
+                    })
+                })
+                .collect();
+            // By id unless sorted; `direction` only with `sort`.
+            if let Some(key) = ctx.query("sort") {
+                items.sort_by(|a, b| {
+                    let (x, y) = if key == "updated" {
+                        (&a.updated_at, &b.updated_at)
+                    } else {
+                        (&a.created_at, &b.created_at)
+                    };
+                    (x, a.id).cmp(&(y, b.id))
+                });
+                if ctx.query("direction").as_deref() == Some("desc") {
+                    items.reverse();
+                }
+            }
+            let items = items.into_iter().map(|c| comment_json(s, c)).collect();
+            paged(ctx, items, None)
+        }
+        ("GET", ["issues", n]) => {
+            let n: u64 = n.parse().unwrap_or(0);
+            if let Some(issue) = s.issues.get(&n) {
+                ok(issue_json(s, issue))
+            } else if let Some(pr) = s.prs.get(&n) {
+                ok(pr_as_issue_json(s, pr))
+            } else {
+                error(404, "Not Found")
+            }
+        }
+        ("GET", ["collaborators", user, "permission"]) => {
+            let user = decode(user);
+            let permission = s
+                .permissions
+                .get(&user)
+                .cloned()
+                .unwrap_or_else(|| "read".into());
+            let role = match permission.as_str() {
+                "write" => "write",
+                "admin" => "admin",
+                "none" => "none",
+                _ => "read",
+            };
+            ok(json!({"permission": permission, "role_name": role, "user": user_json(&user)}))
+        }
         ("GET", ["issues", n, "comments"]) => {
             let n: u64 = n.parse().unwrap_or(0);
             let since = ctx
@@ -1198,6 +1319,13 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
             let json = comment_json(s, &comment);
             s.comments.push(comment);
             created(json)
+        }
+        ("GET", ["issues", "comments", id]) => {
+            let id: u64 = id.parse().unwrap_or(0);
+            match s.comments.iter().find(|c| c.id == id) {
+                Some(c) => ok(comment_json(s, c)),
+                None => error(404, "Not Found"),
+            }
         }
         ("PATCH", ["issues", "comments", id]) => {
             let id: u64 = id.parse().unwrap_or(0);
@@ -1499,8 +1627,9 @@ fn pr_json(s: &State, p: &PrSpec) -> Value {
         "number": p.number, "state": p.state, "locked": false, "title": p.title,
         "user": opt_user(p.user.as_deref()), "body": p.body,
         "labels": labels, "milestone": null, "draft": false,
-        "created_at": "2026-11-25T09:00:00Z", "updated_at": "2026-11-25T10:00:00Z",
-        "closed_at": null, "merged_at": null,
+        "created_at": p.created_at, "updated_at": p.updated_at,
+        "closed_at": p.closed.as_ref().map(|(_, at)| at.clone()),
+        "merged_at": p.closed.as_ref().filter(|(merged, _)| *merged).map(|(_, at)| at.clone()),
         "merge_commit_sha": format!("merge{}", p.head_sha),
         "assignee": null, "assignees": [], "requested_reviewers": [], "requested_teams": [],
         "head": {
@@ -1513,7 +1642,7 @@ fn pr_json(s: &State, p: &PrSpec) -> Value {
             "user": user_json(&s.owner), "repo": repo_json(&full, false)
         },
         "author_association": "CONTRIBUTOR", "auto_merge": null, "active_lock_reason": null,
-        "merged": false, "mergeable": null, "comments": 0, "review_comments": 0,
+        "merged": p.closed.as_ref().is_some_and(|(merged, _)| *merged), "mergeable": null, "comments": 0, "review_comments": 0,
         "commits": p.commits.len(), "additions": 0, "deletions": 0, "changed_files": 0
     })
 }

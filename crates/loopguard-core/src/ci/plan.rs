@@ -141,15 +141,13 @@ fn normalise(body: &str) -> String {
     body.replace("\r\n", "\n").trim_end().to_owned()
 }
 
-/// The verdict to remember.
-pub fn verdict(head: &crate::ids::CommitId, status: &crate::report::Status) -> Verdict {
-    Verdict {
-        head: head.clone(),
-        state: status.state,
-        rule: status.rule,
-        reason: status.reason.clone(),
-        terminal_status: status.terminal_status,
-    }
+/// The verdict to remember; `run` is the workflow run that last changed the state.
+pub fn verdict(
+    head: &crate::ids::CommitId,
+    status: &crate::report::Status,
+    run: Option<u64>,
+) -> Verdict {
+    Verdict::of(head, status, run)
 }
 
 #[cfg(test)]
@@ -316,6 +314,11 @@ mod tests {
             rule: None,
             reason: None,
             terminal_status: None,
+            iterations: None,
+            progress_at: None,
+            tripped_at: None,
+            failure: None,
+            run: None,
         });
         let r = detect_resume(&s, false, false, Some("maintainer"), now).unwrap();
         assert_eq!(r.after, "h3");

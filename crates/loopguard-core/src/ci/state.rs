@@ -85,6 +85,76 @@ pub struct Verdict {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_status: Option<TerminalStatus>,
+    /// Attempts judged (absent in states written before the dashboard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<usize>,
+    /// Commit time of the newest attempt that made progress (or of the first attempt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_at: Option<Timestamp>,
+    /// When the breaker last opened (a trip or a reopen), even if it closed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tripped_at: Option<Timestamp>,
+    /// The failure that loops, or the newest failure: short signature and first error
+    /// (untrusted: rendered through `sanitize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureBrief>,
+    /// The workflow run that last changed this state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u64>,
+}
+
+/// A failure in a few words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureBrief {
+    pub signature: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+}
+
+/// Longest first error line a verdict keeps.
+const FIRST_ERROR_CHARS: usize = 160;
+
+impl Verdict {
+    /// The verdict of a status: what the dashboard shows of the PR without judging again.
+    pub fn of(head: &CommitId, s: &crate::report::Status, run: Option<u64>) -> Verdict {
+        let progress_at = s
+            .rows
+            .iter()
+            .rev()
+            .find(|r| r.progress)
+            .or(s.rows.first())
+            .and_then(|r| r.at);
+        let failure = s
+            .looping_failure
+            .as_ref()
+            .or(s.last_failure())
+            .and_then(|t| {
+                Some(FailureBrief {
+                    signature: t.signature.as_ref()?.short().to_owned(),
+                    first_error: t
+                        .first_error
+                        .as_ref()
+                        .map(|e| e.chars().take(FIRST_ERROR_CHARS).collect()),
+                })
+            });
+        Verdict {
+            head: head.clone(),
+            state: s.state,
+            rule: s.rule,
+            reason: s.reason.clone(),
+            terminal_status: s.terminal_status,
+            iterations: Some(s.iterations),
+            progress_at,
+            tripped_at: s
+                .transitions
+                .iter()
+                .rev()
+                .find(|e| e.kind.opens())
+                .map(|e| e.at),
+            failure,
+            run,
+        }
+    }
 }
 
 fn is_false(b: &bool) -> bool {

@@ -275,6 +275,8 @@ pub struct Webhook {
 pub struct GitHubConfig {
     pub label: String,
     pub issue_label: String,
+    /// The title of the `loopguard dashboard` issue.
+    pub dashboard_title: String,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -413,6 +415,7 @@ impl Config {
             github: GitHubConfig {
                 label: "loopguard:stuck".to_owned(),
                 issue_label: "loopguard".to_owned(),
+                dashboard_title: crate::ci::dashboard::DEFAULT_TITLE.to_owned(),
             },
             report: ReportConfig::default(),
         }
@@ -740,6 +743,27 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
         }
         if let Some(l) = g.issue_label {
             c.github.issue_label = l;
+        }
+        if let Some(t) = g.dashboard_title {
+            let title = t.value.trim();
+            let problem = if title.is_empty() {
+                Some("must not be empty")
+            } else if title.chars().count() > 256 {
+                Some("is longer than GitHub's 256 characters for a title")
+            } else if title.chars().any(char::is_control) {
+                Some("must be one line")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(at(
+                    path,
+                    "github.dashboard_title",
+                    &t,
+                    format!("{problem}; hint: write e.g. \"loopguard dashboard\""),
+                ));
+            }
+            c.github.dashboard_title = title.to_owned();
         }
     }
     if let Some(r) = raw.report {

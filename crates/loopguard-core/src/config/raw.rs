@@ -123,6 +123,7 @@ pub(super) struct RawWebhook {
 pub(super) struct RawGitHub {
     pub label: Option<String>,
     pub issue_label: Option<String>,
+    pub dashboard_title: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

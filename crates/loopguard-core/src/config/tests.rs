@@ -118,6 +118,18 @@ fn errors_name_line_key_and_fix() {
         ),
         ("profile: lenient\n", 1, "profile", "unknown profile"),
         (
+            "github:\n  dashboard_title: \"  \"\n",
+            2,
+            "github.dashboard_title",
+            "must not be empty",
+        ),
+        (
+            "github:\n  dashboard_title: \"a\\nb\"\n",
+            2,
+            "github.dashboard_title",
+            "must be one line",
+        ),
+        (
             "paths:\n  tests: [\"tests/[\"]\n",
             2,
             "paths.tests[0]",
@@ -222,4 +234,16 @@ fn edge_thresholds() {
     assert_eq!(c.rules.edge_loop.threshold_for("coder_to_tests"), 2);
     assert_eq!(c.rules.edge_loop.threshold_for("planner_to_verifier"), 3);
     assert_eq!(c.rules.edge_loop.threshold_for("anything"), 4);
+}
+
+#[test]
+fn the_dashboard_title_is_configurable() {
+    assert_eq!(
+        parse("").unwrap().github.dashboard_title,
+        "loopguard dashboard"
+    );
+    let c = parse("github: {dashboard_title: \"Agent PRs\"}\n").unwrap();
+    assert_eq!(c.github.dashboard_title, "Agent PRs");
+    let long = format!("github: {{dashboard_title: \"{}\"}}\n", "x".repeat(300));
+    assert!(err(&long).2.contains("256 characters"));
 }

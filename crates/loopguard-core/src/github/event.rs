@@ -130,6 +130,54 @@ pub struct PushEvent {
     pub repository: Option<Repository>,
 }
 
+/// `issues` (what `loopguard dashboard` reads of an `edited` event on its issue: who
+/// edited it, and the body before the edit).
+#[derive(Debug, Clone, Deserialize)]
+pub struct IssuesEvent {
+    #[serde(default)]
+    pub action: Option<String>,
+    pub issue: super::types::Issue,
+    #[serde(default)]
+    pub changes: Option<IssueChanges>,
+    #[serde(default)]
+    pub sender: Option<User>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct IssueChanges {
+    #[serde(default)]
+    pub body: Option<ChangedText>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ChangedText {
+    #[serde(default, deserialize_with = "nullable")]
+    pub from: String,
+}
+
+impl IssuesEvent {
+    /// The payload, its errors naming the field.
+    pub fn parse(payload: &str) -> Result<IssuesEvent, Error> {
+        let de = &mut serde_json::Deserializer::from_str(payload);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            Error::input(format!(
+                "GITHUB_EVENT_PATH: the `issues` payload at `{}`: {}",
+                e.path(),
+                e.inner()
+            ))
+        })
+    }
+
+    /// The body before this edit, when the edit changed the body.
+    pub fn body_before(&self) -> Option<&str> {
+        self.changes
+            .as_ref()?
+            .body
+            .as_ref()
+            .map(|b| b.from.as_str())
+    }
+}
+
 /// Any other event: only what every payload has.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct OtherEvent {

@@ -169,6 +169,8 @@ pub struct PullRequest {
     #[serde(default)]
     pub author_association: Option<String>,
     #[serde(default)]
+    pub created_at: Option<Timestamp>,
+    #[serde(default)]
     pub updated_at: Option<Timestamp>,
 }
 
@@ -467,9 +469,19 @@ pub struct IssueComment {
     pub created_at: Option<Timestamp>,
     #[serde(default)]
     pub updated_at: Option<Timestamp>,
+    /// `…/repos/{o}/{r}/issues/{n}`: the issue or PR it is on (repository-wide listings).
+    #[serde(default)]
+    pub issue_url: Option<String>,
 }
 
 impl IssueComment {
+    /// The number of the issue or PR the comment is on, from `issue_url`.
+    pub fn issue_number(&self) -> Option<u64> {
+        let url = self.issue_url.as_deref()?;
+        let (rest, n) = url.trim_end_matches('/').rsplit_once('/')?;
+        rest.ends_with("/issues").then(|| n.parse().ok()).flatten()
+    }
+
     pub fn author_login(&self) -> Option<&str> {
         self.user.as_ref().map(|u| u.login.as_str())
     }

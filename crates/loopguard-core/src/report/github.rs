@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::markdown::{self, failure, iterations};
-use super::{Row, Status, text};
+use super::{Row, Status, picture, text};
 use crate::breaker::{EventKind, State};
 use crate::ids::Signature;
 use crate::rules::RuleName;
@@ -114,6 +114,11 @@ impl PrView<'_> {
         if let Some(t) = &s.looping_failure {
             md.push('\n');
             md.push_str(&failure(t));
+        }
+        let picture = picture::markdown(s);
+        if !picture.is_empty() {
+            md.push('\n');
+            md.push_str(&picture);
         }
         md.push('\n');
         md.push_str(&self.what_now());
@@ -233,6 +238,11 @@ impl PrView<'_> {
         let _ = writeln!(md, "- **Head:** `{}`", self.short_head());
         if let Some(t) = s.looping_failure.as_ref().or(s.last_failure()) {
             md.push_str(&failure(t));
+        }
+        let picture = picture::markdown(s);
+        if !picture.is_empty() {
+            md.push_str("\n### The loop\n\n");
+            md.push_str(&picture);
         }
         md.push_str("\n### Commits involved\n\n");
         for r in involved(s, rule) {

@@ -58,6 +58,11 @@ pub fn report(s: &Status) -> String {
             let _ = writeln!(md, "- **First error:** {}", code_span(e, false));
         }
     }
+    let picture = super::picture::markdown(s);
+    if !picture.is_empty() {
+        md.push_str("\n## The loop\n\n");
+        md.push_str(&picture);
+    }
     md.push_str("\n## Counters\n\n");
     md.push_str(&counters(s, false));
     if !s.warnings.is_empty() || !s.notes.is_empty() {

@@ -10,12 +10,15 @@
 //! - what each attempt's row says (empty, back to which tree, repeats which patch, …).
 //!
 //! Renderers: [`text`] (terminals), [`markdown`] (the report, the issues-file entry),
-//! [`github`] (comment, issue, summary, outputs). All text that came from outside (commit
+//! [`github`] (comment, issue, summary, outputs), [`html`] (`report --html`); [`picture`]
+//! draws the run for all of them. All text that came from outside (commit
 //! subjects, reasons quoting them, log lines) is passed through [`crate::sanitize`] by the
 //! renderer that knows where it goes.
 
 pub mod github;
+pub mod html;
 pub mod markdown;
+pub mod picture;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -62,6 +65,8 @@ pub struct Row {
     pub notes: Vec<String>,
     pub progress: bool,
     pub violates: bool,
+    /// Commit time, when known.
+    pub at: Option<jiff::Timestamp>,
 }
 
 /// The status document (`status --json`, `check --json`, `replay --json`, `finish
@@ -276,6 +281,7 @@ fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
                 notes: notes(f),
                 progress: f.progress,
                 violates: !f.violations.is_empty(),
+                at: it.at,
             }
         })
         .collect()

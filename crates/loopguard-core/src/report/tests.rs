@@ -159,3 +159,47 @@ fn change_table() {
         assert_eq!(Change::between(before, now), want, "{before:?} {now:?}");
     }
 }
+
+#[test]
+fn the_picture_marks_new_failures_progress_and_the_trip() {
+    use super::picture::{Mark, Tests, points, sparkline};
+    let c = Config::default();
+    let h = History::new()
+        .fresh()
+        .fail("aaaa1111", 3)
+        .fresh()
+        .fail("bbbb2222", 1)
+        .fresh()
+        .fail("bbbb2222", 1)
+        .fresh()
+        .fail("bbbb2222", 1);
+    let s = status_of(&c, &h);
+    let p = points(&s);
+    let marks: Vec<Option<Mark>> = p.iter().map(|p| p.mark()).collect();
+    assert_eq!(
+        marks,
+        [
+            Some(Mark::NewFailure),
+            Some(Mark::NewFailure),
+            Some(Mark::Progress),
+            Some(Mark::Trip)
+        ]
+    );
+    assert_eq!(p[0].tests, Tests::Fail(Some(3)));
+    let text = sparkline(&p);
+    assert!(text.starts_with("tests    █▃▃▃\nevents   ◆◆↑✖\n"), "{text}");
+    // The comment and the issue carry both pictures.
+    let view = PrView {
+        status: &s,
+        pr: Some(7),
+        head: "abc",
+        change: Change::Tripped,
+        issue: None,
+        label: "loopguard:stuck",
+        notes: &[],
+    };
+    for md in [view.comment(), view.issue(7).1, view.summary()] {
+        assert!(md.contains("```text\ntests    █▃▃▃"), "{md}");
+        assert!(md.contains("```mermaid\nxychart-beta\n"), "{md}");
+    }
+}

@@ -1,0 +1,527 @@
+//! `loopguard dashboard`: keeps one issue listing every agent PR — stuck first, then
+//! half-open, then healthy, the closed ones of the last 7 days folded — and resumes the
+//! PRs a maintainer ticked on it.
+//!
+//! The shell around `crate::ci::dashboard`. Reads: the open PRs, the PRs closed lately,
+//! each one's sticky comment (the state `loopguard ci` keeps; found by a repository-wide
+//! comment scan when that takes fewer requests than reading the PRs one by one), and the
+//! dashboard issue (by marker and author). Writes: the resumes ticked (the PR's sticky
+//! state and its label, as removing the label does) and the dashboard issue, created once
+//! and edited in place. Nothing is judged again.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::ci::dashboard::{
+    self, Closed, Context, DASHBOARD_MARKER, Editor, Entry, Tick, resumed_visible, sticky_visible,
+};
+use crate::ci::decide;
+use crate::ci::state::CiState;
+use crate::cli::DashboardArgs;
+use crate::config::{CONFIG_FILE, Config};
+use crate::error::{Error, exit};
+use crate::github::actions_io::write_untrusted;
+use crate::github::event::IssuesEvent;
+use crate::github::sticky::{
+    STICKY_MARKER, StickyState, TrustedAuthors, find_sticky_comment, parse_sticky_state,
+    render_sticky,
+};
+use crate::github::types::OpenState;
+use crate::github::{
+    CommentScan, GitHubClient, GitHubClientBuilder, Issue, IssueComment, IssueUpdate, PullRequest,
+};
+
+use super::{Ctx, print_json};
+
+/// One PR's sticky comment, as found.
+struct Sticky {
+    id: u64,
+    body: String,
+    state: CiState,
+}
+
+pub fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
+    if ctx.env.var("GITHUB_REPOSITORY").is_none() {
+        return Err(Error::input(
+            "GITHUB_REPOSITORY is not set\nhint: `loopguard dashboard` runs in a GitHub Actions job (examples/workflows/dashboard.yml), or set GITHUB_REPOSITORY=owner/name and GITHUB_TOKEN",
+        )
+        .into());
+    }
+    let client = GitHubClientBuilder::from_lookup(ctx.env.lookup())?
+        .dry_run(args.dry_run)
+        .build()?;
+    let mut d = Session {
+        ctx,
+        progress: super::progress::Progress::new(&ctx.env, args.json),
+        client,
+        notes: Vec::new(),
+    };
+    let config = d.load_config(args.config.as_deref())?;
+    let now = ctx.env.now();
+    let trusted = d.trusted()?;
+
+    // The PRs: open ones, and those closed within the last 7 days.
+    let mut prs = d.client.open_pull_requests(None)?;
+    let since = now - dashboard::RECENT;
+    prs.extend(
+        d.client
+            .closed_pull_requests_since(since)?
+            .into_iter()
+            .filter(|p| closed_at(p).is_some_and(|t| t >= since)),
+    );
+    let stickies = d.stickies(&prs, &trusted)?;
+    let mut entries: Vec<Entry> = prs
+        .iter()
+        .filter_map(|p| {
+            let s = stickies.get(&p.number)?;
+            Some(Entry {
+                number: p.number,
+                title: p.title.clone(),
+                author: p.user.as_ref().map(|u| u.login.clone()),
+                closed: closed_at(p).map(|at| Closed {
+                    merged: p.merged_at.is_some(),
+                    at,
+                }),
+                state: s.state.clone(),
+            })
+        })
+        .collect();
+
+    // The dashboard issue, and what was ticked on it.
+    let issue = d.find_dashboard(&config, &trusted)?;
+    let event = d.edit_event(issue.as_ref())?;
+    let mut resumed: Vec<u64> = Vec::new();
+    let mut handled: BTreeSet<u64> = BTreeSet::new();
+    if let Some(issue) = &issue {
+        d.apply_ticks(
+            &config,
+            &issue.body,
+            event.as_ref(),
+            &prs,
+            &stickies,
+            &mut entries,
+            &mut handled,
+            &mut resumed,
+        )?;
+    }
+
+    // Write the dashboard.
+    dashboard::order(&mut entries);
+    let repo_url = format!(
+        "{}/{}",
+        d.client.server_url().trim_end_matches('/'),
+        d.client.repo()
+    );
+    let title = config.github.dashboard_title.clone();
+    let mut body = d.render(&entries, &config, &repo_url, now);
+    let number = match &issue {
+        None => {
+            d.client.ensure_label(
+                &config.github.issue_label,
+                decide::ISSUE_LABEL_COLOR,
+                decide::ISSUE_LABEL_DESCRIPTION,
+            )?;
+            let created = d.client.create_issue(
+                &title,
+                &body,
+                &[config.github.issue_label.as_str()],
+                DASHBOARD_MARKER,
+            )?;
+            Some(created.number).filter(|n| *n != 0)
+        }
+        Some(issue) => {
+            let mut current = issue.clone();
+            if normalise(&current.body) != normalise(&body)
+                || current.title != title
+                || !current.is_open()
+            {
+                // A box ticked since the listing would be lost by the edit: read the issue
+                // again right before writing and take those ticks too.
+                if !dashboard::ticked(&issue.body).is_empty() || !resumed.is_empty() {
+                    current = d.client.issue(issue.number)?;
+                    let before = resumed.len();
+                    d.apply_ticks(
+                        &config,
+                        &current.body,
+                        None,
+                        &prs,
+                        &stickies,
+                        &mut entries,
+                        &mut handled,
+                        &mut resumed,
+                    )?;
+                    if resumed.len() != before {
+                        dashboard::order(&mut entries);
+                        body = d.render(&entries, &config, &repo_url, now);
+                    }
+                }
+                d.client.update_issue(
+                    issue.number,
+                    &IssueUpdate {
+                        title: Some(title.clone()),
+                        body: Some(body.clone()),
+                        state: (!current.is_open()).then_some(OpenState::Open),
+                        labels: None,
+                    },
+                )?;
+            }
+            Some(issue.number)
+        }
+    };
+    d.progress.finish();
+    d.report(&entries, number, &resumed, now, args.json)?;
+    if args.dry_run {
+        let planned = d.client.planned_writes();
+        let mut text = format!(
+            "dry run: {} GitHub write(s) planned, none made\n",
+            planned.len()
+        );
+        for w in &planned {
+            text.push_str(&format!("  {w}\n"));
+        }
+        d.print_untrusted(&text)?;
+    }
+    Ok(exit::OK)
+}
+
+struct Session<'c> {
+    ctx: &'c Ctx,
+    progress: super::progress::Progress,
+    client: GitHubClient,
+    /// Shown on the dashboard; may quote logins.
+    notes: Vec<String>,
+}
+
+fn closed_at(p: &PullRequest) -> Option<jiff::Timestamp> {
+    (p.state == OpenState::Closed)
+        .then(|| p.merged_at.or(p.closed_at))
+        .flatten()
+}
+
+/// GitHub may hand a body back with CRLF and without the final newline.
+fn normalise(body: &str) -> String {
+    body.replace("\r\n", "\n").trim_end().to_owned()
+}
+
+impl Session<'_> {
+    fn note(&mut self, text: String) {
+        self.ctx.ui.warn(&crate::sanitize::printable(&text));
+        self.notes.push(text);
+    }
+
+    /// The config: `--config` (in the checkout, else at the commit the workflow runs on),
+    /// else `.loopguard.yml` of the checkout, else the one at the commit the workflow runs
+    /// on (`GITHUB_SHA`: the default branch for a schedule), else the defaults. Only its
+    /// `github:` keys matter here.
+    fn load_config(&mut self, explicit: Option<&std::path::Path>) -> Result<Config> {
+        let path = explicit.unwrap_or(std::path::Path::new(CONFIG_FILE));
+        let local = self.ctx.dir.join(path);
+        if local.exists() {
+            return Ok(crate::config_file::load(&local)?);
+        }
+        let shown_path = path.display().to_string();
+        if let Some(sha) = self.ctx.env.var("GITHUB_SHA")
+            && let Some(bytes) = self.client.file_at(&shown_path, sha)?
+        {
+            let shown = PathBuf::from(format!("{shown_path}@{}", &sha[..sha.len().min(10)]));
+            return Ok(Config::parse_bytes(&bytes, &shown)?);
+        }
+        if explicit.is_some() {
+            return Err(Error::input(format!(
+                "{shown_path}: no such config file, neither here nor at GITHUB_SHA; hint: pass the path of the config in the repository"
+            ))
+            .into());
+        }
+        Ok(Config::default())
+    }
+
+    /// The authors whose comments and issues are loopguard's own (as `ci` decides).
+    fn trusted(&self) -> Result<TrustedAuthors> {
+        let mut trusted = TrustedAuthors::default();
+        let installation = self
+            .ctx
+            .env
+            .var("GITHUB_TOKEN")
+            .is_some_and(|t| t.trim().starts_with("ghs_"));
+        if !installation && let Some(login) = self.client.authenticated_login()? {
+            trusted = trusted.with(login);
+        }
+        Ok(trusted)
+    }
+
+    /// Each PR's sticky comment: from one scan of the repository's comments since the
+    /// oldest PR was opened when that takes no more pages than there are PRs, else from
+    /// each PR's comments.
+    fn stickies(
+        &mut self,
+        prs: &[PullRequest],
+        trusted: &TrustedAuthors,
+    ) -> Result<BTreeMap<u64, Sticky>> {
+        let mut out = BTreeMap::new();
+        if prs.is_empty() {
+            return Ok(out);
+        }
+        let wanted: BTreeSet<u64> = prs.iter().map(|p| p.number).collect();
+        let oldest = prs
+            .iter()
+            .map(|p| p.created_at.unwrap_or(jiff::Timestamp::UNIX_EPOCH))
+            .min()
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let mut by_pr: HashMap<u64, Vec<IssueComment>> = HashMap::new();
+        match self.client.repo_comments_since(oldest, prs.len())? {
+            CommentScan::Complete(comments) => {
+                for c in comments {
+                    if let Some(n) = c.issue_number().filter(|n| wanted.contains(n)) {
+                        by_pr.entry(n).or_default().push(c);
+                    }
+                }
+            }
+            CommentScan::OverBudget { .. } => {
+                self.progress.start(prs.len() as u64, "reading PR comments");
+                for p in prs {
+                    by_pr.insert(p.number, self.client.issue_comments(p.number)?);
+                    self.progress.inc();
+                }
+                self.progress.finish();
+            }
+        }
+        for (n, mut comments) in by_pr {
+            // Oldest first, as a PR's own listing has them.
+            comments.sort_by_key(|c| c.id);
+            let Some(c) = find_sticky_comment(&comments, trusted) else {
+                continue;
+            };
+            match parse_sticky_state::<CiState>(&c.body) {
+                StickyState::Ok(state) if state.pr == n => {
+                    out.insert(
+                        n,
+                        Sticky {
+                            id: c.id,
+                            body: c.body.clone(),
+                            state,
+                        },
+                    );
+                }
+                StickyState::Ok(_) | StickyState::Missing => {}
+                StickyState::Corrupt(why) => {
+                    self.note(format!("#{n}: loopguard's comment could not be read ({why}): left out until `ci` mends it"));
+                }
+                StickyState::FutureVersion(v) => {
+                    self.note(format!("#{n}: loopguard's comment was written by a newer loopguard (state v{v}): left out"));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// loopguard's dashboard issue: an open one carrying the issue label, else a closed
+    /// one (reopened when written), found by marker and author.
+    fn find_dashboard(&self, config: &Config, trusted: &TrustedAuthors) -> Result<Option<Issue>> {
+        let label = &config.github.issue_label;
+        let open = self.client.issues_with_label(label, "open")?;
+        if let Some(i) = dashboard::find_dashboard(&open, trusted) {
+            return Ok(Some(i.clone()));
+        }
+        let closed = self.client.issues_with_label(label, "closed")?;
+        Ok(dashboard::find_dashboard(&closed, trusted).cloned())
+    }
+
+    /// The `issues: edited` event of this run, when it is an edit of the dashboard.
+    fn edit_event(&self, issue: Option<&Issue>) -> Result<Option<IssuesEvent>> {
+        if self.ctx.env.var("GITHUB_EVENT_NAME") != Some("issues") {
+            return Ok(None);
+        }
+        let Some(path) = self.ctx.env.var("GITHUB_EVENT_PATH") else {
+            return Ok(None);
+        };
+        let payload = std::fs::read_to_string(path)
+            .map_err(|e| Error::input(format!("GITHUB_EVENT_PATH ({path}): cannot read: {e}")))?;
+        let event = IssuesEvent::parse(&payload)?;
+        let ours = issue.is_some_and(|i| i.number == event.issue.number);
+        Ok((ours && event.action.as_deref() == Some("edited")).then_some(event))
+    }
+
+    /// Resumes the PRs ticked in `body` (those not handled yet): the PR's sticky state
+    /// gets the resume and loses the label, as a maintainer removing the label does.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_ticks(
+        &mut self,
+        config: &Config,
+        body: &str,
+        event: Option<&IssuesEvent>,
+        prs: &[PullRequest],
+        stickies: &BTreeMap<u64, Sticky>,
+        entries: &mut [Entry],
+        handled: &mut BTreeSet<u64>,
+        resumed: &mut Vec<u64>,
+    ) -> Result<()> {
+        let ticks: Vec<u64> = dashboard::ticked(body)
+            .into_iter()
+            .filter(|n| handled.insert(*n))
+            .collect();
+        if ticks.is_empty() {
+            return Ok(());
+        }
+        // Ticks this very edit made are the sender's; older ones are anyone's who could
+        // edit the issue (write access).
+        let by_sender: BTreeSet<u64> = match event {
+            Some(e) => {
+                let before = dashboard::ticked(e.body_before().unwrap_or(""));
+                dashboard::ticked(&e.issue.body)
+                    .difference(&before)
+                    .copied()
+                    .collect()
+            }
+            None => BTreeSet::new(),
+        };
+        let mut permissions: HashMap<String, bool> = HashMap::new();
+        let now = self.ctx.env.now();
+        for n in ticks {
+            let Some(entry) = entries.iter_mut().find(|e| e.number == n) else {
+                continue;
+            };
+            // The comment as it is now: `ci` may have written it since the scan, and a
+            // resume written over a stale state would undo that run.
+            let Some(sticky) = stickies.get(&n) else {
+                continue;
+            };
+            let fresh = self.client.comment(sticky.id)?;
+            let body = match parse_sticky_state::<CiState>(&fresh.body) {
+                StickyState::Ok(state) if state.pr == n => {
+                    entry.state = state;
+                    fresh.body
+                }
+                _ => sticky.body.clone(),
+            };
+            let editor = match event.and_then(|e| e.sender.as_ref()) {
+                Some(sender) if by_sender.contains(&n) => {
+                    let login = sender.login.clone();
+                    let can_write = match permissions.get(&login) {
+                        Some(w) => *w,
+                        None => {
+                            let p = self.client.permission_of(&login)?;
+                            let w = matches!(p.as_deref(), Some("admin" | "write"));
+                            permissions.insert(login.clone(), w);
+                            w
+                        }
+                    };
+                    Editor::Known { login, can_write }
+                }
+                _ => Editor::Unknown,
+            };
+            match dashboard::tick(entry, &editor, now) {
+                Tick::Moot => {}
+                Tick::Refused(why) => self.note(why),
+                Tick::Resume(resume) => {
+                    let mut state = entry.state.clone();
+                    state.resumes.push(resume.clone());
+                    state.labelled = false;
+                    let visible = resumed_visible(sticky_visible(&body), &resume);
+                    let new_body = render_sticky(&state, &visible)
+                        .map_err(|e| Error::env(format!("#{n}: {e}")))?;
+                    debug_assert!(new_body.starts_with(STICKY_MARKER));
+                    self.client.update_comment(sticky.id, &new_body)?;
+                    let labelled = prs
+                        .iter()
+                        .find(|p| p.number == n)
+                        .is_some_and(|p| p.has_label(&config.github.label));
+                    if labelled {
+                        self.client.remove_label(n, &config.github.label)?;
+                    }
+                    entry.state = state;
+                    resumed.push(n);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn render(
+        &self,
+        entries: &[Entry],
+        config: &Config,
+        repo_url: &str,
+        now: jiff::Timestamp,
+    ) -> String {
+        dashboard::render(
+            entries,
+            &Context {
+                now,
+                repo_url,
+                label: &config.github.label,
+                notes: &self.notes,
+            },
+        )
+    }
+
+    /// What was done: text (untrusted: titles) or the JSON document.
+    fn report(
+        &self,
+        entries: &[Entry],
+        issue: Option<u64>,
+        resumed: &[u64],
+        now: jiff::Timestamp,
+        json: bool,
+    ) -> Result<()> {
+        let c = dashboard::counts(entries, now);
+        if json {
+            let rows: Vec<serde_json::Value> = entries
+                .iter()
+                .map(|e| {
+                    let v = e.verdict();
+                    serde_json::json!({
+                        "pr": e.number,
+                        "section": format!("{:?}", e.section()).to_lowercase(),
+                        "state": v.map(|v| v.state),
+                        "rule": v.and_then(|v| v.rule),
+                        "reason": v.and_then(|v| v.reason.clone()),
+                        "iterations": v.and_then(|v| v.iterations),
+                        "signature": v.and_then(|v| v.failure.as_ref()).map(|f| f.signature.clone()),
+                        "progress_at": v.and_then(|v| v.progress_at),
+                        "tripped_at": v.and_then(|v| v.tripped_at),
+                        "run": v.and_then(|v| v.run),
+                    })
+                })
+                .collect();
+            print_json(&serde_json::json!({
+                "schema": crate::report::SCHEMA,
+                "issue": issue,
+                "counts": {
+                    "stuck": c.stuck, "half_open": c.half_open, "healthy": c.healthy,
+                    "tripped_recently": c.tripped_recently, "closed": c.closed,
+                },
+                "rows": rows,
+                "resumed": resumed,
+                "notes": self.notes,
+                "requests": self.client.requests_sent(),
+            }))?;
+            return Ok(());
+        }
+        let mut text = format!(
+            "dashboard: {} stuck, {} half-open, {} healthy, {} closed lately",
+            c.stuck, c.half_open, c.healthy, c.closed
+        );
+        if let Some(n) = issue {
+            text.push_str(&format!(" (issue #{n})"));
+        }
+        text.push('\n');
+        for n in resumed {
+            text.push_str(&format!("resumed #{n} (ticked on the dashboard)\n"));
+        }
+        text.push_str(&format!(
+            "{} GitHub request(s)\n",
+            self.client.requests_sent()
+        ));
+        self.print_untrusted(&text)
+    }
+
+    fn print_untrusted(&self, text: &str) -> Result<()> {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        write_untrusted(&mut out, text, self.ctx.env.in_actions())?;
+        out.flush()?;
+        Ok(())
+    }
+}
