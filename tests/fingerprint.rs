@@ -318,7 +318,7 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
         vec![(
             Test,
             "TestReadWords",
-            "wordcount_test.go: ReadWords: open <n>/words.txt.missing: no such file or directory",
+            "wordcount_test.go: ReadWords: open <tmp>/words.txt.missing: no such file or directory",
         )],
     );
     m.insert(
