@@ -4,12 +4,23 @@
 # the runners.
 #
 #   scripts/gen-fixtures.sh [RUNNER...]     # default: every runner
+#   scripts/gen-fixtures.sh RUNNER/SCENARIO[,SCENARIO...]   # only those failure dirs
 #
 # Layout: tests/fixtures/logs/<runner>/<failure>/<variant>.{log,xml}. Every file in one
 # failure directory is the same failure seen through different noise (another temp dir,
 # shifted line numbers, extra passing tests, colour, threads, a GitHub Actions raw log), so
 # it must give one signature; different failure directories must give different
 # signatures; `passing/` must give none.
+#
+# Volatile parts: some scenarios make a real failure mention what changes from run to run
+# (temp dirs, UUIDs, ports, pids, addresses, timestamps, property-test seeds). Their
+# variants include `rerun`, the same command run again, so that the volatile part is the
+# only difference (the Actions wrapping of every fixture is tested on its own, so they
+# have no `gha` variant). Each run gets a random CLOCK_SKEW_DAYS that those tests add to the
+# clock, so that dates differ between variants as they do between days. Temp paths of
+# macOS (/var/folders/../T) and Windows (C:\Users\..\AppData\Local\Temp) cannot be run
+# here: the `macos` and `windows` variants are the `plain` log with its checkout and
+# temp-root prefixes rewritten (see os_variant below), nothing else changed.
 #
 # Needs: cargo + cargo-nextest; python3 (pytest is installed into a venv); go; node + npm
 # (jest, vitest@3, mocha, typescript are installed into the project copies); java + mvn for
@@ -51,11 +62,11 @@ copy_project() {
 # fixtures run (installed once from the npm registry; vitest 3 because vite 8 needs npm 11).
 node_tools() {
     local dir=${LG_FIXTURE_NODE:-$WORK/node}
-    if [[ ! -x $dir/node_modules/.bin/jest ]]; then
+    if [[ ! -x $dir/node_modules/.bin/jest || ! -d $dir/node_modules/fast-check ]]; then
         mkdir -p "$dir"
         echo '{"name":"lg-fixture-tools","private":true}' >"$dir/package.json"
         (cd "$dir" && npm install -q --no-audit --no-fund jest@29 jest-junit@16 vitest@3 \
-            mocha@10 typescript@5 >&2)
+            mocha@10 typescript@5 fast-check@3 >&2)
     fi
     printf '%s\n' "$dir"
 }
@@ -125,10 +136,10 @@ save() {
 # run_in DIR COMMAND...: runs COMMAND in DIR with stdout and stderr merged, as a CI log
 # shows them; sets STATUS. The runner failing is the point, so its status never stops us.
 run_in() {
-    local dir=$1
+    local dir=$1 skew=$((RANDOM % 1000))
     shift
     STATUS=0
-    (cd "$dir" && "$@") >"$WORK/out" 2>&1 || STATUS=$?
+    (cd "$dir" && CLOCK_SKEW_DAYS=$skew "$@") >"$WORK/out" 2>&1 || STATUS=$?
 }
 
 # emit RUNNER SCENARIO VARIANT CMD...: copies the project, runs CMD, saves the output (in
@@ -146,10 +157,89 @@ emit() {
     esac | save "$LOGS/$runner/${AS:-$scenario}/$variant.log"
 }
 
+# wanted SCENARIO: whether this run generates SCENARIO (all unless RUNNER/SCENARIO args).
+wanted() {
+    [[ -z $ONLY || $ONLY == *" $1 "* ]]
+}
+
+# os_variants RUNNER FAILURE...: adds `macos` and `windows` variants to each failure dir,
+# made from its `plain` log (or `plain.xml`) by os_variant.py: the same failure on a macOS
+# or Windows runner, where the checkout and the system temp dir live elsewhere.
+os_variants() {
+    local runner=$1 failure ext os
+    shift
+    for failure in "$@"; do
+        wanted "$failure" || continue
+        ext=log
+        [[ -f $LOGS/$runner/$failure/plain.log ]] || ext=xml
+        for os in macos windows; do
+            python3 "$WORK/os_variant.py" "$os" "$runner" "${TMPDIR:-/tmp}" "$(cargo_target)" \
+                <"$LOGS/$runner/$failure/plain.$ext" | save "$LOGS/$runner/$failure/$os.$ext"
+        done
+    done
+}
+# Rewrites, in a Linux log, the paths a macOS or Windows runner shows differently, and
+# nothing else (error texts stay Linux's):
+# - the project copy ($WORK/run.X/P-proj) -> the runner's checkout, /Users/runner/work/
+#   wordcount/wordcount or D:\a\wordcount\wordcount; the shared cargo target dir
+#   (cargo_target) -> its target/;
+# - the system temp dir (/tmp, or $TMPDIR) -> $TMPDIR of a macOS runner,
+#   /var/folders/<2>/<30>/T (random, as macOS makes them; pytest resolves it to
+#   /private/var/...), or %TEMP% of a Windows runner, C:\Users\RUNNER~1\AppData\Local\Temp;
+# - pytest-of-root -> pytest-of-runner / pytest-of-runneradmin (the runner's user);
+# - on Windows, `/` -> `\` inside those paths, doubled inside a quoted Python repr, and
+#   pathlib's PosixPath is a WindowsPath.
+cat >"$WORK/os_variant.py" <<'PY'
+import random, re, string, sys
+os_name, runner, tmp, target = sys.argv[1], sys.argv[2], sys.argv[3].rstrip("/"), sys.argv[4]
+rng = random.Random()
+alnum = string.ascii_lowercase + string.digits
+if os_name == "macos":
+    temp = "/var/folders/%s/%s/T" % (
+        "".join(rng.choice(alnum) for _ in range(2)),
+        "".join(rng.choice(alnum + "_") for _ in range(30)),
+    )
+    if runner == "pytest":
+        temp = "/private" + temp
+    checkout, user = "/Users/runner/work/wordcount/wordcount", "runner"
+else:
+    temp, checkout, user = r"C:\Users\RUNNER~1\AppData\Local\Temp", r"D:\a\wordcount\wordcount", "runneradmin"
+work = re.escape(tmp) + r"/lg-fixtures\.\w+"
+path = re.compile(
+    r"(?<![\w.~/-])(?:(?P<proj>%s/run\.\w+/[\w-]+-proj)|(?P<target>%s)|(?P<tmp>%s))"
+    r"(?P<rest>(?:/[^\s'\"`:,;()\[\]{}<>|]*)?)" % (work, re.escape(target), re.escape(tmp))
+)
+def rewrite(m):
+    if m["proj"]:
+        head = checkout
+    elif m["target"]:
+        head = checkout + ("/target" if os_name == "macos" else r"\target")
+    else:
+        head = temp
+    rest = m["rest"].replace("pytest-of-root", "pytest-of-" + user)
+    if os_name == "windows":
+        sep = "\\"
+        if runner == "pytest" and m.start() > 0 and m.string[m.start() - 1] == "'":
+            sep, head = "\\\\", head.replace("\\", "\\\\")
+        rest = rest.replace("/", sep)
+    return head + rest
+data = path.sub(rewrite, sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
+if os_name == "windows":
+    data = data.replace("PosixPath(", "WindowsPath(")
+sys.stdout.buffer.write(data.encode("utf-8", "surrogateescape"))
+PY
+
+# cargo_target: the target dir of the scenarios with dev-dependencies, which build once
+# (LG_FIXTURE_CARGO_TARGET=DIR keeps it between runs of this script).
+cargo_target() {
+    printf '%s\n' "${LG_FIXTURE_CARGO_TARGET:-$WORK/cargo-target}"
+}
+
 gen_cargo() {
     local s
     for s in passing assert-count panic-count should-panic doctest compile-error missing-file \
         two-failures; do
+        wanted "$s" || continue
         emit cargo "$s" plain cargo test --no-fail-fast --color never
         emit cargo "$s" color cargo test --no-fail-fast --color always -- --color always
         RUST_BACKTRACE=1 emit cargo "$s" threads1-backtrace cargo test --no-fail-fast \
@@ -159,12 +249,24 @@ gen_cargo() {
         emit cargo "$s" gha cargo test --no-fail-fast --color always -- --color always
         emit cargo "$s" quiet cargo test --no-fail-fast --color never -q
     done
+    # Volatile parts. Their dev-dependencies build once, in one target dir.
+    local -x CARGO_TARGET_DIR
+    CARGO_TARGET_DIR=$(cargo_target)
+    for s in tempfile volatile-values proptest quickcheck; do
+        wanted "$s" || continue
+        emit cargo "$s" plain cargo test --no-fail-fast --color never
+        emit cargo "$s" rerun cargo test --no-fail-fast --color never
+        emit cargo "$s" threads1 cargo test --no-fail-fast --color never -- --test-threads=1
+        emit cargo "$s" quiet cargo test --no-fail-fast --color never -q
+    done
+    os_variants cargo missing-file tempfile
 }
 
 gen_nextest() {
     local s
     for s in passing assert-count panic-count should-panic compile-error missing-file \
         two-failures; do
+        wanted "$s" || continue
         emit nextest "$s" plain cargo nextest run --color never --no-fail-fast
         emit nextest "$s" color cargo nextest run --color always --no-fail-fast
         emit nextest "$s" threads1 cargo nextest run --color never --no-fail-fast -j 1
@@ -179,17 +281,33 @@ gen_nextest() {
         rm -f "$LOGS/nextest/$s/junit.log"
     done
     # A test that fails once and passes on the retry is not a failure.
-    FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky flaky-retries cargo nextest run --color never --retries 2
-    FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky gha-flaky-retries cargo nextest run --color always --retries 2
+    if wanted passing; then
+        FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky flaky-retries cargo nextest run --color never --retries 2
+        FLAKY_RUN=$RANDOM$RANDOM AS=passing emit nextest flaky gha-flaky-retries cargo nextest run --color always --retries 2
+    fi
+    local -x CARGO_TARGET_DIR
+    CARGO_TARGET_DIR=$(cargo_target)
+    for s in tempfile volatile-values proptest quickcheck; do
+        wanted "$s" || continue
+        emit nextest "$s" plain cargo nextest run --color never --no-fail-fast
+        emit nextest "$s" rerun cargo nextest run --color never --no-fail-fast
+        emit nextest "$s" threads1 cargo nextest run --color never --no-fail-fast -j 1
+        emit nextest "$s" junit cargo nextest run --color never --profile ci
+        # nextest's store dir is target/nextest under the workspace, whatever the target dir.
+        save "$LOGS/nextest/$s/junit.xml" <"$DIR/target/nextest/ci/junit.xml"
+        rm -f "$LOGS/nextest/$s/junit.log"
+    done
+    os_variants nextest missing-file tempfile
 }
 
 gen_pytest() {
     local venv=${LG_FIXTURE_VENV:-$WORK/venv} s
     [[ -x $venv/bin/pytest ]] || python3 -m venv "$venv"
-    "$venv/bin/pip" install -q pytest pytest-xdist
+    "$venv/bin/pip" install -q pytest pytest-xdist hypothesis
     local pytest=("$venv/bin/pytest" -p no:cacheprovider)
     for s in passing assert-count type-error fixture-error collection-error import-error \
         missing-file param-failure two-failures; do
+        wanted "$s" || continue
         emit pytest "$s" plain "${pytest[@]}"
         emit pytest "$s" verbose "${pytest[@]}" -v
         emit pytest "$s" quiet "${pytest[@]}" -q
@@ -204,6 +322,16 @@ gen_pytest() {
         save "$LOGS/pytest/$s/junit.xml" <"$DIR/report.xml"
         rm -f "$LOGS/pytest/$s/junit.log"
     done
+    for s in tempfile-mktemp volatile-values timestamps hypothesis hypothesis-health; do
+        wanted "$s" || continue
+        emit pytest "$s" plain "${pytest[@]}"
+        emit pytest "$s" rerun "${pytest[@]}"
+        emit pytest "$s" xdist "${pytest[@]}" -n 2
+        emit pytest "$s" junit "${pytest[@]}" --junitxml=report.xml
+        save "$LOGS/pytest/$s/junit.xml" <"$DIR/report.xml"
+        rm -f "$LOGS/pytest/$s/junit.log"
+    done
+    os_variants pytest missing-file tempfile-mktemp
 }
 
 gen_go() {
@@ -211,6 +339,7 @@ gen_go() {
     export GOFLAGS=-count=1 GOPROXY=off GOTOOLCHAIN=local
     for s in passing assert-count panic-count subtest build-error missing-file timeout \
         two-failures; do
+        wanted "$s" || continue
         emit go "$s" plain go test -timeout=5s ./...
         emit go "$s" verbose go test -timeout=5s -v ./...
         emit go "$s" serial go test -timeout=5s -v -p 1 -parallel 1 ./...
@@ -219,12 +348,21 @@ gen_go() {
         emit go "$s" extra go test -timeout=5s -v ./...
         emit go "$s" gha go test -timeout=5s -v ./...
     done
+    for s in mkdir-temp volatile-values timestamps quick; do
+        wanted "$s" || continue
+        emit go "$s" plain go test -timeout=5s ./...
+        emit go "$s" rerun go test -timeout=5s ./...
+        emit go "$s" verbose go test -timeout=5s -v ./...
+        emit go "$s" shuffle go test -timeout=5s -shuffle=on ./...
+    done
+    os_variants go missing-file mkdir-temp
 }
 
 gen_jest() {
     local s jest=(node_modules/.bin/jest --ci)
     for s in passing assert-count type-error syntax-error module-not-found missing-file \
         two-failures; do
+        wanted "$s" || continue
         emit jest "$s" plain "${jest[@]}"
         emit jest "$s" verbose "${jest[@]}" --verbose
         emit jest "$s" serial "${jest[@]}" --runInBand
@@ -238,12 +376,24 @@ gen_jest() {
         save "$LOGS/jest/$s/junit.xml" <"$DIR/junit.xml"
         rm -f "$LOGS/jest/$s/junit.log"
     done
+    for s in volatile-values fast-check; do
+        wanted "$s" || continue
+        emit jest "$s" plain "${jest[@]}"
+        emit jest "$s" rerun "${jest[@]}"
+        emit jest "$s" serial "${jest[@]}" --runInBand
+        JEST_JUNIT_OUTPUT_FILE=junit.xml emit jest "$s" junit "${jest[@]}" \
+            --reporters=default --reporters=jest-junit
+        save "$LOGS/jest/$s/junit.xml" <"$DIR/junit.xml"
+        rm -f "$LOGS/jest/$s/junit.log"
+    done
+    os_variants jest missing-file
 }
 
 gen_vitest() {
     local s vitest=(node_modules/.bin/vitest run)
     for s in passing assert-count type-error syntax-error module-not-found missing-file \
         two-failures; do
+        wanted "$s" || continue
         emit vitest "$s" plain "${vitest[@]}"
         emit vitest "$s" verbose "${vitest[@]}" --reporter=verbose
         emit vitest "$s" serial "${vitest[@]}" --no-file-parallelism
@@ -256,12 +406,24 @@ gen_vitest() {
         save "$LOGS/vitest/$s/junit.xml" <"$DIR/junit.xml"
         rm -f "$LOGS/vitest/$s/junit.log"
     done
+    for s in volatile-values fast-check; do
+        wanted "$s" || continue
+        emit vitest "$s" plain "${vitest[@]}"
+        emit vitest "$s" rerun "${vitest[@]}"
+        emit vitest "$s" serial "${vitest[@]}" --no-file-parallelism
+        emit vitest "$s" junit "${vitest[@]}" --reporter=default --reporter=junit \
+            --outputFile.junit=junit.xml
+        save "$LOGS/vitest/$s/junit.xml" <"$DIR/junit.xml"
+        rm -f "$LOGS/vitest/$s/junit.log"
+    done
+    os_variants vitest missing-file
 }
 
 gen_mocha() {
     local s mocha=(node_modules/.bin/mocha)
     for s in passing assert-count type-error require-error hook-error missing-file \
         two-failures; do
+        wanted "$s" || continue
         emit mocha "$s" plain "${mocha[@]}" --no-colors
         emit mocha "$s" dot "${mocha[@]}" --no-colors --reporter dot
         emit mocha "$s" color "${mocha[@]}" --colors
@@ -270,11 +432,20 @@ gen_mocha() {
         emit mocha "$s" extra "${mocha[@]}" --no-colors
         emit mocha "$s" gha "${mocha[@]}" --colors
     done
+    for s in volatile-values fast-check; do
+        wanted "$s" || continue
+        emit mocha "$s" plain "${mocha[@]}" --no-colors
+        emit mocha "$s" rerun "${mocha[@]}" --no-colors
+        emit mocha "$s" parallel "${mocha[@]}" --no-colors --parallel --jobs 2
+        emit mocha "$s" dot "${mocha[@]}" --no-colors --reporter dot
+    done
+    os_variants mocha missing-file hook-error
 }
 
 gen_tsc() {
     local s tsc=(node_modules/.bin/tsc -p .)
     for s in passing type-mismatch unknown-name two-errors; do
+        wanted "$s" || continue
         emit tsc "$s" plain "${tsc[@]}" --pretty false
         emit tsc "$s" pretty "${tsc[@]}" --pretty true
         emit tsc "$s" shifted "${tsc[@]}" --pretty false
@@ -289,7 +460,8 @@ gen_tsc() {
 gen_junit() {
     local s mvn=(mvn -o -q -B -Dmaven.repo.local=/usr/share/maven-repo)
     local report=target/surefire-reports/TEST-wordcount.WordCountTest.xml
-    for s in passing assert-count npe missing-file; do
+    for s in passing assert-count npe missing-file volatile-values; do
+        wanted "$s" || continue
         emit surefire "$s" plain "${mvn[@]}" test
         save "$LOGS/junit/$s/plain.xml" <"$DIR/$report"
         emit surefire "$s" shifted "${mvn[@]}" test
@@ -302,19 +474,32 @@ gen_junit() {
         save "$LOGS/junit/$s/fullstack.xml" <"$DIR/$report"
     done
     # A test that fails once and passes on the rerun is not a failure.
-    FLAKY_RUN=$RANDOM$RANDOM emit surefire flaky flaky-rerun "${mvn[@]}" \
-        -Dsurefire.rerunFailingTestsCount=2 test
-    save "$LOGS/junit/passing/flaky-rerun.xml" <"$DIR/$report"
+    if wanted passing; then
+        FLAKY_RUN=$RANDOM$RANDOM emit surefire flaky flaky-rerun "${mvn[@]}" \
+            -Dsurefire.rerunFailingTestsCount=2 test
+        save "$LOGS/junit/passing/flaky-rerun.xml" <"$DIR/$report"
+    fi
+    os_variants junit missing-file
     # The console output is Maven's, not the report's: only the XML is a fixture.
     rm -rf "${LOGS:?}/surefire"
 }
 
 main() {
-    local runners=("$@")
-    [[ ${#runners[@]} -gt 0 ]] || runners=(cargo nextest pytest go jest vitest mocha tsc junit)
-    local r
-    for r in "${runners[@]}"; do
-        rm -rf "${LOGS:?}/$r"
+    local args=("$@")
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit)
+    local arg r s
+    for arg in "${args[@]}"; do
+        r=${arg%%/*}
+        ONLY=""
+        if [[ $arg == */* ]]; then
+            ONLY=" ${arg#*/} "
+            ONLY=${ONLY//,/ }
+            for s in $ONLY; do
+                rm -rf "${LOGS:?}/$r/$s"
+            done
+        else
+            rm -rf "${LOGS:?}/$r"
+        fi
         "gen_$r"
     done
 }

@@ -128,16 +128,106 @@ fn passing_runs_have_no_signature_and_failing_runs_have_one() {
 #[test]
 fn different_failures_of_a_runner_give_different_signatures() {
     let all = fixtures();
-    let mut seen: BTreeMap<(String, String), (String, String)> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String), String> = BTreeMap::new();
     for ((runner, failure), variants) in by_failure(&all) {
-        let Some(sig) = variants[0].fingerprint.signature.clone() else {
+        if failure == "passing" {
             continue;
-        };
-        if let Some((other, _)) =
-            seen.insert((runner.clone(), sig), (failure.clone(), runner.clone()))
-        {
-            panic!("{runner}: {failure} and {other} give the same signature");
         }
+        // A failing fixture without a signature would make this test pass vacuously.
+        let signatures: BTreeSet<String> = variants
+            .iter()
+            .map(|v| {
+                v.fingerprint
+                    .signature
+                    .clone()
+                    .unwrap_or_else(|| panic!("no signature: {}", describe(v)))
+            })
+            .collect();
+        for sig in signatures {
+            if let Some(other) = seen.insert((runner.clone(), sig), failure.clone()) {
+                panic!("{runner}: {failure} and {other} give the same signature");
+            }
+        }
+    }
+}
+
+/// The whole table at once, per runner: every pair of variants of a failure agrees, every
+/// pair of different failures differs, every passing run has no signature. Prints the
+/// counts (`cargo test --test fingerprint table -- --nocapture`).
+#[test]
+fn table_of_pairs_per_runner() {
+    #[derive(Default)]
+    struct Counts {
+        fixtures: usize,
+        failures: usize,
+        same_pairs: usize,
+        different_pairs: usize,
+        passing: usize,
+    }
+    let all = fixtures();
+    let groups = by_failure(&all);
+    let mut table: BTreeMap<&str, Counts> = BTreeMap::new();
+    for ((runner, failure), variants) in &groups {
+        let counts = table.entry(runner.as_str()).or_default();
+        counts.fixtures += variants.len();
+        if failure == "passing" {
+            for v in variants {
+                assert_eq!(v.fingerprint.signature, None, "{}", describe(v));
+                counts.passing += 1;
+            }
+            continue;
+        }
+        counts.failures += 1;
+        for (i, a) in variants.iter().enumerate() {
+            assert!(a.fingerprint.signature.is_some(), "{}", describe(a));
+            for b in &variants[i + 1..] {
+                assert_eq!(
+                    a.fingerprint.signature,
+                    b.fingerprint.signature,
+                    "{runner}/{failure}\n{}\n{}",
+                    describe(a),
+                    describe(b)
+                );
+                counts.same_pairs += 1;
+            }
+        }
+    }
+    let failing: Vec<(&(String, String), &Vec<&Fixture>)> =
+        groups.iter().filter(|((_, f), _)| f != "passing").collect();
+    for (i, ((runner, a), va)) in failing.iter().enumerate() {
+        for ((other_runner, b), vb) in &failing[i + 1..] {
+            if runner != other_runner {
+                continue;
+            }
+            // Every variant of one against every variant of the other.
+            for x in va.iter() {
+                for y in vb.iter() {
+                    assert_ne!(
+                        x.fingerprint.signature,
+                        y.fingerprint.signature,
+                        "{runner}: {a} and {b}\n{}\n{}",
+                        describe(x),
+                        describe(y)
+                    );
+                    table
+                        .get_mut(runner.as_str())
+                        .expect("counted above")
+                        .different_pairs += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{:<8} {:>8} {:>8} {:>10} {:>15} {:>8}",
+        "runner", "fixtures", "failures", "same pairs", "different pairs", "passing"
+    );
+    for (runner, c) in &table {
+        eprintln!(
+            "{runner:<8} {:>8} {:>8} {:>10} {:>15} {:>8}",
+            c.fixtures, c.failures, c.same_pairs, c.different_pairs, c.passing
+        );
+        assert!(c.failures >= 3, "{runner}: only {} failures", c.failures);
+        assert!(c.passing >= 1, "{runner}: no passing run");
     }
 }
 
@@ -221,6 +311,161 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     m.insert("nextest/missing-file", missing_file);
     m.insert("cargo/two-failures", two_cargo.clone());
     m.insert("nextest/two-failures", two_cargo);
+    // Volatile parts: what each becomes.
+    let rust_volatile = [
+        (
+            ["cargo/tempfile", "nextest/tempfile"],
+            "saves_settings_beside_the_scratch_file",
+            "cannot read <tmp>/settings.toml (scratch copy <tmp>): No such file or directory (os error <n>)",
+        ),
+        (
+            ["cargo/volatile-values", "nextest/volatile-values"],
+            "reports_the_request_that_failed",
+            "request <uuid> to <n>:<n> failed at <time> (epoch <n> s, <n> ms) in pid <n> on ThreadId(<n>) after <dur>, buffer at 0x<hex>: connection reset",
+        ),
+        (
+            ["cargo/proptest", "nextest/proptest"],
+            "count_is_one_more_than_the_spaces",
+            "Test failed: assertion failed: `(left == right)`",
+        ),
+        (
+            ["cargo/quickcheck", "nextest/quickcheck"],
+            "the_first_word_starts_the_text",
+            "[quickcheck] TEST FAILED. Arguments: <input>",
+        ),
+    ];
+    for (keys, id, message) in rust_volatile {
+        for key in keys {
+            m.insert(key, vec![(Test, id, message)]);
+        }
+    }
+    let one = |kind, id, message| vec![(kind, id, message)];
+    m.insert(
+        "pytest/tempfile-mktemp",
+        one(
+            Test,
+            "tests/test_report.py::test_writes_the_report",
+            "AssertionError: no report at <tmp>/report.txt (scratch dir <tmp>)",
+        ),
+    );
+    m.insert(
+        "pytest/volatile-values",
+        one(
+            Test,
+            "tests/test_request.py::test_reports_the_request_that_failed",
+            "ConnectionError: request <uuid> to <n>:<n> failed in pid <n> thread <n> after <dur> with <object object at 0x<hex>>: connection reset",
+        ),
+    );
+    m.insert(
+        "pytest/timestamps",
+        one(
+            Test,
+            "tests/test_stamps.py::test_stamps_the_log_line",
+            "TimeoutError: stale entry at <time> (logged <time>, syslog <time>, http <time>, epoch <n> s, <n> ms)",
+        ),
+    );
+    m.insert(
+        "pytest/hypothesis",
+        one(
+            Test,
+            "tests/test_props.py::test_count_is_one_more_than_the_spaces",
+            "AssertionError: assert <n> == (<n> + <n>)",
+        ),
+    );
+    m.insert(
+        "pytest/hypothesis-health",
+        one(
+            Test,
+            "tests/test_filtered.py::test_counts_seven_words",
+            "FailedHealthCheck: hypothesis.errors.FailedHealthCheck: It looks like this test is filtering out a lot of inputs. <n> inputs were generated successfully, while <n> inputs were filtered out.",
+        ),
+    );
+    m.insert(
+        "go/mkdir-temp",
+        one(
+            Test,
+            "TestWritesTheReport",
+            "report_test.go: no report (scratch <tmp>/words-<n>.txt): stat <tmp>/report.txt: no such file or directory",
+        ),
+    );
+    m.insert(
+        "go/volatile-values",
+        one(
+            Test,
+            "TestReportsTheRequestThatFailed",
+            "request_test.go: request <uuid> to <n>:<n> failed in pid <n> after <dur>, buffer at 0x<hex>: connection reset",
+        ),
+    );
+    m.insert(
+        "go/timestamps",
+        one(
+            Test,
+            "TestStampsTheLogLine",
+            "stamps_test.go: stale entry at <time> (syslog <time>, http <time>, logged <time>, epoch <n> s, <n> ms)",
+        ),
+    );
+    m.insert(
+        "go/quick",
+        one(
+            Test,
+            "TestFirstWordIsShort",
+            "props_test.go: #<n>: failed on input <input>",
+        ),
+    );
+    let node_request = "request <uuid> to <n>:<n> failed at <time> (<time>, epoch <n> ms) in pid <n> after <dur>: connection reset";
+    let node_request_error = "Error: request <uuid> to <n>:<n> failed at <time> (<time>, epoch <n> ms) in pid <n> after <dur>: connection reset";
+    m.insert(
+        "jest/volatile-values",
+        one(Test, "reports the request that failed", node_request),
+    );
+    m.insert(
+        "vitest/volatile-values",
+        one(
+            Test,
+            "test/request.test.js > reports the request that failed",
+            node_request_error,
+        ),
+    );
+    m.insert(
+        "mocha/volatile-values",
+        one(
+            Test,
+            "request reports the request that failed",
+            node_request_error,
+        ),
+    );
+    m.insert(
+        "jest/fast-check",
+        one(
+            Test,
+            "counts the words between spaces",
+            "Property failed after <n> tests",
+        ),
+    );
+    m.insert(
+        "vitest/fast-check",
+        one(
+            Test,
+            "test/props.test.js > counts the words between spaces",
+            "Error: Property failed after <n> tests",
+        ),
+    );
+    m.insert(
+        "mocha/fast-check",
+        one(
+            Test,
+            "properties counts the words between spaces",
+            "Error: Property failed after <n> tests",
+        ),
+    );
+    m.insert(
+        "junit/volatile-values",
+        one(
+            Error,
+            "wordcount.WordCountTest.reportsTheRequestThatFailed",
+            "java.lang.IllegalStateException: request <uuid> to <n>:<n> failed at <time> in pid <n> thread <n> after <dur> with java.lang.Object@<hex>: connection reset",
+        ),
+    );
     m.insert(
         "cargo/doctest",
         vec![(
@@ -318,7 +563,7 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
         vec![(
             Test,
             "TestReadWords",
-            "wordcount_test.go: ReadWords: open <n>/words.txt.missing: no such file or directory",
+            "wordcount_test.go: ReadWords: open <tmp>/words.txt.missing: no such file or directory",
         )],
     );
     m.insert(

@@ -11,9 +11,10 @@
 //! 3. one small state machine per runner (`cargo`, `nextest`, `pytest`, `gotest`, `jest`,
 //!    `vitest`, `mocha`, `tsc`, and `generic` as the fallback) recognises its own failures;
 //!    several runners in one log are fine;
-//! 4. [`normalize`] strips what changes between two runs of the same failure (temp and
-//!    workspace paths, line numbers, addresses, durations, ids, values) and keeps what tells
-//!    failures apart (test names, error types, message words);
+//! 4. [`normalize`] strips what changes between two runs of the same failure (temp paths of
+//!    every OS and tool, workspace paths, line numbers, UUIDs, addresses, timestamps,
+//!    durations, property-test seeds and counterexamples, values) and keeps what tells
+//!    failures apart (test names, error types, message words, versions, error codes);
 //! 5. [`signature`] hashes each failure under [`FINGERPRINT_VERSION`] and the sorted set
 //!    into the signature.
 //!

@@ -1,15 +1,30 @@
 //! Normalisation: strip what changes between two runs of the same failure, keep what tells
 //! two failures apart.
 //!
-//! Changes between runs (removed or replaced by a placeholder): the CI workspace prefix,
-//! temp directories (kept: the file name), the machine-specific head of absolute paths
-//! (kept: the last two components), `file:line:col` positions, UUIDs, timestamps, memory
-//! addresses, hashes, durations, and in messages every standalone number (values, thread
-//! ids, PIDs, ports, seeds).
+//! Changes between runs (removed or replaced by a placeholder):
 //!
-//! Kept: test names, error types, message words, identifiers with digits (`v2`, `utf8`,
-//! `E0308`, `TS2322`, `x86_64`), because a number only counts as a value when it stands
-//! alone.
+//! - temp directories, wherever the OS or the tool puts them (`/tmp`, macOS's
+//!   `/var/folders/../T`, Windows' `%TEMP%`, the runner's `_temp`) and the random names made
+//!   in them: tempfile's `.tmpXXXXXX`, `mktemp`'s `tmp.XXXXXXXXXX`, Python's `tmpXXXXXXXX`,
+//!   pytest's `pytest-of-USER/pytest-N`, Go's `TestName123456789/001`, `mkdtemp`'s `wc-AbC123`,
+//!   long digit runs (Go's `CreateTemp`, Java's `createTempFile`). Kept: the file's own name,
+//!   and its directory when that is not a made-up one;
+//! - the CI workspace prefix, the machine-specific head of absolute paths (kept: the last two
+//!   components), `file:line:col` positions;
+//! - UUIDs, timestamps (RFC 3339 and ISO forms, `2026-11-26 06:41:02,123`, syslog's
+//!   `Nov 26 06:41:02`, HTTP and `Date.toString` dates, Unix epoch seconds and milliseconds),
+//!   memory addresses and object ids (`0x7f..`, Java's `Object@1b6d3586`), hashes,
+//!   durations (`1.5ms`, `2 seconds`, ISO 8601's `PT0.25S`);
+//! - what property-testing tools draw at random: seeds (`seed: -123`, `@seed(..)`,
+//!   `--hypothesis-seed=`, `QUICKCHECK_SEED=`), fast-check's replay `path`, and the
+//!   counterexample after proptest's `minimal failing input:`, Hypothesis'
+//!   `Falsifying example:`, quickcheck's `Arguments:`, fast-check's `Counterexample:` and
+//!   `testing/quick`'s `failed on input`;
+//! - in messages, every number (values, thread ids, PIDs, ports, IPv4 addresses).
+//!
+//! Kept: test names, error types, message words, identifiers and versions with digits
+//! (`v2`, `v1.2.3`, `utf8`, `E0308`, `TS2322`, `x86_64`, `test_port_8080_config`), because
+//! a word only counts as a number when it is nothing but digits and dots.
 
 use regex::{Captures, Regex};
 use std::borrow::Cow;
@@ -20,6 +35,9 @@ pub const MAX_MESSAGE_CHARS: usize = 200;
 /// Ids are cut to this many characters.
 pub const MAX_ID_CHARS: usize = 300;
 
+// Patterns use ASCII classes (`[0-9]`, `[0-9A-Za-z_]`, `(?-u:\b)`): with Unicode `\d`, `\w`
+// and `\b` their automata took about 3 MiB more of the peak memory of every run that finds a
+// failure, for numbers and names that are ASCII anyway.
 macro_rules! regex {
     ($name:ident, $re:expr) => {
         static $name: LazyLock<Regex> =
@@ -29,49 +47,151 @@ macro_rules! regex {
 
 regex!(
     UUID,
-    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+    r"(?-u:\b)[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?-u:\b)"
 );
+// The counterexample a property-testing tool found: it depends on the random seed (and the
+// shrinker's luck), so everything after the tool's marker goes. Hypothesis' example keeps
+// the test's name; its arguments follow on the next lines.
+regex!(
+    COUNTEREXAMPLE,
+    r"(?:(?P<marker>minimal failing input:|Counterexample:|failed on input|\[quickcheck\] TEST FAILED(?: \([^)]*\))?\. Arguments:)|(?P<example>Falsifying example:|Failing test case:|Falsifying explicit example:) ?(?P<test>[0-9A-Za-z_.]*)\()(?s:.*)$"
+);
+// `seed: -123`, `seed=42`, `(seed 42)`, `@seed(42)`, `--hypothesis-seed=42`,
+// `QUICKCHECK_SEED=42`: the sign goes too, fast-check's seeds are signed.
+regex!(
+    SEED,
+    r"(?i)(seed[ \t]*[:=(]?[ \t]*)-?(?:0x[0-9a-f]+|[0-9]+)(?-u:\b)"
+);
+// fast-check's replay path (`path: "6:2:0:1:8"`) grows with the shrink steps.
+regex!(REPLAY_PATH, r#"(?-u:\b)path: ?"[0-9:]*""#);
+// Hypothesis' `@reproduce_failure('6.170.17', b'AXicY2BkAAAABgAC')`: the blob encodes the
+// example.
+regex!(REPRODUCE_BLOB, r#"@reproduce_failure\([^)]*\)"#);
+// (In `(?x)` patterns a space is `\x20`: whitespace is ignored even inside classes.)
+// Dates with month names: HTTP / RFC 2822 (`Sun, 07 May 2028 06:51:57 GMT`), syslog
+// (`Nov 26 06:41:02`), C's ctime and Java's `Date` (`Thu Nov 26 06:41:02 UTC 2026`),
+// JavaScript's `Date.toString` (`Thu Nov 26 2026 06:41:02 GMT+0000 (Coordinated Universal
+// Time)`), and a month-name date with a year (`Nov 26, 2026`). A month word alone is a word:
+// it counts as a date only next to a day and a time or a year.
+regex!(
+    CALENDAR_DATE,
+    r"(?x)
+    (?-u:\b)(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\x20+)?
+    (?:
+        [0-9]{1,2}\x20+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\x20+[0-9]{4}
+            (?:\x20+[0-9]{1,2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?)?
+      | (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\x20+[0-9]{1,2}
+            (?:
+                (?:,?\x20+[0-9]{4})?\x20+[0-9]{1,2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?
+              | ,?\x20+[0-9]{4}
+            )
+    )
+    (?:\x20+(?:GMT|UTC|Z|[A-Z][SD]T|CES?T)(?:[+-][0-9]{2}:?[0-9]{2})?(?-u:\b))?
+    (?:\x20+[0-9]{4}(?-u:\b))?
+    (?:\x20+\([A-Z][A-Za-z\x20]+\))?
+    "
+);
+// ISO 8601 / RFC 3339 and their relatives: `2026-11-26T06:41:02.123Z`, Python logging's
+// `2026-11-26 06:41:02,123`, Go's log `2026/11/26 06:41:02` and `time.Time` strings
+// (`... +0000 UTC m=+0.0012`), basic `20261126T064102Z`; and a bare time of day.
 regex!(
     TIMESTAMP,
-    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+    r"(?x)
+    (?-u:\b)[0-9]{4}[-/][0-9]{2}[-/][0-9]{2}
+        (?:[T\x20][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?
+            (?:\x20?(?:Z|[+-][0-9]{2}:?[0-9]{2})(?-u:\b))?
+            (?:\x20(?:UTC|GMT|[A-Z][SD]T|CES?T)(?-u:\b))?
+            (?:\x20m=[+-][0-9]+\.[0-9]+)?
+        )?(?-u:\b)
+    | (?-u:\b)[0-9]{8}T[0-9]{6}(?:\.[0-9]+)?Z?(?-u:\b)
+    | (?-u:\b)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?(?-u:\b)
+    "
 );
-// Temp directories first: the GitHub runner's temp lives under its work directory.
+// Temp directories first: the GitHub runner's temp lives under its work directory. A root
+// counts only where a path starts (not inside `src/tmp/`); Windows separators may be
+// doubled, as Python's repr shows them.
 regex!(
     TEMP_PATH,
-    r#"(?:file://)?(?:(?:/private)?/(?:tmp|var/tmp|dev/shm|(var/folders/[^/\s]+/[^/\s]+/T))\b|/home/runner/work/_temp\b|[A-Za-z]:\\(?:Users\\[^\\\s]+\\AppData\\Local\\Temp|Windows\\Temp)\b)((?:[\\/][^\s'"`,;:()\[\]{}<>|]*)?)"#
+    r#"(?x)
+    (?P<lead>^|[^0-9A-Za-z_.~/\\$%-])
+    (?:file://)?
+    (?:
+        (?:/private)?/(?:tmp|var/tmp|dev/shm|var/folders/[^/\s]+/[^/\s]+/T)
+      | /(?:home|Users)/runner/work/_temp
+      | [A-Za-z]:(?:\\{1,2}|/)
+        (?:
+            Users(?:\\{1,2}|/)[^\\/\s'"]+(?:\\{1,2}|/)AppData(?:\\{1,2}|/)Local(?:\\{1,2}|/)Temp
+          | Windows(?:\\{1,2}|/)Temp
+          | a(?:\\{1,2}|/)_temp
+        )
+      | /[a-z]/Users/[^/\s'"]+/AppData/Local/Temp
+      | %(?:TEMP|TMP)%
+      | \$\{?(?:TMPDIR|TEMP|TMP|RUNNER_TEMP)\}?
+      | \$env:(?:TEMP|TMP)
+    )
+    (?P<rest>(?:[\\/][^\s'"`,;:()\[\]{}<>|]*)?)
+    "#
 );
 regex!(
     WORKSPACE,
-    r"(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:[\\/]a)[\\/][^\\/\s]+[\\/][^\\/\s]+[\\/]|/github/workspace/"
+    r"(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:(?:\\{1,2}|/)a)(?:\\{1,2}|/)[^\\/\s]+(?:\\{1,2}|/)[^\\/\s]+(?:\\{1,2}|/)|/github/workspace/"
 );
 regex!(
     ABSOLUTE_PATH,
-    r#"(^|[\s'"`(\[=])/(?:[\w.@+~-]+/)+([\w.@+~-]+/[\w.@+~-]+)"#
+    r#"(^|[\s'"`(\[=])/(?:[0-9A-Za-z_.@+~-]+/)+([0-9A-Za-z_.@+~-]+/[0-9A-Za-z_.@+~-]+)"#
 );
 regex!(
     POSITION,
-    r"(\.[A-Za-z][A-Za-z0-9]{0,9})(?::\d+){1,2}\b|(\.[A-Za-z][A-Za-z0-9]{0,9})\(\d+,\d+\)"
+    r"(\.[A-Za-z][A-Za-z0-9]{0,9})(?::[0-9]+){1,2}(?-u:\b)|(\.[A-Za-z][A-Za-z0-9]{0,9})\([0-9]+,[0-9]+\)"
 );
-regex!(DOCTEST_LINE, r"\(line \d+\)");
-regex!(HEX_ADDRESS, r"\b0x[0-9a-fA-F]+\b");
-regex!(HEX_WORD, r"\b[0-9a-fA-F]{8,}\b");
+regex!(DOCTEST_LINE, r"\(line [0-9]+\)");
+regex!(HEX_ADDRESS, r"(?-u:\b)0x[0-9a-fA-F]+(?-u:\b)");
+// Java's default `toString`: class name, `@`, identity hash (`java.lang.Object@1b6d3586`,
+// `[I@6d06d69c`).
+regex!(
+    JAVA_IDENTITY,
+    r"((?-u:\b)[A-Za-z_$][0-9A-Za-z_$]*|\[+[A-Z][0-9A-Za-z_.$]*;?)@([0-9a-f]{4,8})(?-u:\b)"
+);
+regex!(HEX_WORD, r"(?-u:\b)[0-9a-fA-F]{8,}(?-u:\b)");
 regex!(
     DURATION,
-    r"\b(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:ns|µs|us|ms|s)\b|\b\d+(?:\.\d+)? ?(?:sec|secs|seconds?|minutes?|mins?)\b"
+    r"(?-u:\b)(?:[0-9]+h)?(?:[0-9]+m)?[0-9]+(?:\.[0-9]+)?(?:ns|µs|us|ms|s)(?-u:\b)|(?-u:\b)[0-9]+(?:\.[0-9]+)? ?(?:sec|secs|seconds?|minutes?|mins?)(?-u:\b)|(?-u:\b)P(?:[0-9]+D)?T(?:[0-9]+H)?(?:[0-9]+M)?[0-9]+(?:\.[0-9]+)?S(?-u:\b)|(?-u:\b)P(?:[0-9]+D)?T(?:(?:[0-9]+H)?[0-9]+M|[0-9]+H)(?-u:\b)"
 );
-regex!(NUMBER, r"\b\d+(?:\.\d+)*\b");
+// Unix epoch seconds (10 digits) and milliseconds (13) from 2017 to 2033, also where they
+// are glued into a name (`upload_1764108000123.tmp`), where the number rule below does not
+// reach.
+regex!(DIGIT_RUN, r"[0-9]{10,}");
+// Words with a digit in them; only those that are numbers (`4`, `4.25`, `127.0.0.1`) are
+// values. `v1.2.3`, `E0308`, `x86_64` and `test_port_8080_config` are names.
+regex!(NUMBER_WORD, r"[0-9A-Za-z_.]*[0-9][0-9A-Za-z_.]*");
 
 /// Normalises a first error line (see the module docs), to one line of at most
 /// [`MAX_MESSAGE_CHARS`] characters.
 pub fn normalize_message(line: &str) -> String {
     let s = single_line(line);
+    let s = COUNTEREXAMPLE.replace(&s, |c: &Captures| match c.name("marker") {
+        Some(marker) => format!("{} <input>", marker.as_str()),
+        None => format!("{} {}(<input>)", &c["example"], &c["test"]),
+    });
+    let s = SEED.replace_all(&s, "${1}<seed>");
+    let s = REPLAY_PATH.replace_all(&s, "path: \"<path>\"");
+    let s = REPRODUCE_BLOB.replace_all(&s, "@reproduce_failure(<blob>)");
     let s = UUID.replace_all(&s, "<uuid>");
+    let s = CALENDAR_DATE.replace_all(&s, "<time>");
     let s = TIMESTAMP.replace_all(&s, "<time>");
     let s = normalize_paths(&s);
     let s = HEX_ADDRESS.replace_all(&s, "0x<hex>");
+    let s = JAVA_IDENTITY.replace_all(&s, |c: &Captures| {
+        if c[2].bytes().any(|b| b.is_ascii_digit()) {
+            format!("{}@<hex>", &c[1])
+        } else {
+            c[0].to_string()
+        }
+    });
     let s = HEX_WORD.replace_all(&s, |c: &Captures| hash_or_word(&c[0]));
     let s = DURATION.replace_all(&s, "<dur>");
-    let s = NUMBER.replace_all(&s, "<n>");
+    let s = DIGIT_RUN.replace_all(&s, |c: &Captures| epoch_or_digits(&c[0]));
+    let s = NUMBER_WORD.replace_all(&s, |c: &Captures| number_or_name(&c[0]));
     truncate_chars(s.trim(), MAX_MESSAGE_CHARS)
 }
 
@@ -85,7 +205,20 @@ pub fn normalize_id(id: &str) -> String {
 }
 
 fn normalize_paths(s: &str) -> String {
-    let s = TEMP_PATH.replace_all(s, |c: &Captures| temp_path(&c[2]));
+    let s = TEMP_PATH.replace_all(s, |c: &Captures| {
+        let whole = c.get(0).expect("because group 0 is the match");
+        // `/tmpfiles` or `%TEMP%x`: the root is only the start of a longer name.
+        let glued = c["rest"].is_empty()
+            && s[whole.end()..]
+                .chars()
+                .next()
+                .is_some_and(|ch| ch.is_alphanumeric() || matches!(ch, '_' | '-' | '.'));
+        if glued {
+            whole.as_str().to_string()
+        } else {
+            format!("{}{}", &c["lead"], temp_path(&c["rest"]))
+        }
+    });
     let s = WORKSPACE.replace_all(&s, "");
     let s = ABSOLUTE_PATH.replace_all(&s, "$1$2");
     let s = POSITION.replace_all(&s, |c: &Captures| {
@@ -97,22 +230,44 @@ fn normalize_paths(s: &str) -> String {
 /// A path under a temp directory, given what follows the temp root. Kept: the file and its
 /// directory (`test/parse.test.js`, as a checkout-relative path would show them), unless
 /// that directory is a made-up one (right under the temp root, as mkdtemp makes them, or
-/// random-looking), then `<tmp>/file`.
+/// random-looking), then `<tmp>/file`; a file whose name is made up is `<tmp>` alone, and
+/// long digit runs in a kept name (`words-3452603759.txt`) become `<n>`.
 fn temp_path(rest: &str) -> String {
     let parts: Vec<&str> = rest.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-    match parts.as_slice() {
-        [] => "<tmp>".to_string(),
-        [file] => format!("<tmp>/{file}"),
-        [.., dir, file] if parts.len() == 2 || is_made_up_dir(dir) => format!("<tmp>/{file}"),
-        [.., dir, file] => format!("{dir}/{file}"),
+    let Some((&file, dirs)) = parts.split_last() else {
+        return "<tmp>".to_string();
+    };
+    if is_random_name(file) {
+        return "<tmp>".to_string();
+    }
+    let file = DIGIT_RUN_IN_NAME.replace_all(file, "<n>");
+    match dirs {
+        [.., dir] if dirs.len() > 1 && !is_made_up_dir(dir) => format!("{dir}/{file}"),
+        _ => format!("<tmp>/{file}"),
     }
 }
 
-/// Temp directory names that differ between runs: tempfile's `.tmpAbC123`, pytest's
-/// `pytest-12`, and names ending in a random run like mkdtemp's `wc-D3HGmW` or Go's
-/// `TestReadWords1234567`.
+regex!(DIGIT_RUN_IN_NAME, r"[0-9]{8,}");
+// tempfile's `.tmpAbC123`, mktemp's `tmp.AbCdEf1234`, Python's `tmpk3j_9x2a` (each with an
+// optional suffix), pytest's `pytest-of-USER`, `pytest-12`, `popen-gw3`.
+regex!(
+    TOOL_TEMP_NAME,
+    r"^(?:\.tmp[A-Za-z0-9]{6}|tmp\.[A-Za-z0-9]{10}|tmp[a-z0-9_]{8})(?:\..*)?$|^(?:pytest-of-.+|pytest-[0-9]+|popen-gw[0-9]+)$"
+);
+
+/// Directory names made up for one run: random names, and names with a digit run of 8 or
+/// more (Go's `TestReadWords1234567`, `MkdirTemp`'s `wc-2326591137`, Java's
+/// `wc8051597438817151410`).
 fn is_made_up_dir(name: &str) -> bool {
-    if name.starts_with(".tmp") || name.starts_with("tmp") || name.starts_with("pytest-") {
+    is_random_name(name) || DIGIT_RUN_IN_NAME.is_match(name)
+}
+
+/// Names that are random as a whole: the temp tools' own (see `TOOL_TEMP_NAME`), all digits
+/// (Go's `001` under `t.TempDir()`), and names ending in a random-looking run like mkdtemp's
+/// `wc-D3HGmW`. A file name with a random part in it (`words-3452603759.txt`) is not: its
+/// digits go, its words stay.
+fn is_random_name(name: &str) -> bool {
+    if TOOL_TEMP_NAME.is_match(name) || name.bytes().all(|b| b.is_ascii_digit()) {
         return true;
     }
     let tail = name.rsplit(['-', '_', '.']).next().unwrap_or(name);
@@ -130,6 +285,45 @@ fn hash_or_word(word: &str) -> String {
         word.to_string()
     } else {
         "<hash>".to_string()
+    }
+}
+
+/// A word made of digits and dots (a value, a version without its `v`, an IPv4 address, a
+/// float with an exponent) is
+/// `<n>`, with the dots around it kept (`got 4.` ends a sentence); a word with another letter
+/// or an underscore is a name and stays.
+fn number_or_name(word: &str) -> String {
+    let core = word.trim_matches('.');
+    let numeric = |part: &str| part.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    // `4.25e10`: a value in scientific notation.
+    let is_number = match core.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => {
+            !mantissa.is_empty()
+                && numeric(mantissa)
+                && !exponent.is_empty()
+                && exponent.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => numeric(core),
+    };
+    if is_number {
+        let lead = &word[..word.len() - word.trim_start_matches('.').len()];
+        let trail = &word[word.trim_end_matches('.').len()..];
+        format!("{lead}<n>{trail}")
+    } else {
+        word.to_string()
+    }
+}
+
+/// A digit run that reads as Unix time (seconds or milliseconds, 2017..2033) is `<n>`;
+/// other runs are left to the number rule.
+fn epoch_or_digits(run: &str) -> String {
+    let epoch_like = matches!(run.len(), 10 | 13)
+        && run.starts_with('1')
+        && (b'5'..=b'9').contains(&run.as_bytes()[1]);
+    if epoch_like {
+        "<n>".to_string()
+    } else {
+        run.to_string()
     }
 }
 
@@ -190,6 +384,7 @@ mod tests {
             "index out of range [7] with length 2",
         );
         same("left: 4.25", "left: 0.5");
+        same("left: 4.25e10", "left: 1e3");
     }
 
     #[test]
@@ -309,6 +504,284 @@ mod tests {
             "listening on 127.0.0.1:8080 pid 7",
         );
         same("-test.shuffle 1764108000123", "-test.shuffle 42");
+    }
+
+    #[test]
+    fn temp_names_of_every_tool_go() {
+        // tempfile (Rust): a dir and a NamedTempFile.
+        assert_eq!(
+            normalize_message(
+                "cannot read /tmp/.tmpAbC123/settings.toml (scratch copy /tmp/.tmpXyZ987): gone"
+            ),
+            "cannot read <tmp>/settings.toml (scratch copy <tmp>): gone"
+        );
+        // mktemp -d, and Python's tempfile.mkdtemp().
+        same(
+            "no report at /tmp/tmp.3mTZHrFi5p/report.txt (scratch dir /tmp/tmpzou2tyci)",
+            "no report at /tmp/tmp.J3fxbtFwr5/report.txt (scratch dir /tmp/tmpevappwe_)",
+        );
+        // pytest's tmp_path, with and without xdist.
+        same(
+            "'/tmp/pytest-of-root/pytest-44/test_reads_config0/settings.ini'",
+            "'/tmp/pytest-of-runner/pytest-3/popen-gw1/test_reads_config0/settings.ini'",
+        );
+        // Go's t.TempDir(), MkdirTemp and CreateTemp.
+        assert_eq!(
+            normalize_message("open /tmp/TestReadWords214554575/001/words.txt.missing: gone"),
+            "open <tmp>/words.txt.missing: gone"
+        );
+        same(
+            "no report (scratch /tmp/words-3452603759.txt): stat /tmp/wc-2326591137/report.txt",
+            "no report (scratch /tmp/words-129523083.txt): stat /tmp/wc-3934246669/report.txt",
+        );
+        // Node's mkdtemp, and a made-up dir as the last component.
+        same("created /tmp/wc-D3HGmW", "created /tmp/wc-x9Zk2q");
+        same(
+            "scandir '/tmp/wc-D3HGmW/fixtures'",
+            "scandir '/tmp/wc-Qa81Lp/fixtures'",
+        );
+        // Java's createTempDirectory and createTempFile.
+        same(
+            "NoSuchFileException: /tmp/wc8051597438817151410/words.txt",
+            "NoSuchFileException: /tmp/wc17113420811262345/words.txt",
+        );
+        assert_eq!(
+            normalize_message("wrote /tmp/report-8051597438817151410.csv"),
+            "wrote <tmp>/report-<n>.csv"
+        );
+    }
+
+    #[test]
+    fn temp_roots_of_every_os_are_one() {
+        let linux = "open /tmp/TestReadWords1/001/words.txt: gone";
+        for other in [
+            "open /var/folders/7x/k2m4z1_n5qs0b8l9c7y6j3hw0000gn/T/TestReadWords2/001/words.txt: gone",
+            "open /private/var/folders/7x/k2m4z1/T/TestReadWords2/001/words.txt: gone",
+            r"open C:\Users\RUNNER~1\AppData\Local\Temp\TestReadWords3\001\words.txt: gone",
+            r"open C:\\Users\\runneradmin\\AppData\\Local\\Temp\\TestReadWords3\\001\\words.txt: gone",
+            "open C:/Users/runneradmin/AppData/Local/Temp/TestReadWords3/001/words.txt: gone",
+            r"open C:\Windows\Temp\TestReadWords3\001\words.txt: gone",
+            r"open D:\a\_temp\TestReadWords3\001\words.txt: gone",
+            "open /home/runner/work/_temp/TestReadWords4/001/words.txt: gone",
+            "open /c/Users/runneradmin/AppData/Local/Temp/TestReadWords5/001/words.txt: gone",
+            r"open %TEMP%\TestReadWords6\001\words.txt: gone",
+            "open $TMPDIR/TestReadWords7/001/words.txt: gone",
+            "open ${RUNNER_TEMP}/TestReadWords7/001/words.txt: gone",
+            "open file:///tmp/TestReadWords8/001/words.txt: gone",
+        ] {
+            same(linux, other);
+        }
+        // pytest on Windows: a repr with doubled backslashes.
+        same(
+            "No such file or directory: '/tmp/pytest-of-root/pytest-4/test_reads_config0/settings.ini'",
+            r"No such file or directory: 'C:\\Users\\RUNNER~1\\AppData\\Local\\Temp\\pytest-of-runneradmin\\pytest-0\\test_reads_config0\\settings.ini'",
+        );
+    }
+
+    #[test]
+    fn a_temp_dir_never_eats_a_meaningful_name() {
+        // The file's own name stays, and tells two failures apart.
+        differ(
+            "open /tmp/.tmpAbC123/words.txt",
+            "open /tmp/.tmpAbC123/lines.txt",
+        );
+        differ(
+            "open /tmp/wc-D3HGmW/a/words.txt",
+            "open /tmp/wc-D3HGmW/b/words.txt",
+        );
+        // A relative path that merely contains `tmp` is no temp root.
+        assert_eq!(
+            normalize_message("cannot open src/tmp/cache.rs"),
+            "cannot open src/tmp/cache.rs"
+        );
+        differ("cannot open build/tmp/a.o", "cannot open build/tmp/b.o");
+        // A name that starts like a temp root is a name.
+        assert_eq!(
+            normalize_message("no module tmpl_render"),
+            "no module tmpl_render"
+        );
+    }
+
+    #[test]
+    fn ids_addresses_ports_pids_and_threads_go() {
+        same(
+            "request b06b9fdf-fd42-483c-af9e-9342496c00bf to 127.0.0.1:42807 failed in pid 26921 thread 139881504312192 with <object object at 0x7f38b2c6d4e0>",
+            "request E13C3144-C896-43E9-877E-0B61D3524BA9 to 127.0.0.1:37577 failed in pid 7 thread 1 with <object object at 0x55d0c0de>",
+        );
+        same(
+            "buffer at 0xc00001c370 on ThreadId(2)",
+            "buffer at 0xc0000ac2d0 on ThreadId(17)",
+        );
+        // Java's identity hash codes, seven or eight hex digits.
+        same(
+            "with java.lang.Object@1b6d3586: reset",
+            "with java.lang.Object@7a81197: reset",
+        );
+        same("array [I@6d06d69c", "array [I@4e25154f");
+        // An e-mail address is no object id.
+        differ("mail to bob@cafe", "mail to bob@face");
+    }
+
+    #[test]
+    fn timestamps_in_every_common_format_go() {
+        for (a, b) in [
+            // RFC 3339 / ISO 8601, with an offset, a comma, Go's log and time.Time formats.
+            (
+                "at 2026-11-26T06:41:02.123456789Z",
+                "at 2029-01-08T23:59:59+02:00",
+            ),
+            ("at 2026-11-26 06:41:02,123", "at 2027-04-29 16:02:03,904"),
+            ("at 2026/11/26 06:41:02 x", "at 2027/04/29 16:02:03 x"),
+            (
+                "at 2026-11-26 06:41:02.1234 +0000 UTC m=+0.001234567 x",
+                "at 2027-01-02 11:12:13.9 +0100 CET m=+12.5 x",
+            ),
+            ("at 20261126T064102Z", "at 20270102T111213Z"),
+            // syslog, with a one-digit day padded by a space.
+            ("Nov 26 06:41:02 host x", "Jan  8 23:00:59 host x"),
+            // HTTP dates.
+            (
+                "http Sun, 07 May 2028 06:51:57 GMT",
+                "http Thu, 29 Apr 2027 16:02:03 GMT",
+            ),
+            // C's ctime, Java's Date, JavaScript's Date.toString.
+            ("at Thu Nov 26 06:41:02 2026", "at Mon Jan  4 11:00:00 2027"),
+            (
+                "at Thu Nov 26 06:41:02 UTC 2026",
+                "at Fri Jan 01 00:00:00 CET 2027",
+            ),
+            (
+                "at Thu Nov 26 2026 06:41:02 GMT+0000 (Coordinated Universal Time)",
+                "at Sat Jan 02 2027 07:00:00 GMT+0100 (Central European Standard Time)",
+            ),
+            // Dates alone.
+            ("due Nov 26, 2026", "due Jan 2, 2027"),
+            ("due 26 Nov 2026", "due 2 Jan 2027"),
+            // Unix epoch seconds and milliseconds, alone or glued into a name.
+            (
+                "epoch 1764108000 s, 1764108000123 ms",
+                "epoch 1862549417 s, 1862549417962 ms",
+            ),
+            (
+                "wrote upload_1764108000123.json",
+                "wrote upload_1862549417962.json",
+            ),
+        ] {
+            same(a, b);
+        }
+        assert_eq!(
+            normalize_message("stale entry at 2026-11-26T06:41:02Z (syslog Nov 26 06:41:02)"),
+            "stale entry at <time> (syslog <time>)"
+        );
+    }
+
+    #[test]
+    fn durations_in_every_common_format_go() {
+        same("after 751.482µs", "after 1.2s");
+        same("after 0.000313s", "after 12ms");
+        same("after PT0.001234S", "after PT1M2.5S");
+        same("after PT2H", "after PT15M");
+        same("elapsed 3 seconds", "elapsed 1 minute");
+        // `PT` alone is a word.
+        assert_eq!(normalize_message("PT boat"), "PT boat");
+    }
+
+    #[test]
+    fn property_test_seeds_and_counterexamples_go() {
+        // proptest
+        same(
+            "Test failed: assertion failed; minimal failing input: text = \"a \\t\"",
+            "Test failed: assertion failed; minimal failing input: text = \"\"",
+        );
+        same(
+            "cc 5d2f1bd0a4c3e8f1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899",
+            "cc 0000f1bd0a4c3e8f1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778800",
+        );
+        // Hypothesis
+        same(
+            "Falsifying example: test_counts(text='a\\ta', n=3)",
+            "Falsifying example: test_counts(",
+        );
+        same(
+            "Failing test case: test_counts(text='')",
+            "Failing test case: test_counts(text='b b')",
+        );
+        differ(
+            "Falsifying example: test_a(x=1)",
+            "Falsifying example: test_b(x=1)",
+        );
+        same(
+            "You can reproduce this failure by adding @seed(335203029975868034351870657105084136973) to this test, or by running pytest with --hypothesis-seed=335203029975868034351870657105084136973.",
+            "You can reproduce this failure by adding @seed(1) to this test, or by running pytest with --hypothesis-seed=1.",
+        );
+        same(
+            "@reproduce_failure('6.170.17', b'AXicY2BkAAAABgAC')",
+            "@reproduce_failure('6.171.0', b'AXicY2RgYGAAAAAQAAM=')",
+        );
+        // quickcheck
+        same(
+            "[quickcheck] TEST FAILED. Arguments: (\"\\u{a0}a\")",
+            "[quickcheck] TEST FAILED. Arguments: (\" b\")",
+        );
+        same(
+            "QUICKCHECK_SEED=1234 (seed 1234)",
+            "QUICKCHECK_SEED=99 (seed 99)",
+        );
+        // fast-check: signed seeds, replay paths, counterexamples.
+        same(
+            "{ seed: -1283538726, path: \"6:2:0:1:8\", endOnFailure: true }",
+            "{ seed: 1017849460, path: \"0\", endOnFailure: true }",
+        );
+        same("Counterexample: [\"a\\ta\"]", "Counterexample: [\"\\t\"]");
+        // Go's testing/quick
+        same(
+            "#1: failed on input \"\\U000b0de6\\U000d05db\"",
+            "#25: failed on input \"\"",
+        );
+        // Words around them stay.
+        differ(
+            "Test failed: overflow; minimal failing input: x = 1",
+            "Test failed: underflow; minimal failing input: x = 1",
+        );
+        assert_eq!(normalize_message("seeded 3 rows"), "seeded <n> rows");
+    }
+
+    #[test]
+    fn identifiers_versions_and_codes_survive() {
+        for kept in [
+            "test_port_8080_config failed",
+            "error[E0308]: mismatched types",
+            "requires v1.2.3 of x86_64 toolchain",
+            "error TS2322: Type 'string'",
+            "module wordcount_v2 uses utf8 and sha256",
+        ] {
+            let m = normalize_message(kept);
+            for word in [
+                "test_port_8080_config",
+                "E0308",
+                "v1",
+                "x86_64",
+                "TS2322",
+                "wordcount_v2",
+                "utf8",
+                "sha256",
+            ] {
+                assert_eq!(
+                    kept.contains(word),
+                    m.contains(word),
+                    "{word} in {kept:?} -> {m:?}"
+                );
+            }
+        }
+        differ("requires v1.2.3", "requires v2.0.0");
+        differ(
+            "test_port_8080_config failed",
+            "test_port_9090_config failed",
+        );
+        assert_eq!(
+            normalize_id("tests/test_net.py::test_port_8080_config"),
+            "tests/test_net.py::test_port_8080_config"
+        );
     }
 
     #[test]
