@@ -96,6 +96,7 @@ pub enum HookName {
     PostRewrite,
     PreCommit,
     PrePush,
+    ReferenceTransaction,
 }
 
 #[derive(Debug, Args)]

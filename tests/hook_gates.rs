@@ -34,10 +34,13 @@ fn allowed(out: &Output, what: &str) {
     assert!(out.status.success(), "{what} was refused:\n{}", stderr(out));
 }
 
-/// A guarded repository whose `main` is stuck (three empty commits trip `stagnation`),
-/// with a branch `side` one commit ahead of where `main` tripped, made with hooks off.
+/// A guarded repository whose `main` is stuck (a commit of the agent's, then three empty
+/// commits trip `stagnation`), with a branch `side` one commit ahead of where `main`
+/// tripped, made with hooks off.
 fn stuck(config: &str) -> TestRepo {
     let repo = guarded(config);
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
     repo.write("src/side.rs", "pub fn side() {}\n");
     repo.tick();
     repo.git(&[
@@ -116,7 +119,7 @@ fn commit_no_verify_is_refused_and_the_index_keeps_the_change() {
         "src/x.rs",
         "the staged change is still staged"
     );
-    assert_eq!(status(&repo)["iterations"], 3);
+    assert_eq!(status(&repo)["iterations"], 4);
 }
 
 #[test]
@@ -124,7 +127,7 @@ fn revert_is_refused_while_open() {
     let repo = stuck("");
     let head = repo.head();
     repo.tick();
-    // The empty commits have nothing to revert: the first commit has.
+    // The empty commits have nothing to revert: the agent's first commit has.
     let out = repo.try_git(&["revert", "--no-edit", "HEAD~3"]);
     refused(&out, "revert");
     assert_eq!(repo.head(), head);
@@ -203,7 +206,15 @@ fn update_ref_forward_is_refused_backwards_and_deletes_are_not() {
         "update-ref to a sibling",
     );
     refused(
-        &repo.try_git(&["commit", "-q", "--amend", "--no-verify", "-m", "reworded"]),
+        &repo.try_git(&[
+            "commit",
+            "-q",
+            "--amend",
+            "--allow-empty",
+            "--no-verify",
+            "-m",
+            "reworded",
+        ]),
         "commit --amend --no-verify",
     );
     assert_eq!(repo.head(), head);
@@ -259,6 +270,7 @@ fn refs_it_does_not_guard_move_freely() {
         &repo.try_git(&["commit", "-q", "-m", "on side"]),
         "commit on side",
     );
+    repo.git(&["-c", "core.hooksPath=/dev/null", "checkout", "-q", "main"]);
     assert_eq!(state(&repo), "open", "main is still stuck");
 }
 
@@ -343,6 +355,8 @@ fn an_existing_reference_transaction_hook_is_chained_with_its_input() {
     .unwrap();
     make_executable(&hook);
     lg(&repo).arg("init").run().ok();
+    let shim = std::fs::read_to_string(&hook).unwrap();
+    assert!(shim.contains("# loopguard-shim"), "{shim}");
     let head = repo.commit_empty("one");
     let log = std::fs::read_to_string(repo.path().join(".git/mine.log")).unwrap();
     assert!(log.contains("prepared\n"), "{log}");
