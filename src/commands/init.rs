@@ -120,9 +120,10 @@ fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Erro
     let mut msg = format!(
         "core.hooksPath is {}, inside the working tree, and {why}: loopguard does not write its hooks there \
          (it would overwrite the team's hooks, and its own hold this machine's path to loopguard)\n\
-         hint: call loopguard from those hooks instead. Put this line first in each of them (create the \
-         missing ones, executable, starting with `#!/bin/sh`); it finds loopguard on PATH and does nothing \
-         where loopguard is not installed:\n",
+         hint: call loopguard from those hooks instead. Put this line right after the `#!` line of each \
+         (create the missing ones, executable, starting with `#!/bin/sh`); it finds loopguard on PATH, does \
+         nothing where loopguard is not installed, and reads git's input, so it goes before anything else \
+         that does:\n",
         dir.display()
     );
     for hook in hooks::HOOKS {
