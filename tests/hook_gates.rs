@@ -9,7 +9,7 @@ mod support;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Output, Stdio};
 
 use support::{TestRepo, bin, guarded, lg, state, status};
 
@@ -489,14 +489,26 @@ fn the_binary_keeps_its_own_deadline() {
     // Waiting for the store lock past the deadline: the hook gives up with a message.
     let repo = guarded("");
     let lock = repo.path().join(".git/loopguard/lock");
-    let holder = std::process::Command::new("flock")
-        .arg(&lock)
-        .args(["sleep", "20"])
-        .spawn();
-    let Ok(mut holder) = holder else {
-        panic!("flock(1) is needed for this test (util-linux)");
+    // flock(1) holds the lock (-o: its child does not inherit it, so killing flock frees it).
+    let flock = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("flock");
+        cmd.args(args).arg(&lock);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
     };
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut holder = flock(&["-o"])
+        .args(["sleep", "20"])
+        .spawn()
+        .expect("flock(1) is needed for this test (util-linux)");
+    // Wait until it is held: `flock -n` fails then.
+    let mut tries = 0;
+    while flock(&["-n"]).arg("true").status().unwrap().success() {
+        tries += 1;
+        assert!(tries < 500, "flock never took the lock");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let out = lg(&repo)
         .args(["hook", "post-commit"])
         .env("LOOPGUARD_HOOK_TIMEOUT", "1")
