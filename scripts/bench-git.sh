@@ -25,7 +25,7 @@
 #                 closed breaker (both the shim's fast path: no breaker open anywhere), and
 #                 on that branch while another branch's breaker is open (loopguard starts)
 #   commit        `git commit` of one changed file with no hooks, with the shims of
-#                 BASE_SHIM (default: the shim before its last change: four hooks, no
+#                 BASE_SHIM (default: the shim version before this one: v1, four hooks, no
 #                 reference-transaction) and with today's shims (five hooks), all running
 #                 this build of loopguard, the breaker closed        target: +5 ms at most
 #
@@ -177,8 +177,12 @@ hooks_bench() {
   mkdir -p "$empty" "$v1"
   a=$(git rev-parse HEAD~1)
   b=$(git rev-parse HEAD)
-  # The shims before the last change to hooks/loopguard-shim, pointed at this build.
-  base_shim=$(git -C "$root" rev-parse --short "${BASE_SHIM:-$(git -C "$root" rev-list -n1 HEAD -- hooks/loopguard-shim)~1}")
+  # The shims of the version before this one (the parent of the commit that introduced the
+  # current `loopguard-shim vN` line), pointed at this build.
+  local version introduced
+  version=$(grep -o 'loopguard-shim v[0-9]*' "$root/hooks/loopguard-shim" | head -n1)
+  introduced=$(git -C "$root" log --format=%H -S"$version" -- hooks/loopguard-shim | tail -n1)
+  base_shim=$(git -C "$root" rev-parse --short "${BASE_SHIM:-$introduced~1}")
   local h
   for h in post-commit post-rewrite pre-commit pre-push; do
     git -C "$root" show "$base_shim:hooks/loopguard-shim" | sed "s|@LOOPGUARD@|$bin|" >"$v1/$h"
