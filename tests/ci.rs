@@ -206,6 +206,109 @@ fn a_config_change_on_the_pr_head_is_ignored_and_trips_constraint() {
     assert!(sticky_body(&gh, 7).contains("`constraint`"));
 }
 
+/// The base's workflows: one runs loopguard, one only tests.
+const GUARD_WORKFLOW: (&str, &str) = (
+    ".github/workflows/guard.yml",
+    "on: pull_request\njobs:\n  guard:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: loopguard/loopguard@v1\n",
+);
+const TEST_WORKFLOW: (&str, &str) = (
+    ".github/workflows/test.yml",
+    "on: pull_request\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo test\n",
+);
+
+#[test]
+fn a_workflow_that_runs_loopguard_is_protected_and_other_ci_changes_are_a_note() {
+    // Another workflow: a note in the comment and the summary, no trip.
+    let mut p = Project::with_files(CONFIG, &[GUARD_WORKFLOW, TEST_WORKFLOW]);
+    let gh = FakeGitHub::start_blocking();
+    p.repo.write(TEST_WORKFLOW.0, "on: push\njobs: {}\n");
+    let head = p.attempt("s.split_whitespace().count()", "Run the tests on push");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path(PASS_LOG)],
+    );
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert_eq!(out.outputs["state"], "closed");
+    assert!(
+        out.summary.contains(".github/workflows/test.yml"),
+        "{}",
+        out.summary
+    );
+    assert!(sticky_body(&gh, 7).contains("CI configuration"));
+
+    // The workflow that runs loopguard: constraint, even after the agent removed
+    // loopguard from it (what counts is the base's version).
+    let mut p = Project::with_files(CONFIG, &[GUARD_WORKFLOW, TEST_WORKFLOW]);
+    let gh = FakeGitHub::start_blocking();
+    p.repo
+        .write(GUARD_WORKFLOW.0, "on: pull_request\njobs: {}\n");
+    let head = p.attempt("s.split_whitespace().count()", "Simplify CI");
+    gh.add_pr(p.pr(7, &head));
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &p.sync_event(&head),
+        &["--log", &log_path(PASS_LOG)],
+    );
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert_eq!(out.outputs["rule"], "constraint");
+    assert!(
+        out.outputs["reason"].contains(".github/workflows/guard.yml"),
+        "{out:#?}"
+    );
+}
+
+#[test]
+fn without_the_base_in_the_checkout_the_workflows_are_read_once_per_base() {
+    let mut p = Project::with_files(CONFIG, &[GUARD_WORKFLOW, TEST_WORKFLOW]);
+    p.repo
+        .write(GUARD_WORKFLOW.0, "on: pull_request\njobs: {}\n");
+    let head = p.attempt("s.split_whitespace().count()", "Simplify CI");
+    let gh = FakeGitHub::start_blocking()
+        .with_file(&p.base, ".loopguard.yml", CONFIG.as_bytes())
+        .with_file(&p.base, GUARD_WORKFLOW.0, GUARD_WORKFLOW.1.as_bytes())
+        .with_file(&p.base, TEST_WORKFLOW.0, TEST_WORKFLOW.1.as_bytes());
+    gh.add_pr(p.pr(7, &head));
+    let shallow = TestRepo::clone_from(&p.repo, &["--depth", "1", "--branch", BRANCH]);
+    let event = p.sync_event(&head);
+    let out = run_ci(
+        &gh,
+        &shallow,
+        "pull_request",
+        &event,
+        &["--log", &log_path(PASS_LOG)],
+    );
+    assert_eq!(out.outputs["rule"], "constraint", "{out:#?}");
+    assert_eq!(
+        count(
+            &gh.requests(),
+            "GET",
+            "/contents/.github/workflows/guard.yml"
+        ),
+        1
+    );
+    gh.clear_requests();
+    let again = run_ci(
+        &gh,
+        &shallow,
+        "pull_request",
+        &event,
+        &["--log", &log_path(PASS_LOG)],
+    );
+    assert_eq!(again.outputs["rule"], "constraint", "{again:#?}");
+    let listed = gh
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/contents/.github"))
+        .count();
+    assert_eq!(listed, 0, "the second run reads them from its state");
+}
+
 #[test]
 fn a_fork_pr_under_workflow_run_is_found_by_head_and_judged_from_job_logs() {
     // The privileged workflow checks out the default branch only: the PR's commits are

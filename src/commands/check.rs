@@ -16,7 +16,7 @@ use crate::run::{Judgement, judge};
 use super::{Ctx, Workspace, print, print_json};
 
 pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
-    let ws = Workspace::open(ctx, args.config.as_deref())?;
+    let mut ws = Workspace::open(ctx, args.config.as_deref())?;
     let run = ws.read_run().ok().flatten();
     let ids = match &args.range {
         Some(range) => ws.repo.rev_range(range)?,
@@ -36,6 +36,24 @@ pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
                     it.kind = recorded.kind;
                 }
             }
+        }
+    }
+    // The workflows that run loopguard before the range are protected, as in CI.
+    let base = history
+        .first()
+        .and_then(|it| it.parents.as_ref())
+        .and_then(|p| p.first());
+    if ws.config.rules.constraint.guard_workflows
+        && let Some(base) = base
+    {
+        if ws.repo.resolve(base.as_str()).is_ok() {
+            let guarded = super::guarded_workflows_at(&ws.repo, base.as_str())?;
+            ws.config.rules.constraint.guard(guarded);
+        } else {
+            ws.warn(&format!(
+                "the commit before the range ({}) is not in this clone: the workflows that run loopguard are not known, so only rules.constraint.protected is protected; hint: `git fetch --unshallow`",
+                base.short()
+            ));
         }
     }
     let j = judge(&ws.config, history, "check", ws.now());
@@ -92,7 +110,10 @@ pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
 fn show(config: &Config, j: &Judgement, json: bool) -> Result<u8> {
     let s = Status::of_judgement(config, j);
     if json {
-        print_json(&s.with_history(j.run.iterations()).to_json())?;
+        let mut doc = s.with_history(j.run.iterations()).to_json();
+        // What the guard would have done along the way, not only where it ended.
+        doc["events"] = serde_json::to_value(&j.events)?;
+        print_json(&doc)?;
     } else {
         print(&text::verdict(&s))?;
     }

@@ -1,4 +1,4 @@
-//! `loopguard ci`: the GitHub Actions entry point (docs/github-action.md).
+//! `loopguard ci`: the GitHub Actions entry point (README, "GitHub Action"; docs/contract.md).
 //!
 //! The shell around `crate::ci`: a short sequence of reads, the judgement, and writes. It
 //! reads the trigger, the PR, the config at the base commit, the state kept in loopguard's
@@ -59,11 +59,15 @@ pub fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     };
     // Read.
     let pr = s.find_pr()?;
-    let config = s.load_config(pr.as_ref(), args.config.as_deref())?;
+    let mut config = s.load_config(pr.as_ref(), args.config.as_deref())?;
     let (writes, note) = decide::pr_writes(&s.trigger, pr.as_ref());
     s.notes.extend(note);
     let channels = Channels::from_config(&config, writes);
     let mut pr_state = s.read_state(pr.as_ref(), channels)?;
+    if config.rules.constraint.guard_workflows {
+        let guarded = s.guarded_workflows(pr.as_ref(), &mut pr_state.state)?;
+        config.rules.constraint.guard(guarded);
+    }
     let head = s.trigger.head_sha.clone();
     let (mut history, from_api) = s.history(pr.as_ref(), &config, &pr_state.state)?;
     if let Some(ev) = s.evidence_of_this_run(&args)? {
@@ -218,6 +222,43 @@ impl Session<'_> {
             .into()),
             None => Ok(Config::default()),
         }
+    }
+
+    /// The workflows that run loopguard at the base (where the config comes from): from
+    /// the checkout when it has the base; else from the API, once per base (kept in the
+    /// state).
+    fn guarded_workflows(
+        &mut self,
+        pr: Option<&PullRequest>,
+        state: &mut CiState,
+    ) -> Result<Vec<String>> {
+        use super::guarded_workflows_at;
+        use crate::config::{WORKFLOWS_DIR, guarded_workflows, is_workflow_file};
+        let at = match decide::config_source(&self.trigger, pr) {
+            ConfigSource::Base(sha) | ConfigSource::Head(sha) => sha.as_str().to_owned(),
+            ConfigSource::BaseBranch(branch) => branch,
+        };
+        if let Some(repo) = self.repo.as_ref().filter(|r| r.resolve(&at).is_ok()) {
+            return guarded_workflows_at(repo, &at);
+        }
+        if let Some(known) = state.guarded.as_ref().filter(|g| g.at == at) {
+            return Ok(known.paths.clone());
+        }
+        let mut files = Vec::new();
+        for path in self.client.files_in_dir(WORKFLOWS_DIR, &at)? {
+            if !is_workflow_file(&path) {
+                continue;
+            }
+            if let Some(bytes) = self.client.file_at(&path, &at)? {
+                files.push((path, bytes));
+            }
+        }
+        let paths = guarded_workflows(files);
+        state.guarded = Some(crate::ci::state::GuardedWorkflows {
+            at,
+            paths: paths.clone(),
+        });
+        Ok(paths)
     }
 
     /// The state in loopguard's sticky comment, when the PR has one and comments are on.

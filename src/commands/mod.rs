@@ -120,6 +120,16 @@ impl Ui {
     }
 }
 
+/// Workflow files larger than this are not read for `loopguard` (no real workflow is).
+const MAX_WORKFLOW_BYTES: u64 = 1 << 20;
+
+/// The workflows that run loopguard in the tree of `rev` (protected by `constraint`).
+pub fn guarded_workflows_at(repo: &crate::git::Repo, rev: &str) -> Result<Vec<String>> {
+    use crate::config::{WORKFLOWS_DIR, guarded_workflows};
+    let files = repo.files_in(rev, WORKFLOWS_DIR, MAX_WORKFLOW_BYTES)?;
+    Ok(guarded_workflows(files))
+}
+
 /// sha256 hex of some content (the trusted config).
 pub fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -426,13 +426,8 @@ impl Repo {
     /// The content of `path` (slash-separated, from the repository root) at commit `rev`;
     /// `None` when the path does not exist there or is not a file.
     pub fn blob_at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
-        let id = self.commit_id(rev)?;
-        let tree = self
-            .repo
-            .find_commit(id)
-            .and_then(|c| c.tree())
-            .map_err(|e| GitError::other(format!("cannot read the tree of {rev}"), e))?;
-        let entry = tree
+        let entry = self
+            .tree_of(rev)?
             .lookup_entry_by_path(path)
             .map_err(|e| GitError::other(format!("cannot look up {path} at {rev}"), e))?;
         let Some(entry) = entry else {
@@ -445,6 +440,55 @@ impl Repo {
             .object()
             .map_err(|e| GitError::other(format!("cannot read {path} at {rev}"), e))?;
         Ok(Some(object.detach().data))
+    }
+
+    /// The root tree of commit `rev`.
+    fn tree_of(&self, rev: &str) -> Result<gix::Tree<'_>, GitError> {
+        let id = self.commit_id(rev)?;
+        self.repo
+            .find_commit(id)
+            .and_then(|c| c.tree())
+            .map_err(|e| GitError::other(format!("cannot read the tree of {rev}"), e))
+    }
+
+    /// The files directly under `dir` at commit `rev` (not in subdirectories), with their
+    /// content; files over `max_bytes` are left out. Empty when `dir` does not exist there.
+    pub fn files_in(
+        &self,
+        rev: &str,
+        dir: &str,
+        max_bytes: u64,
+    ) -> Result<Vec<(String, Vec<u8>)>, GitError> {
+        let entry = self
+            .tree_of(rev)?
+            .lookup_entry_by_path(dir)
+            .map_err(|e| GitError::other(format!("cannot look up {dir} at {rev}"), e))?;
+        let Some(entry) = entry.filter(|e| e.mode().is_tree()) else {
+            return Ok(Vec::new());
+        };
+        let sub = entry
+            .object()
+            .map_err(|e| GitError::other(format!("cannot read {dir} at {rev}"), e))?
+            .into_tree();
+        let mut out = Vec::new();
+        for e in sub.iter() {
+            let e = e.map_err(|e| GitError::other(format!("cannot list {dir} at {rev}"), e))?;
+            if !e.mode().is_blob() {
+                continue;
+            }
+            let name = String::from_utf8_lossy(e.filename()).into_owned();
+            let header = self.repo.find_header(e.oid()).map_err(|err| {
+                GitError::other(format!("cannot read {dir}/{name} at {rev}"), err)
+            })?;
+            if header.size() > max_bytes {
+                continue;
+            }
+            let blob = self.repo.find_object(e.oid()).map_err(|err| {
+                GitError::other(format!("cannot read {dir}/{name} at {rev}"), err)
+            })?;
+            out.push((format!("{dir}/{name}"), blob.detach().data));
+        }
+        Ok(out)
     }
 
     /// The newest entry of `HEAD`'s reflog; `None` when there is none (reflogs disabled,

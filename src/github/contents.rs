@@ -5,7 +5,7 @@ use base64::Engine;
 use super::client::{Call, GitHubClient};
 use super::encode;
 use super::permissions::Permission;
-use super::types::{ContentFile, User};
+use super::types::{ContentFile, DirEntry, User};
 use crate::error::Error;
 
 impl GitHubClient {
@@ -13,13 +13,7 @@ impl GitHubClient {
     /// ?ref=…`, 1 request (+1 for files over 1 MB, which GitHub only serves raw). `None`
     /// when the file or the ref does not exist.
     pub fn file_at(&self, path: &str, git_ref: &str) -> Result<Option<Vec<u8>>, Error> {
-        let url = format!(
-            "{}/contents/{}?ref={}",
-            self.repo_path(),
-            encode::file_path(path),
-            encode::component(git_ref)
-        );
-        let call = Call::get(url, Permission::ContentsRead);
+        let call = self.contents_call(path, git_ref);
         let reply = self.send(&call, &[404])?;
         if reply.status == 404 {
             return Ok(None);
@@ -59,6 +53,38 @@ impl GitHubClient {
         };
         let reply = self.send(&raw, &[404])?;
         Ok((reply.status != 404).then(|| reply.body.to_vec()))
+    }
+
+    /// The paths of the files directly in directory `path` at `git_ref` — `GET
+    /// /repos/{o}/{r}/contents/{path}?ref=…`, 1 request. Empty when the directory or the
+    /// ref does not exist.
+    pub fn files_in_dir(&self, path: &str, git_ref: &str) -> Result<Vec<String>, Error> {
+        let call = self.contents_call(path, git_ref);
+        let reply = self.send(&call, &[404])?;
+        if reply.status == 404 {
+            return Ok(Vec::new());
+        }
+        let value: serde_json::Value = self.decode(&call, &reply)?;
+        if !value.is_array() {
+            return Ok(Vec::new()); // a file, not a directory
+        }
+        let entries: Vec<DirEntry> = self.decode(&call, &reply)?;
+        Ok(entries
+            .into_iter()
+            .filter(|e| e.kind == "file")
+            .map(|e| e.path)
+            .collect())
+    }
+
+    /// `GET /repos/{o}/{r}/contents/{path}?ref={git_ref}`.
+    fn contents_call(&self, path: &str, git_ref: &str) -> Call {
+        let url = format!(
+            "{}/contents/{}?ref={}",
+            self.repo_path(),
+            encode::file_path(path),
+            encode::component(git_ref)
+        );
+        Call::get(url, Permission::ContentsRead)
     }
 
     /// The token's login — `GET /user`, 1 request. `None` for tokens that have no user

@@ -115,6 +115,23 @@ pub fn run_ci(
         .run()
 }
 
+/// [`run_ci`] at the time `now` (RFC 3339).
+pub fn run_ci_at(
+    gh: &FakeGitHub,
+    checkout: &TestRepo,
+    event: &str,
+    payload: &str,
+    args: &[&str],
+    now: &str,
+) -> Outcome {
+    CiStep::new(gh, checkout)
+        .event(event, payload)
+        .arg("ci")
+        .args(args.iter().copied())
+        .env("LOOPGUARD_NOW", now)
+        .run()
+}
+
 /// One step of a job triggered by an event: the Actions variables and runtime files set,
 /// the API at the fake, the clock pinned. By default it runs the `loopguard` binary.
 pub struct CiStep<'a> {
@@ -257,9 +274,17 @@ pub struct Project {
 
 impl Project {
     pub fn new(config: &str) -> Project {
+        Project::with_files(config, &[])
+    }
+
+    /// [`Project::new`] with more files on `main` (workflows, say).
+    pub fn with_files(config: &str, files: &[(&str, &str)]) -> Project {
         let repo = TestRepo::new();
         repo.author("Maintainer", "maintainer@example.com");
         repo.write(".loopguard.yml", config);
+        for (path, content) in files {
+            repo.write(path, content);
+        }
         repo.write(
             "src/lib.rs",
             "pub fn count_words(s: &str) -> usize {\n    s.len()\n}\n",

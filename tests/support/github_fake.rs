@@ -709,6 +709,14 @@ impl FakeGitHub {
             .unwrap_or_default()
     }
 
+    /// A person takes `label` off an issue or PR (as the web UI does, not through the
+    /// recorded API).
+    pub fn remove_label(&self, issue: u64, label: &str) {
+        if let Some(labels) = self.lock().issue_labels.get_mut(&issue) {
+            labels.retain(|l| l != label);
+        }
+    }
+
     /// Names of the repository's labels.
     pub fn repo_labels(&self) -> Vec<String> {
         self.lock().repo_labels.keys().cloned().collect()
@@ -1303,7 +1311,24 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
             let path = decode(&parts[1..].join("/"));
             let git_ref = ctx.query("ref").unwrap_or_else(|| "main".into());
             let Some(bytes) = s.files.get(&(git_ref.clone(), path.clone())).cloned() else {
-                return error(404, "Not Found");
+                // A directory: the entries directly in it, without content.
+                let prefix = format!("{path}/");
+                let entries: Vec<_> = s
+                    .files
+                    .iter()
+                    .filter(|((r, p), _)| *r == git_ref && p.starts_with(&prefix))
+                    .filter(|((_, p), _)| !p[prefix.len()..].contains('/'))
+                    .map(|((_, p), bytes)| {
+                        json!({
+                            "type": "file", "size": bytes.len(), "name": &p[prefix.len()..],
+                            "path": p, "sha": format!("blob-{}", bytes.len()),
+                        })
+                    })
+                    .collect();
+                if entries.is_empty() {
+                    return error(404, "Not Found");
+                }
+                return ok(json!(entries));
             };
             let accept = ctx
                 .req

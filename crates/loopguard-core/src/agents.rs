@@ -1,4 +1,4 @@
-//! Whose commits are attempts (DESIGN.md, "Whose commits").
+//! Whose commits are attempts (docs/rules.md; README, "Whose commits").
 //!
 //! With `agents` configured, a commit is the agent's when its author (`Name <email>`) or a
 //! `Co-authored-by:` trailer matches one of the globs. With `agents` empty, the known agent

@@ -408,12 +408,46 @@ impl Breaker {
         Some(self.event(at, EventKind::Cooldown, State::Open))
     }
 
+    /// Whether a trip of `rule` is handed to the next model under `on_trip.action:
+    /// escalate`. A loop may be a problem a stronger model solves; touching a protected path
+    /// is a policy violation and a spent budget stays spent, so those pause instead.
+    pub fn escalates(rule: RuleName) -> bool {
+        !matches!(rule, RuleName::Constraint | RuleName::Budget)
+    }
+
+    /// Whether the last model of `models` is in use.
+    pub fn on_last_model(&self, models: &[String]) -> bool {
+        self.model + 1 >= models.len()
+    }
+
     /// open -> closed on the next model of `models`: it starts with fresh counters. `None`
-    /// when the last model is in use (the breaker stays open: a pause).
+    /// when the last model is in use or the trip is not one to escalate (the breaker stays
+    /// open: a pause).
     pub fn escalate(&mut self, models: &[String], at: &At<'_>) -> Option<Event> {
-        if self.model + 1 >= models.len() || !matches!(self.phase, Phase::Open(_)) {
+        let Phase::Open(trip) = &self.phase else {
+            return None;
+        };
+        if self.on_last_model(models) || !Self::escalates(trip.rule) {
             return None;
         }
+        Some(self.hand_over(models, at))
+    }
+
+    /// The prompt's "retry with the next model": as [`Breaker::escalate`], by a person, who
+    /// may hand over any trip.
+    pub fn next_model(&mut self, models: &[String], at: &At<'_>) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        if self.on_last_model(models) {
+            return Err(ResumeError::NoNextModel);
+        }
+        match self.state() {
+            State::Open | State::HalfOpen => Ok(self.hand_over(models, at)),
+            s => Err(ResumeError::NotOpen(s)),
+        }
+    }
+
+    /// open or half-open -> closed on the next model (there is one).
+    fn hand_over(&mut self, models: &[String], at: &At<'_>) -> Event {
         let from = self.state();
         let rule = self.rule();
         self.model += 1;
@@ -425,22 +459,7 @@ impl Breaker {
             "escalated to the next model: {}",
             models[self.model]
         ));
-        Some(e)
-    }
-
-    /// The prompt's "retry with the next model": as [`Breaker::escalate`], by hand.
-    pub fn next_model(&mut self, models: &[String], at: &At<'_>) -> Result<Event, ResumeError> {
-        self.may_change()?;
-        if self.model + 1 >= models.len() {
-            return Err(ResumeError::NoNextModel);
-        }
-        if let Phase::HalfOpen(t) = &self.phase {
-            self.phase = Phase::Open(t.clone());
-        }
-        if !matches!(self.phase, Phase::Open(_)) {
-            return Err(ResumeError::NotOpen(self.state()));
-        }
-        Ok(self.escalate(models, at).expect("open, with a next model"))
+        e
     }
 
     /// The prompt's "continue": closed, every counter restarts.
@@ -774,6 +793,23 @@ mod tests {
             b.next_model(&models(), &at(9, 1)),
             Err(ResumeError::NoNextModel)
         );
+    }
+
+    #[test]
+    fn constraint_and_budget_trips_pause_instead_of_escalating() {
+        for rule in [RuleName::Constraint, RuleName::Budget] {
+            let mut b = Breaker::default();
+            b.trip_on(rule, "x".into(), TripAction::Escalate, &at(3, 0));
+            assert!(b.escalate(&models(), &at(3, 0)).is_none(), "{rule}");
+            assert_eq!((b.state(), b.model()), (State::Open, 0), "{rule}");
+            assert!(b.blocks(TripAction::Escalate));
+            // A person may still hand it over.
+            let e = b.next_model(&models(), &at(3, 9)).unwrap();
+            assert_eq!(
+                (e.kind, b.state(), b.model()),
+                (EventKind::Escalate, State::Closed, 1)
+            );
+        }
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub mod github;
 pub mod ids;
 pub mod iteration;
 pub mod patch;
+#[cfg(test)]
+mod properties;
 pub mod report;
 pub mod rules;
 pub mod run;

@@ -186,6 +186,10 @@ enum Arrival {
     Attempt,
     /// A context commit, or new evidence for an iteration already judged.
     Context,
+    /// Test evidence for the latest attempt, which was judged when it was committed: the
+    /// attempt is now fully known, so it may mend an open breaker (as it would have, had
+    /// its tests come with it, which is how `check`, `replay` and CI see it).
+    Evidence,
     /// A harness transition; `progress` is the harness's own word.
     Edge { progress: bool },
 }
@@ -373,7 +377,7 @@ impl Run {
         self.usage.progress_mark = len;
 
         // 2. The cooldown.
-        let new = arrival != Arrival::Context;
+        let new = matches!(arrival, Arrival::Attempt | Arrival::Edge { .. });
         let (run, iteration, _, _) = self.at(now, len);
         if let Some(cooldown) = config.on_trip.cooldown {
             let base = if arrival == Arrival::Attempt {
@@ -432,7 +436,7 @@ impl Run {
                     None => events.push(self.breaker.reopen(None, action, &at)),
                 }
             }
-            State::Open if new => {
+            State::Open if new || arrival == Arrival::Evidence => {
                 if let Some(e) = self.recovery(config, &eval, arrival, &at) {
                     events.push(e);
                 }
@@ -580,7 +584,14 @@ impl Run {
         let i = self.position(id)?;
         self.iterations[i].test = Some(test);
         self.facts.truncate(i);
-        Some(self.step(config, now, Arrival::Context))
+        let latest_attempt = i + 1 == self.iterations.len()
+            && self.iterations[i].kind == Some(IterationKind::Attempt);
+        let arrival = if latest_attempt {
+            Arrival::Evidence
+        } else {
+            Arrival::Context
+        };
+        Some(self.step(config, now, arrival))
     }
 
     /// Replaces rewritten iterations (rebase, amend) by their new commits, keeping their

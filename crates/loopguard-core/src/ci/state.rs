@@ -42,6 +42,17 @@ pub struct CiState {
     /// The verdict of the last run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<Verdict>,
+    /// The workflows that run loopguard at the base, as read from the API (the checkout,
+    /// when it has the base, is read instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guarded: Option<GuardedWorkflows>,
+}
+
+/// The workflows that run loopguard in the tree of `at` (a base commit or branch).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardedWorkflows {
+    pub at: String,
+    pub paths: Vec<String>,
 }
 
 /// A resume: the breaker goes half-open after commit `after`.

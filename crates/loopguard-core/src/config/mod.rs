@@ -1,4 +1,4 @@
-//! `.loopguard.yml`: schema, profiles, validation (CONTRACT.md, "Configuration").
+//! `.loopguard.yml`: schema, profiles, validation (docs/contract.md, "Configuration").
 //!
 //! Parsing is two steps: serde-saphyr reads the YAML into `raw` structs that deny unknown
 //! keys and keep the location of every value that needs checking; `resolve` then turns
@@ -110,9 +110,87 @@ pub struct BudgetRule {
 pub struct ConstraintRule {
     pub action: RuleAction,
     pub protected: PatternSet,
+    /// Protect every workflow that runs loopguard (`rules.constraint.guard_workflows`).
+    pub guard_workflows: bool,
+    /// The workflows that run loopguard, found by the shell in the trusted tree (the base
+    /// commit in CI, the commit the run's config came from locally); see
+    /// [`ConstraintRule::guard`].
+    pub guarded: Vec<String>,
     pub forbid_test_skips: bool,
     pub forbid_test_deletions: bool,
+    /// [`CI_PATHS`], compiled.
+    pub ci_paths: PatternSet,
 }
+
+impl ConstraintRule {
+    /// Protects `workflows` (the paths of the workflows that run loopguard, see
+    /// [`runs_loopguard`]) when `guard_workflows` is on.
+    pub fn guard(&mut self, workflows: Vec<String>) {
+        if self.guard_workflows {
+            self.guarded = workflows;
+        }
+    }
+
+    /// Whether an attempt may not touch `path`.
+    pub fn protects(&self, path: &str) -> bool {
+        self.protected.is_match(path) || self.guarded.iter().any(|g| g == path)
+    }
+}
+
+/// Where GitHub keeps workflows: the files [`runs_loopguard`] is asked about.
+pub const WORKFLOWS_DIR: &str = ".github/workflows";
+
+/// Whether a workflow file runs loopguard: a line that is not a comment names it (the
+/// action in `uses:`, or the command in `run:`). Asked of the trusted version of the file,
+/// so an agent cannot unprotect a workflow by editing it.
+pub fn runs_loopguard(workflow: &str) -> bool {
+    workflow.lines().any(|line| {
+        let code = line.trim_start();
+        !code.starts_with('#') && contains_word(&code.to_ascii_lowercase(), "loopguard")
+    })
+}
+
+/// Of the files of [`WORKFLOWS_DIR`] (path and content), the workflows that run loopguard.
+pub fn guarded_workflows(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Vec<String> {
+    let mut out: Vec<String> = files
+        .into_iter()
+        .filter(|(path, _)| is_workflow_file(path))
+        .filter(|(_, text)| runs_loopguard(&String::from_utf8_lossy(text)))
+        .map(|(path, _)| path)
+        .collect();
+    out.sort();
+    out
+}
+
+/// A workflow file by its name: YAML directly under [`WORKFLOWS_DIR`].
+pub fn is_workflow_file(path: &str) -> bool {
+    path.strip_prefix(WORKFLOWS_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .is_some_and(|name| {
+            !name.contains('/') && (name.ends_with(".yml") || name.ends_with(".yaml"))
+        })
+}
+
+fn contains_word(haystack: &str, word: &str) -> bool {
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    haystack.match_indices(word).any(|(i, _)| {
+        !is_word(haystack[..i].chars().next_back())
+            && !is_word(haystack[i + word.len()..].chars().next())
+    })
+}
+
+/// CI configuration other than the workflows that run loopguard: touching it is reported
+/// as a note, not a trip (agents are often asked to change CI).
+pub const CI_PATHS: &[&str] = &[
+    ".github/workflows/**",
+    ".github/actions/**",
+    ".gitlab-ci.yml",
+    ".circleci/**",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    ".buildkite/**",
+    "Jenkinsfile",
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct EdgeLoopRule {
@@ -234,7 +312,7 @@ pub const DEFAULT_TEST_PATHS: &[&str] = &[
     "**/*.test.*",
     "**/*.spec.*",
 ];
-pub const DEFAULT_PROTECTED: &[&str] = &[".loopguard.yml", ".github/workflows/**"];
+pub const DEFAULT_PROTECTED: &[&str] = &[".loopguard.yml"];
 pub const DEFAULT_COMPLETION: &str = r"(?i)\b(done|completed?|all tests pass(ing)?|fixed)\b";
 pub const DEFAULT_MODELS: &[&str] = &["haiku", "sonnet", "opus"];
 
@@ -303,8 +381,11 @@ impl Config {
                 constraint: ConstraintRule {
                     action: RuleAction::Trip,
                     protected: PatternSet::builtin(DEFAULT_PROTECTED, false),
+                    guard_workflows: true,
+                    guarded: Vec::new(),
                     forbid_test_skips: true,
                     forbid_test_deletions: true,
+                    ci_paths: PatternSet::builtin(CI_PATHS, false),
                 },
                 edge_loop: EdgeLoopRule {
                     action: RuleAction::Trip,
@@ -536,12 +617,17 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
                     &c.rules.constraint.protected,
                     false,
                 )?,
+                guard_workflows: k
+                    .guard_workflows
+                    .unwrap_or(c.rules.constraint.guard_workflows),
+                guarded: Vec::new(),
                 forbid_test_skips: k
                     .forbid_test_skips
                     .unwrap_or(c.rules.constraint.forbid_test_skips),
                 forbid_test_deletions: k
                     .forbid_test_deletions
                     .unwrap_or(c.rules.constraint.forbid_test_deletions),
+                ci_paths: c.rules.constraint.ci_paths.clone(),
             };
         }
         if let Some(e) = r.edge_loop {

@@ -76,6 +76,7 @@ pub(super) struct RawBudget {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawConstraint {
     pub protected: Option<Vec<Spanned<String>>>,
+    pub guard_workflows: Option<bool>,
     pub forbid_test_skips: Option<bool>,
     pub forbid_test_deletions: Option<bool>,
     pub action: Option<RuleAction>,

@@ -43,7 +43,7 @@ impl fmt::Display for FailureKind {
     }
 }
 
-/// The tool whose output a failure was recognised in (CONTRACT.md, `fingerprint --json`).
+/// The tool whose output a failure was recognised in (docs/contract.md, `fingerprint --json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Runner {

@@ -80,7 +80,7 @@ impl Fingerprint {
         Fingerprint::from_failures(failures, fallback)
     }
 
-    /// The CONTRACT `fingerprint --json` document.
+    /// The `fingerprint --json` document (docs/contract.md).
     pub fn to_json(&self) -> Value {
         json!({
             "schema": 1,

@@ -527,6 +527,17 @@ pub struct ContentFile {
     pub download_url: Option<String>,
 }
 
+/// One entry of a directory listing (`GET /repos/{owner}/{repo}/contents/{dir}`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirEntry {
+    #[serde(default, rename = "type", deserialize_with = "nullable")]
+    pub kind: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub path: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub size: u64,
+}
+
 /// A job's log, or why there is none.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobLog {

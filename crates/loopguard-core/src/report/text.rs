@@ -155,7 +155,9 @@ pub fn what_now(s: &Status) -> String {
         (TripAction::Alert, State::Open) => {
             "loopguard: on_trip.action is alert: commits go on; an iteration that mends the failure closes the breaker".to_owned()
         }
-        (TripAction::Escalate, State::Open) => {
+        (TripAction::Escalate, State::Open)
+            if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
+        {
             "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` or `loopguard reset`".to_owned()
         }
         (_, State::Open) => {

@@ -1,7 +1,14 @@
-//! `constraint`: an attempt touched a protected path, added a test skip or deleted a test
-//! file. Trips at the first, with `aborted_constraint`.
+//! `constraint`: an attempt touched a protected path (the guard's own config, the
+//! workflows that run loopguard, any `protected` glob), added a test skip or deleted a test
+//! file. Trips at the first, with `aborted_constraint`. Other CI configuration an attempt
+//! changes is a note: agents are often asked to change CI.
+
+use std::collections::BTreeSet;
 
 use super::{Count, Counter, Window};
+
+/// CI files named in the note at most.
+const NOTE_FILES: usize = 5;
 
 pub fn count(w: &Window<'_>) -> Count {
     let violating: Vec<_> = w
@@ -9,14 +16,31 @@ pub fn count(w: &Window<'_>) -> Count {
         .iter()
         .filter(|f| !f.violations.is_empty())
         .collect();
+    let ci: BTreeSet<&str> = w
+        .since
+        .iter()
+        .flat_map(|f| f.ci_files.iter().map(String::as_str))
+        .collect();
+    let note = (!ci.is_empty()).then(|| {
+        let mut named: Vec<&str> = ci.iter().copied().take(NOTE_FILES).collect();
+        if ci.len() > NOTE_FILES {
+            named.push("…");
+        }
+        format!(
+            "the agent changed CI configuration ({}); not protected, since it doesn't run loopguard — review it",
+            named.join(", ")
+        )
+    });
     Count::new(Counter::at_least(violating.len() as u64, 1), || {
         let f = violating[violating.len() - 1];
         format!("{} {}", w.label(f.index), f.violations.join("; "))
     })
+    .with_note(note)
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::config::Config;
     use crate::rules::RuleName::Constraint;
     use crate::testing::History;
 
@@ -45,5 +69,70 @@ mod tests {
             assert!(e.fired[0].reason.contains(want), "{}", e.fired[0].reason);
         }
         assert_eq!(History::new().fresh().fresh().count(Constraint), 0);
+    }
+
+    #[test]
+    fn workflows_that_run_loopguard_are_protected_other_ci_is_a_note() {
+        let mut config = Config::default();
+        config
+            .rules
+            .constraint
+            .guard(vec![".github/workflows/guard.yml".to_owned()]);
+        let other = History::new()
+            .fresh()
+            .files(&["src/a.rs", ".github/workflows/test.yml"]);
+        let e = other.eval_with(&config);
+        assert_eq!(e.trip(), None, "another workflow is no violation");
+        let note = &e.notes.iter().find(|(r, _)| *r == Constraint).unwrap().1;
+        assert!(note.contains(".github/workflows/test.yml"), "{note}");
+
+        let guard = History::new()
+            .fresh()
+            .files(&[".github/workflows/guard.yml"]);
+        let e = guard.eval_with(&config);
+        assert_eq!(e.trip().map(|f| f.rule), Some(Constraint));
+        assert!(
+            e.fired[0]
+                .reason
+                .contains("touched the protected path .github/workflows/guard.yml")
+        );
+        assert!(
+            e.notes.iter().all(|(r, _)| *r != Constraint),
+            "a guarded file is no note"
+        );
+
+        // With guard_workflows off, the workflows that run loopguard are not protected.
+        let mut config = Config::default();
+        config.rules.constraint.guard_workflows = false;
+        config
+            .rules
+            .constraint
+            .guard(vec![".github/workflows/guard.yml".to_owned()]);
+        assert_eq!(guard.eval_with(&config).trip(), None);
+    }
+
+    #[test]
+    fn a_workflow_runs_loopguard_when_a_line_of_code_names_it() {
+        let cases = [
+            ("steps:\n  - uses: loopguard/loopguard@v1\n", true),
+            (
+                "steps:\n  - uses: loopguard/loopguard@0123456789abcdef0123456789abcdef01234567 # v1\n",
+                true,
+            ),
+            ("steps:\n  - run: loopguard ci --log test.log\n", true),
+            (
+                "steps:\n  - run: |\n      cargo install --locked LoopGuard\n",
+                true,
+            ),
+            (
+                "# loopguard runs elsewhere\nsteps:\n  - run: cargo test\n",
+                false,
+            ),
+            ("steps:\n  - run: ./myloopguard.sh\n", false),
+            ("steps:\n  - uses: actions/checkout@v4\n", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(crate::config::runs_loopguard(text), want, "{text}");
+        }
     }
 }

@@ -67,6 +67,8 @@ pub struct Facts {
     pub test_only: bool,
     /// Constraint violations, human-readable.
     pub violations: Vec<String>,
+    /// CI configuration the attempt changed that is not protected (a note, not a trip).
+    pub ci_files: Vec<String>,
 }
 
 /// The facts of a history's attempts, oldest first, extended as iterations arrive.
@@ -212,6 +214,7 @@ fn facts_of(
     if let Some(files) = &it.files {
         f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));
         f.violations = violations(config, it);
+        f.ci_files = ci_files(config, it);
     }
     f
 }
@@ -269,12 +272,22 @@ fn improved<'a>(
     }
 }
 
+fn ci_files(config: &Config, it: &Iteration) -> Vec<String> {
+    let rule = &config.rules.constraint;
+    it.files
+        .iter()
+        .flatten()
+        .filter(|f| rule.ci_paths.is_match(&f.path) && !rule.protects(&f.path))
+        .map(|f| f.path.clone())
+        .collect()
+}
+
 fn violations(config: &Config, it: &Iteration) -> Vec<String> {
     let rule = &config.rules.constraint;
     let mut out = Vec::new();
     for file in it.files.iter().flatten() {
         let paths = std::iter::once(&file.path).chain(file.old_path.as_ref());
-        if let Some(p) = paths.into_iter().find(|p| rule.protected.is_match(p)) {
+        if let Some(p) = paths.into_iter().find(|p| rule.protects(p)) {
             out.push(format!("touched the protected path {p}"));
         }
         if rule.forbid_test_deletions

@@ -365,3 +365,68 @@ fn finishing() {
         assert_eq!(run.breaker().is_done(), want.is_done());
     }
 }
+
+/// As the hooks see a history: each commit recorded bare when it is made, its tests
+/// attached after it (`loopguard run`).
+fn record_then_test(c: &Config, h: &History, now: i64) -> Run {
+    let mut run = Run::new("r", None, ts(0), None);
+    for mut it in h.its.clone() {
+        let at = it.at.unwrap_or(ts(now));
+        let test = it.test.take();
+        let id = it.id.clone();
+        run.record(c, it, at);
+        if let Some(t) = test {
+            run.attach_test(c, &id, t, at);
+        }
+    }
+    run.tick(c, ts(now));
+    run
+}
+
+#[test]
+fn tests_run_after_the_commit_end_where_tests_with_the_commit_do() {
+    let alert = config(|c| c.on_trip.action = TripAction::Alert);
+    let pause = Config::default();
+    let cases: Vec<(&str, &Config, History)> = vec![
+        (
+            "an empty commit that trips stagnation, then its tests pass",
+            &pause,
+            chain(&[FAIL_A]).empty().empty().empty().pass(),
+        ),
+        (
+            "the same failure, then a fix whose tests pass (alert)",
+            &alert,
+            chain(&[FAIL_A, FAIL_A, FAIL_A, PASS]),
+        ),
+        (
+            "the same failure, then a change that fails differently (alert)",
+            &alert,
+            chain(&[FAIL_A, FAIL_A, FAIL_A, FAIL_B]),
+        ),
+        (
+            "the same failure three times",
+            &pause,
+            chain(&[FAIL_A, FAIL_A, FAIL_A]),
+        ),
+    ];
+    for (name, c, h) in cases {
+        let judged = judge(c, h.its.clone(), "r", ts(100));
+        let hooks = record_then_test(c, &h, 100);
+        assert_eq!(
+            (hooks.breaker().state(), hooks.breaker().rule()),
+            (judged.run.breaker().state(), judged.run.breaker().rule()),
+            "{name}"
+        );
+    }
+    // Evidence for an earlier commit is context: it never decides the breaker.
+    let mut run = record_then_test(&Config::default(), &chain(&[FAIL_A, FAIL_A, FAIL_A]), 100);
+    assert!(run.is_open());
+    let first = run.iterations()[0].id.clone();
+    run.attach_test(
+        &Config::default(),
+        &first,
+        TestEvidence::new(TestOutcome::Pass),
+        ts(200),
+    );
+    assert!(run.is_open(), "old evidence does not mend a trip");
+}

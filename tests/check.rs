@@ -1,0 +1,110 @@
+//! `check` over real histories: what it protects and what it only notes.
+
+mod support;
+
+use support::{TestRepo, lg};
+
+const GUARD: &str = "on: pull_request\njobs:\n  guard:\n    runs-on: ubuntu-latest\n    steps:\n      - run: loopguard ci --log test.log\n";
+const TESTS: &str = "on: pull_request\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo test\n";
+
+/// `main` with a workflow that runs loopguard and one that only tests, and an agent
+/// branch.
+fn repo_with_workflows() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.author("Maintainer", "maintainer@example.com");
+    repo.write(".github/workflows/guard.yml", GUARD)
+        .write(".github/workflows/test.yml", TESTS)
+        .write("src/lib.rs", "pub fn a() {}\n");
+    repo.commit("Initial commit");
+    repo.checkout_new("agent");
+    repo.as_agent();
+    repo
+}
+
+#[test]
+fn check_protects_the_workflows_that_ran_loopguard_before_the_range() {
+    let repo = repo_with_workflows();
+    repo.write("src/lib.rs", "pub fn a() -> u8 { 1 }\n");
+    repo.commit("Return one");
+    // The agent takes loopguard out of the guard workflow: what counts is the workflow
+    // as it was before the range.
+    repo.write(
+        ".github/workflows/guard.yml",
+        "on: pull_request\njobs: {}\n",
+    );
+    repo.commit("Simplify CI");
+    let doc = lg(&repo)
+        .args(["check", "--range", "main..agent", "--json"])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(doc["rule"], "constraint", "{doc}");
+    assert!(
+        doc["reason"]
+            .as_str()
+            .unwrap()
+            .contains("touched the protected path .github/workflows/guard.yml"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn check_notes_other_ci_changes_without_tripping() {
+    let repo = repo_with_workflows();
+    repo.write(".github/workflows/test.yml", "on: push\njobs: {}\n");
+    repo.commit("Run the tests on push");
+    let doc = lg(&repo)
+        .args(["check", "--range", "main..agent", "--json"])
+        .run()
+        .ok()
+        .json();
+    assert_eq!(doc["state"], "closed", "{doc}");
+    let notes = doc["notes"].to_string();
+    assert!(notes.contains(".github/workflows/test.yml"), "{doc}");
+
+    // A team that wants all of CI protected says so.
+    repo.write(
+        "strict.yml",
+        "rules:\n  constraint:\n    protected: [\".loopguard.yml\", \".github/workflows/**\"]\n",
+    );
+    let doc = lg(&repo)
+        .args([
+            "check",
+            "--range",
+            "main..agent",
+            "--config",
+            "strict.yml",
+            "--json",
+        ])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(doc["rule"], "constraint", "{doc}");
+}
+
+#[test]
+fn guard_workflows_off_protects_only_the_globs() {
+    let repo = repo_with_workflows();
+    repo.write(
+        ".github/workflows/guard.yml",
+        "on: pull_request\njobs: {}\n",
+    );
+    repo.commit("Simplify CI");
+    repo.write(
+        "loose.yml",
+        "rules:\n  constraint: {guard_workflows: false}\n",
+    );
+    let doc = lg(&repo)
+        .args([
+            "check",
+            "--range",
+            "main..agent",
+            "--config",
+            "loose.yml",
+            "--json",
+        ])
+        .run()
+        .ok()
+        .json();
+    assert_eq!(doc["state"], "closed", "{doc}");
+}
