@@ -98,6 +98,7 @@ pub enum HookName {
     PostRewrite,
     PreCommit,
     PrePush,
+    ReferenceTransaction,
 }
 
 #[derive(Debug, Args)]

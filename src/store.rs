@@ -9,7 +9,15 @@
 //!   events/<branch>.jsonl    every breaker transition, appended, never rewritten
 //!   reports/<run-id>.md      the report of every run that ended
 //!   chained/<hook>           hooks that were installed before loopguard (see hooks.rs)
+//!   open/<branch>            an empty marker while that run's breaker is open
 //! ```
+//!
+//! The `open/` markers let the `reference-transaction` hook, which git runs on every ref
+//! update, tell "no breaker is open anywhere" from one directory listing in the shim,
+//! without starting loopguard. They are a superset of the open runs: a marker is written
+//! before a run is saved open and removed after it is saved closed, so a crash between the
+//! two leaves a marker too many (loopguard then looks and finds nothing), never one too
+//! few.
 //!
 //! The common dir is shared by linked worktrees, so their runs live side by side, keyed by
 //! branch.
@@ -124,10 +132,85 @@ impl Store {
     }
 
     /// Writes the run atomically: a temporary file in the same directory, then a rename.
+    /// The run's `open/` marker is set before an open run is written and cleared after a
+    /// closed one is.
     pub fn save_run(&self, key: &str, run: &Run) -> io::Result<()> {
         let path = self.run_path(key);
         let bytes = serde_json::to_vec_pretty(run).map_err(io::Error::other)?;
-        write_atomic(&path, &bytes)
+        if run.is_open() {
+            self.mark_open(key, true)?;
+        }
+        write_atomic(&path, &bytes)?;
+        if !run.is_open() {
+            self.mark_open(key, false)?;
+        }
+        Ok(())
+    }
+
+    /// The marker of an open run (see the module docs).
+    pub fn open_marker(&self, key: &str) -> PathBuf {
+        self.dir.join("open").join(key)
+    }
+
+    fn mark_open(&self, key: &str, open: bool) -> io::Result<()> {
+        let path = self.open_marker(key);
+        if open {
+            fs::create_dir_all(path.parent().expect("has a parent"))?;
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map(drop)
+        } else {
+            match fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    /// The keys of the runs whose breaker may be open (their markers), sorted.
+    pub fn open_keys(&self) -> io::Result<Vec<String>> {
+        let entries = match fs::read_dir(self.dir.join("open")) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut keys = Vec::new();
+        for entry in entries {
+            if let Ok(name) = entry?.file_name().into_string() {
+                keys.push(name);
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// Sets every run's marker from its state file (`init`: stores written before the
+    /// markers existed). Files that cannot be read are marked, to be looked at.
+    pub fn sync_open_markers(&self) -> io::Result<()> {
+        let entries = match fs::read_dir(self.dir.join("runs")) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                continue;
+            };
+            if !entry.file_type()?.is_file() {
+                continue;
+            }
+            let open = fs::read(entry.path())
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Run>(&b).ok())
+                .is_none_or(|run| run.is_open());
+            self.mark_open(key, open)?;
+        }
+        Ok(())
     }
 
     /// Moves a finished run out of the way (`reset`), keeping it for the record.
@@ -143,6 +226,7 @@ impl Store {
             .join(format!("{run_id}.json"));
         fs::create_dir_all(dest.parent().expect("has a parent"))?;
         fs::rename(&path, &dest)?;
+        self.mark_open(key, false)?;
         Ok(Some(dest))
     }
 
@@ -204,11 +288,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// A branch name as a file name: safe characters kept, everything else %-escaped, so
 /// `feature/x` and `feature-x` stay distinct.
 pub fn branch_key(branch: Option<&str>) -> String {
-    let Some(branch) = branch else {
-        return "(detached)".to_owned();
-    };
+    match branch {
+        Some(branch) => branch_key_bytes(branch.as_bytes()),
+        None => "(detached)".to_owned(),
+    }
+}
+
+/// [`branch_key`] of a branch name as git has it: bytes, which need not be UTF-8.
+pub fn branch_key_bytes(branch: &[u8]) -> String {
     let mut out = String::with_capacity(branch.len());
-    for b in branch.bytes() {
+    for &b in branch {
         if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.' {
             out.push(b as char);
         } else {
@@ -233,6 +322,37 @@ mod tests {
         assert_ne!(branch_key(Some("feature/x")), branch_key(Some("feature-x")));
         assert_eq!(branch_key(Some("..")), "%2E.");
         assert_eq!(branch_key(None), "(detached)");
+        assert_eq!(branch_key_bytes(b"side\xff"), "side%FF");
+        assert_ne!(branch_key_bytes(b"side\xff"), branch_key_bytes(b"side\xfe"));
+    }
+
+    #[test]
+    fn open_markers_follow_the_saved_runs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        assert!(store.open_keys().unwrap().is_empty());
+        let config = loopguard_core::config::Config::default();
+        let mut run = Run::new("r", Some("main".into()), Timestamp::UNIX_EPOCH, None);
+        store.save_run("main", &run).unwrap();
+        assert!(store.open_keys().unwrap().is_empty());
+        for n in 0..3 {
+            let mut it = crate::iteration::Iteration::new(format!("{n:040x}").parse().unwrap());
+            it.tree = Some("t".into());
+            it.parent_tree = Some("t".into());
+            it.files = Some(Vec::new());
+            run.record(&config, it, Timestamp::UNIX_EPOCH);
+        }
+        assert!(run.is_open());
+        store.save_run("main", &run).unwrap();
+        assert_eq!(store.open_keys().unwrap(), ["main"]);
+
+        // A store from before the markers: init puts them back.
+        fs::remove_file(store.open_marker("main")).unwrap();
+        store.sync_open_markers().unwrap();
+        assert_eq!(store.open_keys().unwrap(), ["main"]);
+
+        store.archive_run("main", "r").unwrap();
+        assert!(store.open_keys().unwrap().is_empty());
     }
 
     #[test]

@@ -388,8 +388,11 @@ fn an_existing_hook_keeps_running_and_uninstall_restores_it() {
 
 #[test]
 fn hooks_go_to_core_hooks_path_and_chain_what_is_there() {
+    // A hooks directory git ignores: nothing loopguard writes there gets committed
+    // (tests/hook_gates.rs covers one that would be).
     let repo = TestRepo::new();
     repo.write("README.md", "demo\n");
+    repo.write(".gitignore", ".githooks/\nlint.log\n");
     repo.commit("Initial commit");
     repo.write(".githooks/pre-commit", "#!/bin/sh\necho lint >> lint.log\n");
     repo.chmod_x(".githooks/pre-commit");

@@ -1,21 +1,27 @@
 //! `hook <name>`: what the shims call. A hook never fails git because loopguard broke:
-//! every error becomes a warning on stderr and exit 0. Only an open breaker refuses
-//! (exit 1, pre-commit and pre-push).
+//! every error becomes a warning on stderr and exit 0, and so does running past the
+//! deadline (`LOOPGUARD_HOOK_TIMEOUT`). Only an open breaker refuses (exit 1: pre-commit,
+//! pre-push, and reference-transaction in its `prepared` phase). Losing git's input is not
+//! loopguard breaking: a push whose refs cannot be read is refused while any branch's
+//! breaker blocks.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Result;
 
 use crate::breaker::Event;
 use crate::cli::{HookArgs, HookName};
 use crate::error::exit;
+use crate::git::Repo;
 use crate::iteration::{CommitId, Iteration, IterationKind};
 use crate::report::{Status, text};
 use crate::run::Run;
-use crate::store::branch_key;
+use crate::store::{Store, branch_key_bytes};
 
-use super::{Ctx, Workspace};
+use super::{Ctx, Ui, Workspace};
 
 pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
@@ -23,12 +29,17 @@ pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
         HookName::PostRewrite => "post-rewrite",
         HookName::PreCommit => "pre-commit",
         HookName::PrePush => "pre-push",
+        HookName::ReferenceTransaction => "reference-transaction",
     };
+    if let Some(limit) = ctx.env.hook_timeout() {
+        deadline(ctx.ui, name, limit);
+    }
     let result = match args.name {
         HookName::PostCommit => post_commit(ctx).map(|()| exit::OK),
         HookName::PostRewrite => post_rewrite(ctx, &args.args).map(|()| exit::OK),
         HookName::PreCommit => pre_commit(ctx),
         HookName::PrePush => pre_push(ctx),
+        HookName::ReferenceTransaction => reference_transaction(ctx, &args.args),
     };
     match result {
         Ok(code) => code,
@@ -39,6 +50,20 @@ pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
             exit::OK
         }
     }
+}
+
+/// Ends the process with exit 0 and a warning once `limit` has passed: a hook that hangs
+/// (a lock never released, a file that never ends) must not hold git. Writes are atomic
+/// renames, so stopping at any point leaves the store readable.
+fn deadline(ui: Ui, name: &'static str, limit: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        ui.warn(&format!(
+            "the {name} hook took longer than {}s (LOOPGUARD_HOOK_TIMEOUT); git goes on (fail open)",
+            limit.as_secs()
+        ));
+        std::process::exit(i32::from(exit::OK));
+    });
 }
 
 /// Whether git is in the middle of a rebase (its commits are rewrites, mapped by
@@ -163,24 +188,59 @@ pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
     super::aftermath::after(ws, events);
 }
 
-/// What git wrote on the hook's stdin; nothing when stdin is a terminal (a person running
-/// the hook by hand) so the hook never waits for input.
-fn hook_input(ctx: &Ctx) -> Result<String> {
-    let mut input = String::new();
-    if !ctx.env.stdin_tty {
-        std::io::stdin().read_to_string(&mut input)?;
-    }
-    Ok(input)
+/// What git wrote on the hook's stdin, as bytes (ref names need not be UTF-8).
+enum Input {
+    Read(Vec<u8>),
+    /// The input could not be read (the shim says so, or reading failed): why.
+    Lost(String),
 }
 
-fn post_rewrite(ctx: &Ctx, args: &[std::ffi::OsString]) -> Result<()> {
+/// Reads git's input; nothing when stdin is a terminal (a person running the hook by hand)
+/// so the hook never waits for input.
+fn hook_input(ctx: &Ctx) -> Input {
+    if ctx.env.var("LOOPGUARD_HOOK_INPUT") == Some("lost") {
+        return Input::Lost("the hook shim could not read it".to_owned());
+    }
+    let mut input = Vec::new();
+    if !ctx.env.stdin_tty
+        && let Err(e) = std::io::stdin().read_to_end(&mut input)
+    {
+        return Input::Lost(e.to_string());
+    }
+    Input::Read(input)
+}
+
+/// The lines of git's input, each split at spaces (ref names have none).
+fn fields(input: &[u8]) -> impl Iterator<Item = Vec<&[u8]>> {
+    input
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(|&b| b == b' ').filter(|f| !f.is_empty()).collect())
+}
+
+/// An object id as git writes it; `None` for anything else (`ref:<target>` of a symbolic
+/// ref).
+fn object_id(field: &[u8]) -> Option<&str> {
+    let hex = std::str::from_utf8(field).ok()?;
+    (matches!(hex.len(), 40 | 64) && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
+}
+
+fn is_zero(id: &str) -> bool {
+    id.bytes().all(|b| b == b'0')
+}
+
+fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
     let ws = Workspace::open(ctx, None)?;
-    let input = hook_input(ctx)?;
-    let pairs: Vec<(CommitId, CommitId)> = input
-        .lines()
-        .filter_map(|l| {
-            let mut parts = l.split_whitespace();
-            Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+    let input = match hook_input(ctx) {
+        Input::Read(input) => input,
+        Input::Lost(why) => anyhow::bail!("cannot read git's list of rewritten commits: {why}"),
+    };
+    let pairs: Vec<(CommitId, CommitId)> = fields(&input)
+        .filter_map(|f| {
+            let old = object_id(f.first()?)?.parse().ok()?;
+            let new = object_id(f.get(1)?)?.parse().ok()?;
+            Some((old, new))
         })
         .collect();
     if pairs.is_empty() {
@@ -222,47 +282,92 @@ fn pre_commit(ctx: &Ctx) -> Result<u8> {
 
 /// Refuses (exit 1) when the run of `branch` has an open breaker that blocks.
 fn gate(ws: &Workspace<'_>, key: &str, branch: Option<&str>, what: &str) -> Result<u8> {
-    let Some(run) = ws.read_run_of(key)? else {
+    let Some(run) = blocking_run(ws, key)? else {
         return Ok(exit::OK);
     };
+    refuse(ws, &run, branch.unwrap_or("(detached HEAD)"), what);
+    Ok(exit::TRIPPED)
+}
+
+/// The run stored under `key`, when its breaker blocks now.
+fn blocking_run(ws: &Workspace<'_>, key: &str) -> Result<Option<Run>> {
+    let Some(run) = ws.read_run_of(key)? else {
+        return Ok(None);
+    };
     let breaker = run.effective_breaker(&ws.config, ws.now());
-    if !breaker.blocks(ws.config.on_trip.action) {
+    Ok(breaker.blocks(ws.config.on_trip.action).then_some(run))
+}
+
+/// Tells the agent why: the rule, the reason, how to go on.
+fn refuse(ws: &Workspace<'_>, run: &Run, branch: &str, what: &str) {
+    let s = ws.status(run, &[]);
+    let msg = text::refusal(&s, branch, what);
+    ws.note(&msg.replacen("refused", &ws.ctx.ui.bold_red("refused"), 1));
+}
+
+/// Every run whose breaker blocks now, found through the store's open markers.
+fn blocking_runs(ws: &Workspace<'_>) -> Result<Vec<Run>> {
+    let mut runs = Vec::new();
+    for key in ws.store.open_keys()? {
+        runs.extend(blocking_run(ws, &key)?);
+    }
+    Ok(runs)
+}
+
+/// Without git's input nobody can tell which refs move: refuse while any branch's breaker
+/// blocks (the input is lost, loopguard did not break).
+fn refuse_blind(ws: &Workspace<'_>, why: &str, what: &str) -> Result<u8> {
+    let runs = blocking_runs(ws)?;
+    if runs.is_empty() {
+        ws.warn(&format!(
+            "the hook could not read which refs {what} ({why}); no breaker is open, so git goes on"
+        ));
         return Ok(exit::OK);
     }
-    let s = ws.status(&run, &[]);
-    let msg = text::refusal(&s, branch.unwrap_or("(detached HEAD)"), what);
-    ws.note(&msg.replacen("refused", &ws.ctx.ui.bold_red("refused"), 1));
+    ws.note(&format!(
+        "loopguard: the hook could not read which refs {what} ({why}), and a breaker is open: refused"
+    ));
+    for run in &runs {
+        let branch = run.branch.as_deref().unwrap_or("(detached HEAD)");
+        refuse(ws, run, branch, "this");
+    }
     Ok(exit::TRIPPED)
 }
 
 fn pre_push(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
-    let input = hook_input(ctx)?;
-    // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed.
-    let mut branches: Vec<String> = input
-        .lines()
-        .filter_map(|l| {
-            let mut parts = l.split_whitespace();
-            let local_ref = parts.next()?;
-            let local_sha = parts.next()?;
-            let deleting = local_sha.bytes().all(|b| b == b'0');
+    let input = match hook_input(ctx) {
+        Input::Read(input) => input,
+        Input::Lost(why) => return refuse_blind(&ws, &why, "are pushed"),
+    };
+    // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed. Ref names are
+    // bytes: a branch whose name is not UTF-8 is looked up by its bytes.
+    let mut branches: Vec<Vec<u8>> = fields(&input)
+        .filter_map(|f| {
+            let local_ref = *f.first()?;
+            let deleting = object_id(f.get(1)?).is_none_or(is_zero);
             (!deleting)
-                .then(|| local_ref.strip_prefix("refs/heads/").map(str::to_owned))
+                .then(|| local_ref.strip_prefix(b"refs/heads/").map(<[u8]>::to_vec))
                 .flatten()
         })
         .collect();
-    if input.trim().is_empty() {
+    if input.iter().all(u8::is_ascii_whitespace) {
         // The pre-commit framework passes the branch in its environment, not on stdin.
         let framework = ctx
             .env
             .var("PRE_COMMIT_LOCAL_BRANCH")
             .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b).to_owned());
-        branches.extend(framework.or_else(|| ws.head.branch.clone()));
+        branches.extend(
+            framework
+                .or_else(|| ws.head.branch.clone())
+                .map(String::into_bytes),
+        );
     }
     branches.dedup();
     let mut code = exit::OK;
     for b in &branches {
-        if gate(&ws, &branch_key(Some(b)), Some(b), "the push")? == exit::TRIPPED {
+        let shown = String::from_utf8_lossy(b);
+        if gate(&ws, &branch_key_bytes(b), Some(&shown), "the push")? == exit::TRIPPED {
             code = exit::TRIPPED;
         }
     }
@@ -270,4 +375,80 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
         code = gate(&ws, &ws.key, None, "the push")?;
     }
     Ok(code)
+}
+
+/// git runs `reference-transaction` for every ref update (commits, merges, reverts,
+/// cherry-picks, `update-ref`, fetches, ...), `--no-verify` or not, with
+/// `prepared|committed|aborted` and `<old> <new> <ref>` lines. In `prepared`, a non-zero
+/// exit aborts the transaction: a branch whose breaker blocks may move backwards or be
+/// deleted, never gain commits. Everything else leaves at once, and without an open
+/// marker in the store nothing is read beyond the repository's location.
+fn reference_transaction(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
+    if args.first().and_then(|a| a.to_str()) != Some("prepared") {
+        return Ok(exit::OK);
+    }
+    let input = match hook_input(ctx) {
+        Input::Read(input) => input,
+        Input::Lost(why) => {
+            let ws = Workspace::open(ctx, None)?;
+            return refuse_blind(&ws, &why, "are updated");
+        }
+    };
+    // (new commit, branch name) of every branch that would point at a commit.
+    let updates: Vec<(&str, &[u8])> = fields(&input)
+        .filter_map(|f| {
+            let new = object_id(f.get(1)?).filter(|id| !is_zero(id))?;
+            let branch = f.get(2)?.strip_prefix(b"refs/heads/")?;
+            Some((new, branch))
+        })
+        .collect();
+    if updates.is_empty() {
+        return Ok(exit::OK);
+    }
+    let repo = Repo::discover_with_env(&ctx.dir)?;
+    if Store::new(repo.common_dir()).open_keys()?.is_empty() {
+        return Ok(exit::OK);
+    }
+    let ws = Workspace::open(ctx, None)?;
+    let mut code = exit::OK;
+    for (new, branch) in updates {
+        let Some(run) = blocking_run(&ws, &branch_key_bytes(branch))? else {
+            continue;
+        };
+        if adds_commits(&ws, &run, branch, new) {
+            let shown = String::from_utf8_lossy(branch);
+            refuse(
+                &ws,
+                &run,
+                &shown,
+                "adding commits to it (a commit, merge, revert, cherry-pick or update-ref, with or without --no-verify)",
+            );
+            code = exit::TRIPPED;
+        }
+    }
+    Ok(code)
+}
+
+/// Whether moving `branch` to `new` adds commits to it: `new` is not the branch's tip nor
+/// one of its ancestors. A branch that does not exist (deleted, made again) is measured
+/// against the newest commit its run recorded. When git cannot tell, it does (the breaker
+/// blocks: an unknown is not waved through).
+fn adds_commits(ws: &Workspace<'_>, run: &Run, branch: &[u8], new: &str) -> bool {
+    let tip = ws.repo.branch_tip(branch).ok().flatten().or_else(|| {
+        run.iterations()
+            .iter()
+            .rev()
+            .map(|it| &it.id)
+            .chain(run.start_commit.as_ref())
+            .find_map(|id| ws.repo.resolve(id.as_str()).ok())
+    });
+    let Some(tip) = tip else {
+        return true;
+    };
+    if tip.as_str() == new {
+        return false;
+    }
+    ws.repo
+        .rev_range(&format!("{tip}..{new}"))
+        .map_or(true, |added| !added.is_empty())
 }

@@ -92,6 +92,7 @@ pub fn print_json(doc: &serde_json::Value) -> io::Result<()> {
 }
 
 /// Where messages go: stderr, in colour on a terminal unless `NO_COLOR`.
+#[derive(Debug, Clone, Copy)]
 pub struct Ui {
     color: bool,
 }

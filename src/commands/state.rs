@@ -5,6 +5,7 @@ use anyhow::Result;
 use crate::breaker::{Event, EventKind, ResumeError, State};
 use crate::cli::{ReportArgs, StatusArgs};
 use crate::error::{Error, exit};
+use crate::hooks;
 use crate::report::{html, markdown, text};
 use crate::run::Run;
 
@@ -17,7 +18,14 @@ fn current(ws: &Workspace<'_>) -> Result<Run> {
 
 pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
-    let s = ws.status(&current(&ws)?, &[]);
+    let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
+    let missing = hooks
+        .iter()
+        .filter(|(_, on)| !on)
+        .map(|(h, _)| (*h).to_owned())
+        .collect();
+    let some = hooks.iter().any(|(_, on)| *on);
+    let s = ws.status(&current(&ws)?, &[]).with_guard(missing, some);
     if args.json {
         print_json(&s.to_json())?;
     } else {

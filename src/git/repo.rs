@@ -133,8 +133,8 @@ impl Repo {
             .flatten()
             .filter(|p| !p.as_os_str().is_empty());
         match configured {
-            Some(path) if path.is_absolute() => path,
-            Some(path) => self.workdir.as_deref().unwrap_or(&self.git_dir).join(path),
+            Some(path) if path.is_absolute() => absolute(&path),
+            Some(path) => absolute(&self.workdir.as_deref().unwrap_or(&self.git_dir).join(path)),
             None => self.common_dir.join("hooks"),
         }
     }
@@ -169,6 +169,28 @@ impl Repo {
                 detached: true,
             },
         })
+    }
+
+    /// The commit branch `name` (its bytes after `refs/heads/`, which need not be UTF-8)
+    /// points at; `None` when there is no such branch.
+    pub fn branch_tip(&self, name: &[u8]) -> Result<Option<CommitId>, GitError> {
+        let mut full = b"refs/heads/".to_vec();
+        full.extend_from_slice(name);
+        let full = gix::bstr::BString::from(full);
+        let Ok(partial) = <&gix::refs::PartialNameRef>::try_from(full.as_bstr()) else {
+            return Ok(None);
+        };
+        let found = self
+            .repo
+            .try_find_reference(partial)
+            .map_err(|e| GitError::other("cannot read the branch", e))?;
+        let Some(mut reference) = found else {
+            return Ok(None);
+        };
+        let id = reference
+            .peel_to_id()
+            .map_err(|e| GitError::other("cannot read the branch", e))?;
+        Ok(Some(cid(&id.detach())))
     }
 
     /// Whether history is cut short (a `--depth` clone).

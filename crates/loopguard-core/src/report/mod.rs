@@ -100,6 +100,16 @@ pub struct Status {
     /// The iteration records (`check`, `replay`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Iteration>>,
+    /// Whether hooks guard this repository (`status`): every hook loopguard needs is
+    /// installed. `None` where it does not apply (`check`, `replay`, CI).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarded: Option<bool>,
+    /// The hooks that do not run loopguard, when `guarded` is false.
+    #[serde(skip)]
+    pub missing_hooks: Vec<String>,
+    /// Some of loopguard's hooks are installed (an older install lacks a newer hook).
+    #[serde(skip)]
+    pub some_hooks: bool,
     /// What a trip does (`on_trip.action`).
     #[serde(skip)]
     pub action: TripAction,
@@ -196,6 +206,9 @@ impl Status {
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
             history: None,
+            guarded: None,
+            missing_hooks: Vec::new(),
+            some_hooks: false,
             action: s.config.on_trip.action,
             actions: s
                 .evaluation
@@ -212,6 +225,15 @@ impl Status {
                 .cloned()
                 .collect(),
         }
+    }
+
+    /// The same document saying whether hooks guard the repository: `missing` names the
+    /// hooks that do not run loopguard (none: guarded); `some` says whether any does.
+    pub fn with_guard(mut self, missing: Vec<String>, some: bool) -> Status {
+        self.guarded = Some(missing.is_empty());
+        self.missing_hooks = missing;
+        self.some_hooks = some;
+        self
     }
 
     /// The same document with the iteration records (`check --json`, `replay --json`).
