@@ -73,6 +73,9 @@ pub enum Command {
     Dashboard(DashboardArgs),
     /// Print shell completions.
     Completions(CompletionsArgs),
+    /// Print the man page (roff), for packagers: `loopguard man > loopguard.1`.
+    #[command(hide = true)]
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -245,6 +248,13 @@ pub struct DashboardArgs {
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write loopguard.1 and one page per command (loopguard-init.1, ...) into DIR instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -68,6 +68,17 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
             clap_complete::generate(a.shell, &mut cmd, "loopguard", &mut out);
             Ok(exit::OK)
         }
+        Command::Man(a) => {
+            use clap::CommandFactory;
+            match a.dir {
+                Some(dir) => {
+                    std::fs::create_dir_all(&dir)?;
+                    clap_mangen::generate_to(Cli::command(), &dir)?;
+                }
+                None => clap_mangen::Man::new(Cli::command()).render(&mut io::stdout().lock())?,
+            }
+            Ok(exit::OK)
+        }
         Command::Fingerprint(a) => evidence::fingerprint(&ctx, a),
         Command::Run(a) => evidence::run(&ctx, a),
         Command::Ingest(a) => evidence::ingest(&ctx, a),
