@@ -129,7 +129,10 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let now = ws.now();
     let (out, mut blocks, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
-        let out = record_run(&ws, run, &state, evidence, now)?;
+        // HEAD and the commits before it that no hook recorded come first.
+        let caught = catch_up(&ws, run, state.head.clone(), now)?;
+        let mut out = record_run(&ws, run, &state, evidence, now)?;
+        out.events.splice(0..0, caught);
         let blocks = run.breaker().blocks(ws.config.on_trip.action);
         let events = out.events.clone();
         Ok(((out, blocks, run.clone()), events))
@@ -148,6 +151,21 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
         return Ok(exit::RUN_TRIPPED);
     }
     Ok(code)
+}
+
+/// Records the commits up to `head` (included) that no hook recorded (made with the hooks
+/// off), so evidence attached to HEAD does not leave a gap behind it; their events.
+fn catch_up(
+    ws: &Workspace<'_>,
+    run: &mut Run,
+    head: Option<CommitId>,
+    now: jiff::Timestamp,
+) -> Result<Vec<crate::breaker::Event>> {
+    let mut events = Vec::new();
+    for missed in ws.catch_up(run, head)? {
+        events.extend(run.record(&ws.config, missed, now).events);
+    }
+    Ok(events)
 }
 
 /// What the working tree holds compared to HEAD.
@@ -301,7 +319,8 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
     let commit = ws.repo.resolve(rev)?;
     let now = ws.now();
     let (out, run) = ws.with_run(now, |run| {
-        let out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
+        let caught = catch_up(&ws, run, ws.head.id.clone(), now)?;
+        let mut out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
             Some(out) => out,
             None => {
                 let mut it = ws.repo.iteration(&commit)?;
@@ -312,6 +331,7 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
                 run.record(&ws.config, it, now)
             }
         };
+        out.events.splice(0..0, caught);
         let events = out.events.clone();
         Ok(((out, run.clone()), events))
     })?;

@@ -10,11 +10,10 @@ use anyhow::Result;
 use crate::breaker::Event;
 use crate::cli::{HookArgs, HookName};
 use crate::error::exit;
-use crate::iteration::{CommitId, Iteration, IterationKind};
+use crate::iteration::{CommitId, IterationKind};
 use crate::report::{Status, text};
-use crate::run::Run;
-use crate::store::branch_key;
 
+use super::workspace::{BranchRun, status_of};
 use super::{Ctx, Workspace};
 
 pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
@@ -93,8 +92,12 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         {
             Some(old) => events.extend(run.rewrite(&ws.config, vec![(old, it)], now).1.events),
             None => {
-                for missed in missed_commits(&ws, run, &it)? {
-                    events.extend(run.record(&ws.config, missed, now).events);
+                // Commits made with the hooks off since the last recorded one, all of them.
+                if run.position(&it.id).is_none() {
+                    let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
+                    for missed in ws.catch_up(run, parent)? {
+                        events.extend(run.record(&ws.config, missed, now).events);
+                    }
                 }
                 events.extend(run.record(&ws.config, it, now).events);
             }
@@ -104,46 +107,6 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     let s = ws.status(&run, &[]);
     announce(&ws, &events, &s);
     Ok(())
-}
-
-/// Commits on the branch since the last recorded iteration that no hook recorded (made
-/// with hooks off, or before the shim was installed), oldest first. Follows first parents,
-/// so a merge brings in the merge commit (context), not the other branch's commits.
-fn missed_commits(ws: &Workspace<'_>, run: &Run, head: &Iteration) -> Result<Vec<Iteration>> {
-    const LIMIT: usize = 50;
-    let last = run
-        .iterations()
-        .last()
-        .map(|it| it.id.clone())
-        .or_else(|| run.start_commit.clone());
-    let Some(last) = last else {
-        return Ok(Vec::new());
-    };
-    if run.position(&head.id).is_some() {
-        return Ok(Vec::new());
-    }
-    // Walk first parents cheaply; read evidence only once the chain is known to end at
-    // the last recorded commit.
-    let mut chain: Vec<CommitId> = Vec::new();
-    let mut parent = head.parents.as_ref().and_then(|p| p.first().cloned());
-    while let Some(id) = parent {
-        if id == last {
-            chain.reverse();
-            let mut missed = ws.repo.iterations(&chain)?;
-            for it in &mut missed {
-                ws.classify_setup(run, it);
-            }
-            return Ok(missed);
-        }
-        if chain.len() == LIMIT || run.position(&id).is_some() {
-            break;
-        }
-        parent = ws.repo.parents(&id)?.into_iter().next();
-        chain.push(id);
-    }
-    // The last recorded commit is not a recent ancestor (a reset, a switch of history):
-    // only HEAD is new.
-    Ok(Vec::new())
 }
 
 /// Tells the agent on stderr what this change did to the breaker, then runs the
@@ -217,20 +180,60 @@ fn post_rewrite(ctx: &Ctx, args: &[std::ffi::OsString]) -> Result<()> {
 
 fn pre_commit(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
-    gate(&ws, &ws.key, ws.head.branch.as_deref(), "the commit")
+    record_ignored_config(&ws);
+    let shown = ws.head.branch.clone();
+    gate(
+        &ws,
+        ws.head.branch_name.as_deref(),
+        ws.head.id.as_ref(),
+        shown.as_deref(),
+        "the commit",
+    )
 }
 
-/// Refuses (exit 1) when the run of `branch` has an open breaker that blocks.
-fn gate(ws: &Workspace<'_>, key: &str, branch: Option<&str>, what: &str) -> Result<u8> {
-    let Some(run) = ws.read_run_of(key)? else {
-        return Ok(exit::OK);
+/// An edit of the working-tree config that is ignored leaves its event even when no commit
+/// gets through to record it (once per content; best effort).
+fn record_ignored_config(ws: &Workspace<'_>) {
+    let Some(ignored) = &ws.ignored else {
+        return;
     };
-    let breaker = run.effective_breaker(&ws.config, ws.now());
-    if !breaker.blocks(ws.config.on_trip.action) {
+    let recorded = ws
+        .read_run()
+        .ok()
+        .flatten()
+        .is_some_and(|r| r.ignored_config.as_deref() == Some(ignored.what.as_str()));
+    if !recorded && let Err(e) = ws.with_run(ws.now(), |_| Ok(((), Vec::new()))) {
+        ws.warn(&format!("cannot record the ignored config: {e:#}"));
+    }
+}
+
+/// Refuses (exit 1) when the run of branch `name` at `tip` (its own, or the one it
+/// continues) has an open breaker that blocks, judged by that run's config. A state that
+/// cannot be used is judged from git history instead: an open breaker is still enforced.
+fn gate(
+    ws: &Workspace<'_>,
+    name: Option<&[u8]>,
+    tip: Option<&CommitId>,
+    shown: Option<&str>,
+    what: &str,
+) -> Result<u8> {
+    let run = match ws.run_of_branch(name, tip)? {
+        BranchRun::Own(run) | BranchRun::Continues(run) => *run,
+        BranchRun::Fresh(_) => return Ok(exit::OK),
+        BranchRun::Unusable(why) => {
+            ws.warn(&format!(
+                "{why}; until the next commit rebuilds the run, the breaker is judged from git history"
+            ));
+            ws.rebuild_branch(name, tip, ws.now())?
+        }
+    };
+    let config = ws.config_of(&run)?;
+    let breaker = run.effective_breaker(&config, ws.now());
+    if !breaker.blocks(config.on_trip.action) {
         return Ok(exit::OK);
     }
-    let s = ws.status(&run, &[]);
-    let msg = text::refusal(&s, branch.unwrap_or("(detached HEAD)"), what);
+    let s = status_of(&config, &run, &[], ws.now());
+    let msg = text::refusal(&s, shown.unwrap_or("(detached HEAD)"), what);
     ws.note(&msg.replacen("refused", &ws.ctx.ui.bold_red("refused"), 1));
     Ok(exit::TRIPPED)
 }
@@ -239,7 +242,7 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let input = hook_input(ctx)?;
     // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed.
-    let mut branches: Vec<String> = input
+    let mut branches: Vec<(String, Option<CommitId>)> = input
         .lines()
         .filter_map(|l| {
             let mut parts = l.split_whitespace();
@@ -247,7 +250,11 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
             let local_sha = parts.next()?;
             let deleting = local_sha.bytes().all(|b| b == b'0');
             (!deleting)
-                .then(|| local_ref.strip_prefix("refs/heads/").map(str::to_owned))
+                .then(|| {
+                    local_ref
+                        .strip_prefix("refs/heads/")
+                        .map(|b| (b.to_owned(), local_sha.parse().ok()))
+                })
                 .flatten()
         })
         .collect();
@@ -257,17 +264,23 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
             .env
             .var("PRE_COMMIT_LOCAL_BRANCH")
             .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b).to_owned());
-        branches.extend(framework.or_else(|| ws.head.branch.clone()));
+        match framework {
+            Some(b) => {
+                let tip = ws.repo.resolve(&format!("refs/heads/{b}")).ok();
+                branches.push((b, tip));
+            }
+            None => branches.extend(ws.head.branch.clone().map(|b| (b, ws.head.id.clone()))),
+        }
     }
     branches.dedup();
     let mut code = exit::OK;
-    for b in &branches {
-        if gate(&ws, &branch_key(Some(b)), Some(b), "the push")? == exit::TRIPPED {
+    for (b, tip) in &branches {
+        if gate(&ws, Some(b.as_bytes()), tip.as_ref(), Some(b), "the push")? == exit::TRIPPED {
             code = exit::TRIPPED;
         }
     }
     if branches.is_empty() && ws.head.detached {
-        code = gate(&ws, &ws.key, None, "the push")?;
+        code = gate(&ws, None, ws.head.id.as_ref(), None, "the push")?;
     }
     Ok(code)
 }
