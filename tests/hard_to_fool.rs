@@ -306,6 +306,33 @@ fn run_and_ingest_on_a_head_made_with_hooks_off_keep_the_commits_before_it() {
         .run()
         .ok();
     assert_eq!(history_ids(&repo), ids);
+
+    // Uncommitted changes: the evidence goes to a working-tree iteration after HEAD, and
+    // HEAD is caught up with the rest.
+    let repo = guarded("");
+    let ids = quiet(&repo, 2, "e");
+    repo.write("src/wip.rs", "pub fn wip() {}\n");
+    lg(&repo).args(["run", "--", "false"]).run().code(1);
+    let history = history_ids(&repo);
+    assert_eq!(history.len(), 3, "{history:?}");
+    assert_eq!(&history[..2], &ids[..]);
+    assert!(history[2].starts_with("worktree-"), "{history:?}");
+}
+
+#[test]
+fn a_fix_committed_with_hooks_off_and_tested_still_mends_the_trip() {
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.write("src/lib.rs", format!("pub fn answer() -> u32 {{ {i} }}\n"));
+        repo.commit(&format!("Try {i}"));
+        support::run_log(&repo, "cargo/assert-count/plain.log", 101);
+    }
+    assert_eq!(status(&repo)["rule"], "same_error");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    repo.commit_hooks_off("Fix it");
+    lg(&repo).args(["run", "--", "true"]).run().ok();
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "the fix arrived with its evidence: {s}");
 }
 
 // 9. A crash at any write leaves state, event log and report in agreement.
