@@ -332,7 +332,10 @@ fn a_fix_committed_with_hooks_off_and_tested_still_mends_the_trip() {
     repo.commit_hooks_off("Fix it");
     lg(&repo).args(["run", "--", "true"]).run().ok();
     let s = status(&repo);
-    assert_eq!(s["state"], "closed", "the fix arrived with its evidence: {s}");
+    assert_eq!(
+        s["state"], "closed",
+        "the fix arrived with its evidence: {s}"
+    );
 }
 
 // 9. A crash at any write leaves state, event log and report in agreement.

@@ -58,6 +58,9 @@ pub struct Workspace<'c> {
     /// The config a new run starts with when a person pins one (`init`, `reset
     /// --accept-config`).
     pin_next: RefCell<Option<PinnedConfig>>,
+    /// The current branch's run as `open` read it, for the first reader that asks (a hook
+    /// reads it once, not twice); dropped by any write.
+    opened: RefCell<Option<BranchRun>>,
 }
 
 /// The working-tree config that is not in force.
@@ -131,6 +134,7 @@ impl<'c> Workspace<'c> {
             pin: None,
             ignored: None,
             pin_next: RefCell::new(None),
+            opened: RefCell::new(None),
         };
         if let Some(p) = config_path {
             let p = ctx.dir.join(p);
@@ -150,11 +154,12 @@ impl<'c> Workspace<'c> {
             ws.config = crate::config_file::load(&file)?;
             return Ok(ws);
         }
-        let pin = match ws.current()? {
+        let current = ws.current()?;
+        let pin = match &current {
             BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => {
-                match run.pinned_config {
-                    Some(pin) => pin,
-                    None => ws.legacy_pin(&run),
+                match &run.pinned_config {
+                    Some(pin) => pin.clone(),
+                    None => ws.legacy_pin(run),
                 }
             }
             BranchRun::Unusable(_) => ws
@@ -164,7 +169,11 @@ impl<'c> Workspace<'c> {
                 .or_else(|| ws.store.accepted_config())
                 .unwrap_or_else(|| ws.committed_pin(ws.head.id.as_ref(), PinSource::Committed)),
         };
-        ws.config = ws.parse_pin(&pin)?;
+        *ws.opened.borrow_mut() = Some(current);
+        if pin.text.is_some() {
+            // (No file pinned: the defaults the workspace already holds.)
+            ws.config = ws.parse_pin(&pin)?;
+        }
         ws.ignored = ws.compare_worktree(&pin);
         ws.pin = Some(pin);
         Ok(ws)
@@ -363,6 +372,12 @@ impl<'c> Workspace<'c> {
     /// for reading: its own, the one it continues, or the one it would start (see the
     /// module docs). Nothing is written.
     pub fn run_of_branch(&self, name: Option<&[u8]>, tip: Option<&CommitId>) -> Result<BranchRun> {
+        if name == self.head.branch_name.as_deref()
+            && tip == self.head.id.as_ref()
+            && let Some(opened) = self.opened.borrow_mut().take()
+        {
+            return Ok(opened);
+        }
         let key = branch_key_bytes(name);
         match self
             .store
@@ -568,6 +583,7 @@ impl<'c> Workspace<'c> {
         now: Timestamp,
         f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
+        self.opened.borrow_mut().take();
         let _lock = self
             .store
             .lock(self.ctx.env.lock_timeout())
