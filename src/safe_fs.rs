@@ -246,6 +246,21 @@ pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
+/// Writes `bytes` to the regular file at `path`, created or truncated in place (for files
+/// no reader needs whole, such as per-iteration artifacts): never through a link, never
+/// into a FIFO.
+pub fn write_in_place(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o644);
+    }
+    let mut file = open_checked(path, &mut options, Follow::No)?;
+    file.write_all(bytes)
+}
+
 /// The length of the regular file at `path` (no link followed); 0 when nothing is there.
 pub fn len_of(path: &Path) -> io::Result<u64> {
     match fs::symlink_metadata(path) {
@@ -348,6 +363,10 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
         let e = read_bounded(&zero, 10, Follow::Yes).unwrap_err();
         assert!(e.to_string().contains("character device"), "{e}");
+
+        let e = write_in_place(&link, b"y").unwrap_err();
+        assert!(is_refusal(&e), "{e}");
+        assert_eq!(fs::read(&target).unwrap(), b"x", "not written through");
 
         // A rename replaces the link, never the file it points to.
         write_atomic(&link, b"new", || {}).unwrap();

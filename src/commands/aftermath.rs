@@ -87,12 +87,12 @@ fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
 /// `runs/<run-id>/iterations/<NN>-<id>/`: `changes.patch`, `errors.json`, `metrics.json`,
 /// `completion_signals.json` for every iteration of the run.
 fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
-    // Every directory on the way is one of the store's own (no link followed), and every
-    // file is replaced by rename, never written through.
+    // Every directory on the way is one of the store's own (no link followed), and no file
+    // is written through a link.
     let runs = ws.store.dir().join("runs");
     let base = runs.join(&run.id).join("iterations");
     ws.store.ready_dir(&base)?;
-    let write = |path: &Path, bytes: &[u8]| crate::store::write_atomic(path, bytes);
+    let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
     for (n, it) in run.iterations().iter().enumerate() {
