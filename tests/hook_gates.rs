@@ -35,8 +35,9 @@ fn allowed(out: &Output, what: &str) {
 }
 
 /// A guarded repository whose `main` is stuck (a commit of the agent's, then three empty
-/// commits trip `stagnation`), with a branch `side` one commit ahead of where `main`
-/// tripped, made with hooks off.
+/// commits trip `stagnation`), with a branch `side` one commit ahead of the commit where
+/// `main`'s run started, made with hooks off: it shares no commit of that run, so it does
+/// not continue it (a branch from one of the run's own commits would).
 fn stuck(config: &str) -> TestRepo {
     let repo = guarded(config);
     repo.write("src/agent.rs", "pub fn agent() {}\n");
@@ -50,6 +51,7 @@ fn stuck(config: &str) -> TestRepo {
         "-q",
         "-b",
         "side",
+        "HEAD~1",
     ]);
     repo.git(&["add", "-A"]);
     repo.git(&[
@@ -153,7 +155,8 @@ fn merges_are_refused_while_open_fast_forward_or_not() {
     assert_eq!(repo.head(), head);
     repo.git(&["merge", "--abort"]);
 
-    // A branch ahead of main: a fast-forward adds its commits.
+    // A branch ahead of main: a fast-forward adds its commits. (Made with hooks off: `ahead`,
+    // cut from main's tip, continues main's open run, so the hooks refuse its commit too.)
     repo.git(&["branch", "ahead", "main"]);
     repo.tick();
     let ahead = repo.git(&[
@@ -164,7 +167,17 @@ fn merges_are_refused_while_open_fast_forward_or_not() {
         "ahead",
         &repo.tree("main"),
     ]);
-    repo.git(&["update-ref", "refs/heads/ahead", &ahead]);
+    refused(
+        &repo.try_git(&["update-ref", "refs/heads/ahead", &ahead]),
+        "update-ref of a branch that continues the open run",
+    );
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "update-ref",
+        "refs/heads/ahead",
+        &ahead,
+    ]);
     let out = repo.try_git(&["merge", "--ff-only", "ahead"]);
     refused(&out, "merge --ff-only");
     assert_eq!(repo.head(), head);
@@ -325,6 +338,97 @@ fn a_guarded_branch_deleted_and_made_again_is_judged_against_its_run() {
     );
 }
 
+/// The names in the store's `open/` (the markers the shim lists).
+fn markers(repo: &TestRepo) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo.path().join(".git/loopguard/open"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_branch_that_continues_an_open_run_gains_no_commit_through_any_gate() {
+    let repo = guarded("on_trip:\n  action: pause\n");
+    repo.checkout_new("stuck");
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    assert_eq!(state(&repo), "open");
+    // The stuck run's marker is the one there is: enough for the shim to start loopguard.
+    assert_eq!(markers(&repo), ["stuck"]);
+
+    // Cutting a branch at the run's tip adds nothing: allowed.
+    allowed(
+        &repo.try_git(&["checkout", "-q", "-b", "stuck-2"]),
+        "checkout -b at the stuck run's tip",
+    );
+    let head = repo.head();
+    repo.tick();
+    // pre-commit is skipped; reference-transaction judges stuck-2 by the run it continues.
+    let err = refused(
+        &repo.try_git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", "x"]),
+        "commit --no-verify on a branch that continues the open run",
+    );
+    assert!(err.contains("stuck-2"), "{err}");
+    assert_eq!(repo.head(), head);
+    // And with pre-commit: refused there first.
+    refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "x"]),
+        "commit on a branch that continues the open run",
+    );
+    assert_eq!(repo.head(), head);
+    // Nothing was recorded for stuck-2, and it needs no marker of its own.
+    assert_eq!(markers(&repo), ["stuck"]);
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["inherited"]["branch"], "stuck", "{s}");
+
+    // Plumbing: a branch made ahead of the run, or one inside it moved ahead.
+    let next = repo.git(&[
+        "commit-tree",
+        "-p",
+        "stuck",
+        "-m",
+        "plumbing",
+        &repo.tree("stuck"),
+    ]);
+    refused(
+        &repo.try_git(&["update-ref", "refs/heads/stuck-3", &next]),
+        "a new branch ahead of the open run",
+    );
+    allowed(
+        &repo.try_git(&["branch", "stuck-4", "stuck~2"]),
+        "a new branch inside the open run",
+    );
+    refused(
+        &repo.try_git(&["update-ref", "refs/heads/stuck-4", &next]),
+        "a branch inside the open run moved ahead of it",
+    );
+    allowed(
+        &repo.try_git(&["update-ref", "refs/heads/stuck-4", "stuck~3"]),
+        "a branch inside the open run moved back",
+    );
+
+    // A person's reset gives stuck-2 a run of its own (closed): it moves again, while the
+    // run it came from stays stuck.
+    lg(&repo).arg("reset").run().ok();
+    allowed(
+        &repo.try_git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", "x"]),
+        "commit after reset",
+    );
+    refused(
+        &repo.try_git(&["update-ref", "refs/heads/stuck", &next]),
+        "the stuck branch itself",
+    );
+    assert_eq!(markers(&repo), ["stuck"]);
+}
+
 #[test]
 fn the_reference_transaction_hook_fails_open_when_loopguard_breaks() {
     let repo = stuck("");
@@ -378,13 +482,18 @@ fn make_executable(path: &Path) {
 fn a_push_naming_a_ref_that_is_not_utf8_is_still_judged() {
     let repo = stuck("");
     let _remote = with_remote(&repo);
+    // One branch at main's tip (it continues main's open run), one at the commit where
+    // main's run started (a run of its own).
     let side = OsStr::from_bytes(b"side\xff");
-    let mut branch = repo.command("git");
-    branch.arg("branch").arg(side);
-    allowed(
-        &branch.output().unwrap(),
-        "a new branch with a non-UTF-8 name",
-    );
+    let other = OsStr::from_bytes(b"side\xfe");
+    for (name, at) in [(side, "main"), (other, "main~4")] {
+        let mut branch = repo.command("git");
+        branch.arg("branch").arg(name).arg(at);
+        allowed(
+            &branch.output().unwrap(),
+            "a new branch with a non-UTF-8 name",
+        );
+    }
 
     let mut push = repo.command("git");
     push.args(["push", "-q", "origin", "main"]).arg(side);
@@ -397,10 +506,14 @@ fn a_push_naming_a_ref_that_is_not_utf8_is_still_judged() {
         String::from_utf8_lossy(&remote_main.stdout)
     );
 
-    // The branch that is not stuck alone goes through.
+    // Judged by its bytes: the branch that continues the stuck run is refused alone, the
+    // one whose name differs only in a byte that is not UTF-8 goes through.
     let mut push = repo.command("git");
     push.args(["push", "-q", "origin"]).arg(side);
-    allowed(&push.output().unwrap(), "push of side\\xff alone");
+    refused(&push.output().unwrap(), "push of side\\xff alone");
+    let mut push = repo.command("git");
+    push.args(["push", "-q", "origin"]).arg(other);
+    allowed(&push.output().unwrap(), "push of side\\xfe alone");
 }
 
 // --- 4. no temporary files in the shim -----------------------------------------------

@@ -9,6 +9,7 @@ use crate::cli::InitArgs;
 use crate::config::{CONFIG_FILE, Profile};
 use crate::error::{Error, exit};
 use crate::hooks::{self, HookChange};
+use crate::run::PinSource;
 
 use super::{Ctx, Workspace, print, shown};
 
@@ -176,8 +177,10 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
             }
         }
     }
-    // The config must be valid before anything relies on it.
-    let ws = Workspace::open(ctx, None)?;
+    // The config must be valid before anything relies on it; a new run is judged by it.
+    let ws = Workspace::open_quietly(ctx, None)?;
+    let pin = ws.pin_worktree(PinSource::Init)?;
+    ws.pin_new_runs(pin.clone());
 
     if !args.no_hooks {
         let hooks_dir = ws.repo.hooks_dir();
@@ -200,15 +203,35 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
         }
     }
     // Stores written before the open markers existed get theirs (reference-transaction's
-    // fast path relies on them).
-    ws.store
-        .sync_open_markers()
-        .map_err(|e| Error::env(format!("cannot update {}: {e}", ws.store.dir().display())))?;
+    // fast path relies on them); under the lock, so that no writer races it.
+    {
+        let _lock = ws
+            .store
+            .lock(ctx.env.lock_timeout())
+            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
+        ws.store
+            .sync_open_markers()
+            .map_err(|e| Error::env(format!("cannot update {}: {e}", ws.store.dir().display())))?;
+    }
 
     let started = ws.with_run(ws.now(), |run| {
         let fresh = run.iterations().is_empty() && *run.breaker() == Default::default();
-        Ok(((fresh, run.id.clone()), Vec::new()))
+        // A run that was already going keeps the config it started with.
+        let kept = run
+            .pinned_config
+            .as_ref()
+            .is_some_and(|p| p.sha256 != pin.sha256);
+        if !kept {
+            ws.store.set_accepted_config(&pin)?;
+        }
+        Ok(((fresh, run.id.clone(), kept), Vec::new()))
     })?;
+    if started.2 {
+        ws.warn(&format!(
+            "the run {} keeps the config it started with: {CONFIG_FILE} in the working tree differs and is not in force; hint: a person makes it the policy with `loopguard reset --accept-config`",
+            started.1
+        ));
+    }
     let branch = ws.head.branch.as_deref().unwrap_or("(detached HEAD)");
     if ws.head.detached {
         ws.warn(

@@ -56,7 +56,7 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
         Command::Status(a) => state::status(&ctx, a),
         Command::Report(a) => state::report(&ctx, &a),
         Command::Resume => state::resume(&ctx),
-        Command::Reset => state::reset(&ctx),
+        Command::Reset(a) => state::reset(&ctx, a),
         Command::Check(a) => check::check(&ctx, a),
         Command::Ci(a) => ci::ci(&ctx, a),
         Command::Dashboard(a) => dashboard::dashboard(&ctx, a),

@@ -30,7 +30,7 @@ use crate::config::{Config, Profile, RuleAction, TripAction};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, RuleName, attempts};
-use crate::run::{Judgement, Run};
+use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
 /// JSON schema version of every document.
 pub const SCHEMA: u32 = 1;
@@ -97,6 +97,12 @@ pub struct Status {
     pub looping_failure: Option<TestEvidence>,
     /// The newest test evidence of the run.
     pub last_test: Option<TestEvidence>,
+    /// The config the run is judged by (stored runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<ConfigInForce>,
+    /// The run this one continues (a branch started from one of its commits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inherited: Option<Inherited>,
     /// The iteration records (`check`, `replay`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Iteration>>,
@@ -127,6 +133,26 @@ pub struct Status {
     pub transitions: Vec<Event>,
 }
 
+/// Which config a run is judged by: its digest (`null`: no file, the defaults), the commit
+/// it was read from, and how it came to be in force (`init`, `accepted`, `reset`,
+/// `inherited`, `repository`, `committed`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigInForce {
+    pub sha256: Option<String>,
+    pub commit: Option<CommitId>,
+    pub source: &'static str,
+}
+
+impl ConfigInForce {
+    pub fn of(pin: &PinnedConfig) -> ConfigInForce {
+        ConfigInForce {
+            sha256: pin.sha256.clone(),
+            commit: pin.commit.clone(),
+            source: pin.source.as_str(),
+        }
+    }
+}
+
 /// What a status is built from.
 pub struct Source<'a> {
     pub config: &'a Config,
@@ -142,7 +168,7 @@ impl Status {
     /// The document of a stored run, with the events of its log.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
         let evaluation = run.evaluate(config);
-        Status::build(&Source {
+        let mut s = Status::build(&Source {
             config,
             history: run.iterations(),
             breaker: run.breaker(),
@@ -150,7 +176,10 @@ impl Status {
             events,
             run: Some(&run.id),
             branch: run.branch.as_deref(),
-        })
+        });
+        s.config = run.pinned_config.as_ref().map(ConfigInForce::of);
+        s.inherited = run.inherited.clone();
+        s
     }
 
     /// The document of a judged history (`check`, `replay`, `ci`).
@@ -205,6 +234,8 @@ impl Status {
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
+            config: None,
+            inherited: None,
             history: None,
             guarded: None,
             missing_hooks: Vec::new(),
@@ -221,7 +252,7 @@ impl Status {
             transitions: s
                 .events
                 .iter()
-                .filter(|e| e.kind != EventKind::Warn)
+                .filter(|e| !matches!(e.kind, EventKind::Warn | EventKind::ConfigIgnored))
                 .cloned()
                 .collect(),
         }
@@ -300,7 +331,16 @@ fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
                 added,
                 deleted,
                 test: it.test.clone(),
-                notes: notes(f),
+                notes: {
+                    let mut n = notes(f);
+                    if !it.superseded_tests.is_empty() {
+                        n.push(format!(
+                            "{} earlier test run(s) on amended versions",
+                            it.superseded_tests.len()
+                        ));
+                    }
+                    n
+                },
                 progress: f.progress,
                 violates: !f.violations.is_empty(),
                 at: it.at,

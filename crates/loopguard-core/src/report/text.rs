@@ -79,7 +79,7 @@ pub fn verdict(s: &Status) -> String {
             EventKind::Resume => "resumed",
             EventKind::Escalate => "escalated",
             EventKind::Finish => "finished",
-            EventKind::Reset | EventKind::Warn => continue,
+            EventKind::Reset | EventKind::Warn | EventKind::ConfigIgnored => continue,
         };
         let rule = e.rule.map(|r| format!(" ({r})")).unwrap_or_default();
         let _ = writeln!(out, "{what} at {at}{rule}");
