@@ -173,6 +173,8 @@ impl<'c> Workspace<'c> {
         if pin.text.is_some() {
             // (No file pinned: the defaults the workspace already holds.)
             ws.config = ws.parse_pin(&pin)?;
+        } else if let Some(guarded) = ws.guarded_workflows(&ws.config, &pin) {
+            ws.config.rules.constraint.guard(guarded);
         }
         ws.ignored = ws.compare_worktree(&pin);
         ws.pin = Some(pin);
@@ -246,19 +248,45 @@ impl<'c> Workspace<'c> {
         let Some(text) = &pin.text else {
             return Ok(Config::default());
         };
-        Config::parse(text, &self.config_path()).map_err(|e| {
+        let mut config = Config::parse(text, &self.config_path()).map_err(|e| {
             Error::input(format!(
                 "the config in force ({}) does not parse: {e}; hint: a person accepts a valid {CONFIG_FILE} with `loopguard reset --accept-config`",
                 pin.source.as_str()
             ))
-            .into()
-        })
+        })?;
+        if let Some(guarded) = self.guarded_workflows(&config, pin) {
+            config.rules.constraint.guard(guarded);
+        }
+        Ok(config)
+    }
+
+    /// The workflows to protect under `config`: those that run loopguard at the commit `pin`
+    /// came from, the tree trusted with the config (as the base is in CI), so an agent that
+    /// edits a workflow to drop loopguard trips `constraint` whatever the edited file says.
+    fn guarded_workflows(&self, config: &Config, pin: &PinnedConfig) -> Option<Vec<String>> {
+        let commit = pin
+            .commit
+            .as_ref()
+            .filter(|_| config.rules.constraint.guard_workflows)?;
+        match super::guarded_workflows_at(&self.repo, commit.as_str()) {
+            Ok(guarded) => Some(guarded),
+            Err(e) => {
+                self.warn(&format!(
+                "the commit the config in force came from ({}) cannot be read ({e}): the workflows that run loopguard are not protected, only rules.constraint.protected; hint: a person pins the config again with `loopguard reset --accept-config`",
+                commit.short()
+                ));
+                None
+            }
+        }
     }
 
     /// The config a run is judged by: its pinned one (the workspace's when it is the same).
     pub fn config_of(&self, run: &Run) -> Result<Config> {
         match &run.pinned_config {
-            Some(pin) if self.pin.as_ref().map(|p| &p.sha256) != Some(&pin.sha256) => {
+            Some(pin)
+                if self.pin.as_ref().map(|p| (&p.sha256, &p.commit))
+                    != Some((&pin.sha256, &pin.commit)) =>
+            {
                 self.parse_pin(pin)
             }
             _ => Ok(self.config.clone()),
