@@ -151,11 +151,7 @@ fn missed_commits(ws: &Workspace<'_>, run: &Run, head: &Iteration) -> Result<Vec
 pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
     for line in text::announce(events, s) {
         if line.starts_with("loopguard: the breaker opened") {
-            ws.note(&line.replacen(
-                "the breaker opened",
-                &ws.ctx.ui.bold_red("the breaker opened"),
-                1,
-            ));
+            ws.ctx.ui.note_marked(&line, "the breaker opened");
         } else {
             ws.note(&line);
         }
@@ -231,7 +227,7 @@ fn gate(ws: &Workspace<'_>, key: &str, branch: Option<&str>, what: &str) -> Resu
     }
     let s = ws.status(&run, &[]);
     let msg = text::refusal(&s, branch.unwrap_or("(detached HEAD)"), what);
-    ws.note(&msg.replacen("refused", &ws.ctx.ui.bold_red("refused"), 1));
+    ws.ctx.ui.note_marked(&msg, "refused");
     Ok(exit::TRIPPED)
 }
 

@@ -366,3 +366,31 @@ pub fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
     assert_eq!(ours.len(), 1, "exactly one loopguard comment: {ours:#?}");
     ours[0].body.clone()
 }
+
+/// Asserts that no line of `text` (a step's stdout or stderr) would start a workflow
+/// command — `::` or the legacy `##[` at the line's start, after optional whitespace —
+/// outside a `::stop-commands::TOKEN` … `::TOKEN::` fence, except loopguard's own
+/// annotation (`::error title=loopguard…`) and the fence itself.
+#[track_caller]
+pub fn assert_no_command_outside_fence(what: &str, text: &str) {
+    let mut end: Option<String> = None;
+    for line in text.lines() {
+        let body = line.trim_start();
+        if let Some(token) = &end {
+            if line == token {
+                end = None;
+            }
+            continue;
+        }
+        if let Some(t) = body.strip_prefix("::stop-commands::") {
+            end = Some(format!("::{t}::"));
+            continue;
+        }
+        let command = body.starts_with("::") || body.starts_with("##[");
+        assert!(
+            !command || line.starts_with("::error title=loopguard"),
+            "{what}: a workflow command outside the fence: {line:?}\n{text}"
+        );
+    }
+    assert!(end.is_none(), "{what}: a fence left open:\n{text}");
+}
