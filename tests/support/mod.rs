@@ -122,6 +122,53 @@ impl Lg {
     }
 }
 
+impl Lg {
+    /// [`Lg::run`], and the peak resident memory of the process in KiB (its own, from
+    /// `wait4`: not the test's, nor other children's). For memory bounds, never timings.
+    #[cfg(target_os = "linux")]
+    // The child is reaped by `wait4`, which clippy does not know of.
+    #[allow(clippy::zombie_processes)]
+    pub fn run_measured(mut self) -> (Ran, u64) {
+        use std::io::{Read, Write};
+        use std::os::unix::process::ExitStatusExt;
+        self.cmd.stdin(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        self.cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = self.cmd.spawn().expect("loopguard starts");
+        if let Some(input) = self.stdin.take() {
+            let mut pipe = child.stdin.take().expect("a piped stdin");
+            let _ = pipe.write_all(&input);
+        }
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+        };
+        let out = drain(Box::new(child.stdout.take().expect("piped")));
+        let err = drain(Box::new(child.stderr.take().expect("piped")));
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+        let mut status: libc::c_int = 0;
+        // SAFETY: `rusage` is plain data that wait4 fills in; the child is ours and not
+        // yet waited for (`child` is never waited on after this).
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+        let status = std::process::ExitStatus::from_raw(status);
+        let ran = Ran {
+            code: status.code(),
+            stdout: out.join().expect("stdout drained"),
+            stderr: err.join().expect("stderr drained"),
+        };
+        // Linux reports ru_maxrss in KiB.
+        (ran, u64::try_from(usage.ru_maxrss).unwrap_or(0))
+    }
+}
+
 /// What one invocation left. The assertions return `self`, so they chain.
 #[derive(Debug, Clone)]
 pub struct Ran {
