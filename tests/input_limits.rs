@@ -1,5 +1,6 @@
 //! Inputs too large to trust: a commit that adds a 200 MB binary is read in bounded memory
-//! (its blob is never loaded).
+//! (its blob is never loaded), and a config is bounded in entries and pattern sizes
+//! (docs/contract.md, "Limits").
 
 mod support;
 
@@ -109,3 +110,106 @@ fn a_200_mb_binary_in_a_commit_is_never_loaded_whole() {
     );
 }
 
+/// What a 1 MiB config can hold: 40,000 test globs. Loading it took seconds and gigabytes
+/// on every commit; it is refused at once, naming the key and the line.
+fn forty_thousand_globs() -> String {
+    let mut config = String::from("window: 10\npaths:\n  tests:\n");
+    for i in 0..40_000 {
+        config.push_str(&format!("    - \"dir{i}/**/*.rs\"\n"));
+    }
+    config
+}
+
+#[test]
+fn a_config_of_forty_thousand_globs_is_refused_naming_the_key_and_line() {
+    let repo = TestRepo::new();
+    repo.author("Maintainer", "maintainer@example.com");
+    repo.write("README.md", "demo\n");
+    repo.write(".loopguard.yml", forty_thousand_globs());
+    repo.commit("Initial commit");
+    let init = lg(&repo).arg("init").run().code(2);
+    assert!(
+        init.stderr
+            .contains(".loopguard.yml:4:5: paths.tests: the list has more than 64 entries"),
+        "{}",
+        init.stderr
+    );
+    assert!(init.stderr.contains("hint:"), "{}", init.stderr);
+
+    // A hook fails open on it, saying why.
+    let hook = lg(&repo).args(["hook", "post-commit"]).run().ok();
+    assert!(hook.stderr.contains("paths.tests"), "{}", hook.stderr);
+}
+
+#[test]
+fn replay_takes_a_config_at_the_limits_and_refuses_one_past_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/iterations.jsonl");
+    let globs = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("    - 'src/{i}/**/*_{{test,spec}}.*'\n"))
+            .collect()
+    };
+    let cases = [
+        // (config, the error, or None when it loads)
+        (format!("paths:\n  tests:\n{}", globs(64)), None),
+        (
+            format!("paths:\n  tests:\n{}", globs(65)),
+            Some("cfg.yml:3:5: paths.tests: the list has more than 64 entries"),
+        ),
+        (
+            format!("agents:\n  - '{}'\n", "x".repeat(129)),
+            Some("cfg.yml:2:5: agents[0]: the glob is 129 bytes, more than the 128"),
+        ),
+        (
+            "completion_patterns:\n  - '(done|fixed)'\n  - '(?i)(\\w{20}){20}'\n".to_owned(),
+            Some("cfg.yml:3:5: completion_patterns[1]: invalid regex"),
+        ),
+    ];
+    for (config, error) in cases {
+        let path = dir.path().join("cfg.yml");
+        std::fs::write(&path, &config).unwrap();
+        let out = support::lg_at(dir.path())
+            .arg("replay")
+            .arg("--config")
+            .arg(&path)
+            .arg(&records)
+            .run();
+        match error {
+            None => assert!(matches!(out.code, Some(0 | 1)), "{out:?}"),
+            Some(e) => {
+                let out = out.code(2);
+                assert!(out.stderr.contains(e), "want {e:?}:\n{}", out.stderr);
+                assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_config_blob_past_the_size_limit_is_refused_from_its_header() {
+    // In CI the config is read from git at the base commit, not from a file.
+    let mut config = String::from("window: 10\n");
+    while config.len() <= 2 << 20 {
+        config.push_str("# a comment to pad the file past a mebibyte\n");
+    }
+    let mut p = support::ci::Project::new(&config);
+    let head = p.attempt("s.len()", "Try 1");
+    let r = loopguard::git::Repo::discover(p.repo.path()).unwrap();
+    match r.blob_at(&p.base, ".loopguard.yml") {
+        Err(e @ loopguard::git::GitError::TooLarge { .. }) => assert!(e.is_usage(), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    let gh = support::github_fake::FakeGitHub::start_blocking();
+    let event = support::ci::payload(
+        "push.json",
+        &[("{{HEAD_SHA}}", &head), ("{{BEFORE}}", &p.base)],
+    );
+    let out = support::ci::run_ci(&gh, &p.repo, "push", &event, &[]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains(".loopguard.yml at ") && out.stderr.contains("more than the 1048576"),
+        "{}",
+        out.stderr
+    );
+}
