@@ -36,6 +36,15 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The fenced blocks of `lang` in a markdown file (the documentation's examples).
+pub fn fenced_blocks<'a>(md: &'a str, lang: &str) -> Vec<&'a str> {
+    let fence = format!("```{lang}\n");
+    md.split(&fence)
+        .skip(1)
+        .map(|rest| rest.split("```").next().expect("a closed fence"))
+        .collect()
+}
+
 /// `loopguard …` in `repo`, with the repository's pinned environment.
 pub fn lg(repo: &TestRepo) -> Lg {
     let mut cmd = repo.command(bin());
