@@ -122,11 +122,17 @@ fn assert_shown_not_executed(what: &str, text: &str) {
     for (i, c) in text.char_indices() {
         let bad = matches!(c, '\u{0}'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        assert!(
-            !bad,
-            "{what}: a raw {c:?} at byte {i}: {:?}",
-            &text[i.saturating_sub(40)..(i + 40).min(text.len())]
-        );
+        if bad {
+            // Some context around it, cut at character boundaries.
+            let from = (0..=i.saturating_sub(40))
+                .rev()
+                .find(|&b| text.is_char_boundary(b))
+                .unwrap_or(0);
+            let to = ((i + 40).min(text.len())..=text.len())
+                .find(|&b| text.is_char_boundary(b))
+                .unwrap_or(text.len());
+            panic!("{what}: a raw {c:?} at byte {i}: {:?}", &text[from..to]);
+        }
     }
 }
 
@@ -199,6 +205,69 @@ fn escape_codes_in_commit_messages_are_shown_never_executed() {
     assert!(files.len() >= 3, "{files:?}");
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
+        assert_shown_not_executed(&f.display().to_string(), &text);
+    }
+}
+
+#[test]
+fn escape_codes_in_test_logs_are_shown_never_executed() {
+    // A failing test whose message carries the escapes: its first error and its id reach the
+    // trip message, status, the report and the report file.
+    let repo = support::guarded("report:\n  dir: reports\n");
+    let log = repo.path().join("hostile.log");
+    // A CR in a log is a progress line overwritten (what a terminal shows is what is
+    // parsed): the rest of the escapes stay in the line.
+    let escapes = HOSTILE.replace('\r', "");
+    let real = std::fs::read_to_string(support::fixture("pytest/assert-count/quiet.log")).unwrap();
+    let hostile = real
+        .replace("assert 4 == 3", &escapes)
+        .replace("test_counts_three_words", &format!("test_counts{escapes}"));
+    assert_ne!(real, hostile);
+    std::fs::write(&log, hostile).unwrap();
+    let mut last = None;
+    for i in 0..3 {
+        repo.append("src/lib.rs", &format!("// attempt {i}\n"));
+        let out = support::lg(&repo)
+            .args(["run", "--"])
+            .args(support::replay_log(&log, 1))
+            .run();
+        // The test command's own output passes through as it printed it; what loopguard
+        // says about it is shown, not obeyed.
+        assert_shown_not_executed("run's stderr", &out.stderr);
+        last = Some(out);
+    }
+    let trip = last.unwrap().code(86);
+    assert!(trip.stderr.contains("same_error"), "{}", trip.stderr);
+    let s = support::status(&repo);
+    assert_eq!(s["rule"], "same_error", "{s}");
+    // The fingerprinter drops the escape sequences a terminal would have swallowed; the
+    // bidi override is text, kept (escaped on the wire: the loop below reads it raw).
+    assert!(
+        s["looping_failure"]["first_error"]
+            .as_str()
+            .unwrap()
+            .contains('\u{202e}'),
+        "{s}"
+    );
+    for args in [
+        &["status"][..],
+        &["status", "--json"],
+        &["report"],
+        &["report", "--json"],
+    ] {
+        let out = support::lg(&repo).args(args).run();
+        assert!(out.code.is_some(), "{args:?}: {out:?}");
+        assert_shown_not_executed(&format!("{args:?} stdout"), &out.stdout);
+        assert_shown_not_executed(&format!("{args:?} stderr"), &out.stderr);
+    }
+    let reports: Vec<_> = std::fs::read_dir(repo.path().join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!reports.is_empty());
+    for f in reports {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(text.contains("test_counts"), "{}: {text}", f.display());
         assert_shown_not_executed(&f.display().to_string(), &text);
     }
 }
