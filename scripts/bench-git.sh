@@ -17,10 +17,24 @@
 # (wall: median; cpu: mean user+system, which is steadier on a busy machine) and the same
 # two through the library alone (examples/evidence.rs: open the repository,
 # read the evidence, print a count), which isolates src/git from the rest of the command.
+#
+# Then, on a clone of the generated history, what the hooks cost git (issue 9):
+#
+#   update-ref    `git update-ref` of a branch without the reference-transaction hook,
+#                 and with it: on a ref loopguard does not guard, on a guarded branch with a
+#                 closed breaker (both the shim's fast path: no breaker open anywhere), and
+#                 on that branch while another branch's breaker is open (loopguard starts)
+#   commit        `git commit` of one changed file with no hooks, with the shims of
+#                 BASE_SHIM (default: the shim version before this one: v1, four hooks, no
+#                 reference-transaction) and with today's shims (five hooks), all running
+#                 this build of loopguard, the breaker closed        target: +5 ms at most
+#
 # Uses hyperfine when installed (apt-get install hyperfine), else a timed loop.
 #
 # Environment: RUNS (post-commit runs, default 20), RANGE_RUNS (default 5),
-# RANGE_COMMITS (default 4000), BENCH_DIR (default target/bench-git).
+# RANGE_COMMITS (default 4000), HOOK_RUNS (default 40), BASE_SHIM (a revision of this
+# repository), HOOKS_ONLY=1 (the hooks' figures alone), BENCH_DIR (default
+# target/bench-git).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -146,6 +160,79 @@ bench() {
   cd - >/dev/null
 }
 
+# hooks_bench DIR: the cost of the hooks to git itself, in a clone of DIR.
+hooks_bench() {
+  local src=$1 repo=$work/hooks n=${HOOK_RUNS:-40}
+  rm -rf "$repo"
+  git clone -q "$src" "$repo"
+  cd "$repo"
+  git config user.name Bench
+  git config user.email bench@example.com
+  local common empty v1 v2 a b base_shim
+  common=$(git rev-parse --path-format=absolute --git-common-dir)
+  empty=$work/hooks-none
+  v1=$work/hooks-base
+  v2=$work/hooks-now
+  rm -rf "$empty" "$v1" "$v2"
+  mkdir -p "$empty" "$v1"
+  a=$(git rev-parse HEAD~1)
+  b=$(git rev-parse HEAD)
+  # The shims of the version before this one (the parent of the commit that introduced the
+  # current `loopguard-shim vN` line), pointed at this build.
+  local version introduced
+  version=$(grep -o 'loopguard-shim v[0-9]*' "$root/hooks/loopguard-shim" | head -n1)
+  introduced=$(git -C "$root" log --format=%H -S"$version" -- hooks/loopguard-shim | tail -n1)
+  base_shim=$(git -C "$root" rev-parse --short "${BASE_SHIM:-$introduced~1}")
+  local h
+  for h in post-commit post-rewrite pre-commit pre-push; do
+    git -C "$root" show "$base_shim:hooks/loopguard-shim" | sed "s|@LOOPGUARD@|$bin|" >"$v1/$h"
+    chmod +x "$v1/$h"
+  done
+  git config core.hooksPath "$v2"
+  "$bin" init >/dev/null 2>&1
+  git config --unset core.hooksPath
+  echo
+  echo "hooks: a clone of $(basename "$src") ($(git rev-list --count HEAD) commits)"
+  printf '  %-44s %9s %9s %6s   %7s %7s %8s   %s\n' "" "base ms" "hook ms" "ratio" "base cpu" "our cpu" "cpu ratio" "target"
+  local reset="git -c core.hooksPath=$empty update-ref"
+  local plain ours
+  plain=$(median_ms "$n" "$reset refs/heads/free $a" "git -c core.hooksPath=$empty update-ref refs/heads/free $b")
+  ours=$(median_ms "$n" "$reset refs/heads/free $a" "git -c core.hooksPath=$v2 update-ref refs/heads/free $b")
+  row "update-ref, a branch it does not guard" "$plain" "$ours" ""
+  plain=$(median_ms "$n" "$reset refs/heads/main $a" "git -c core.hooksPath=$empty update-ref refs/heads/main $b")
+  ours=$(median_ms "$n" "$reset refs/heads/main $a" "git -c core.hooksPath=$v2 update-ref refs/heads/main $b")
+  row "update-ref, guarded branch, breaker closed" "$plain" "$ours" ""
+
+  # Another branch whose breaker is open (three empty commits recorded): loopguard starts.
+  git -c core.hooksPath="$empty" checkout -q -b stuck
+  "$bin" init --no-hooks >/dev/null 2>&1
+  for h in 1 2 3; do
+    git -c core.hooksPath="$empty" commit -q --allow-empty -m "nothing $h"
+    "$bin" hook post-commit >/dev/null 2>&1
+  done
+  if ! "$bin" status --exit-code >/dev/null 2>&1; then
+    git -c core.hooksPath="$empty" checkout -q main
+    ours=$(median_ms "$n" "$reset refs/heads/main $a" "git -c core.hooksPath=$v2 update-ref refs/heads/main $b")
+    row "  the same while another breaker is open" "$plain" "$ours" ""
+  else
+    git -c core.hooksPath="$empty" checkout -q main
+    echo "  (the stuck branch did not trip: no figure while a breaker is open)"
+  fi
+  rm -rf "$common/loopguard/runs" "$common/loopguard/events" "$common/loopguard/open"
+
+  # A commit of one changed file on main, its run fresh and closed each time.
+  local prepare="git -c core.hooksPath=$empty reset -q --hard $b && rm -rf '$common/loopguard/runs' '$common/loopguard/events' && '$bin' init --no-hooks >/dev/null 2>&1 && date +%s%N >bench.txt && git add bench.txt"
+  local none base now
+  none=$(median_ms "$n" "$prepare" "git -c core.hooksPath=$empty commit -q -m bench")
+  base=$(median_ms "$n" "$prepare" "git -c core.hooksPath=$v1 commit -q -m bench")
+  now=$(median_ms "$n" "$prepare" "git -c core.hooksPath=$v2 commit -q -m bench")
+  row "commit: no hooks / shims of $base_shim" "$none" "$base" ""
+  row "commit: shims of $base_shim / today's" "$base" "$now" "+5 ms"
+  awk -v b="${base%% *}" -v n="${now%% *}" 'BEGIN { printf "  a commit costs %+.1f ms more with today'"'"'s hooks (target: at most +5 ms)\n", n - b }'
+  git -c core.hooksPath="$empty" reset -q --hard "$b"
+  cd - >/dev/null
+}
+
 generated=$work/generated
 if [ ! -f "$generated/.complete" ]; then
   rm -rf "$generated"
@@ -158,7 +245,15 @@ echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); git $(git 
 if (( ! have_cli )); then
   echo "note: $bin has no 'check'/'hook' yet: library figures only"
 fi
-bench "generated" "$generated"
+if [ "${HOOKS_ONLY:-0}" != 1 ]; then
+  bench "generated" "$generated"
+fi
+if (( have_cli )); then
+  hooks_bench "$generated"
+fi
+if [ "${HOOKS_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
 
 if [ $# -ge 1 ]; then
   src=$1

@@ -63,8 +63,8 @@ pub enum Command {
     Finish(JsonArgs),
     /// Let the agent try again: open -> half-open (the next iteration decides).
     Resume,
-    /// Close the breaker and start a new run for the current branch.
-    Reset,
+    /// Close the breaker and start a new run for the current branch (a person's act).
+    Reset(ResetArgs),
     /// The run's report: status, counters, stop reason, a picture of the loop, iterations.
     Report(ReportArgs),
     /// The GitHub Actions entry point (see action.yml).
@@ -73,6 +73,9 @@ pub enum Command {
     Dashboard(DashboardArgs),
     /// Print shell completions.
     Completions(CompletionsArgs),
+    /// Print the man page (roff), for packagers: `loopguard man > loopguard.1`.
+    #[command(hide = true)]
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -98,6 +101,7 @@ pub enum HookName {
     PostRewrite,
     PreCommit,
     PrePush,
+    ReferenceTransaction,
 }
 
 #[derive(Debug, Args)]
@@ -115,6 +119,14 @@ pub struct StatusArgs {
     /// Exit 1 when the breaker is open.
     #[arg(long)]
     pub exit_code: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResetArgs {
+    /// Make `.loopguard.yml` as it is in the working tree the config in force (it must be
+    /// valid); without it the new run keeps the config the old one was judged by.
+    #[arg(long)]
+    pub accept_config: bool,
 }
 
 #[derive(Debug, Args)]
@@ -244,6 +256,13 @@ pub struct DashboardArgs {
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write loopguard.1 and one page per command (loopguard-init.1, ...) into DIR instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[cfg(test)]

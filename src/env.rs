@@ -20,6 +20,10 @@ const NAMES: &[&str] = &[
     "WAYLAND_DISPLAY",
 ];
 
+/// The hooks' default deadline, in seconds (as long as the store lock's default wait, so a
+/// hook queued behind others gives up on the lock before it is stopped).
+pub const HOOK_TIMEOUT_SECS: u64 = 10;
+
 #[derive(Clone)]
 pub struct Env {
     vars: BTreeMap<String, String>,
@@ -124,6 +128,17 @@ impl Env {
             .map_or(Duration::from_secs(1), Duration::from_millis)
     }
 
+    /// How long a hook may take before it gives up and lets git go on
+    /// (`LOOPGUARD_HOOK_TIMEOUT`, whole seconds; `0` for no limit; default
+    /// [`HOOK_TIMEOUT_SECS`]). The shim enforces the same limit from outside.
+    pub fn hook_timeout(&self) -> Option<Duration> {
+        match self.var("LOOPGUARD_HOOK_TIMEOUT").map(str::parse::<u64>) {
+            Some(Ok(0)) => None,
+            Some(Ok(secs)) => Some(Duration::from_secs(secs)),
+            _ => Some(Duration::from_secs(HOOK_TIMEOUT_SECS)),
+        }
+    }
+
     /// How long a hook waits for another loopguard holding the store.
     pub fn lock_timeout(&self) -> Duration {
         self.var("LOOPGUARD_LOCK_TIMEOUT_MS")
@@ -160,5 +175,16 @@ mod tests {
         assert_eq!(env.now().to_string(), "2026-11-25T10:00:00Z");
         assert_eq!(env.lock_timeout(), Duration::from_millis(250));
         assert!(!env.interactive());
+        assert_eq!(
+            env.hook_timeout(),
+            Some(Duration::from_secs(HOOK_TIMEOUT_SECS))
+        );
+        let env = |v| Env::from_vars([("LOOPGUARD_HOOK_TIMEOUT", v)], PathBuf::from("/"));
+        assert_eq!(env("3").hook_timeout(), Some(Duration::from_secs(3)));
+        assert_eq!(env("0").hook_timeout(), None);
+        assert_eq!(
+            env("soon").hook_timeout(),
+            Some(Duration::from_secs(HOOK_TIMEOUT_SECS))
+        );
     }
 }

@@ -58,4 +58,5 @@ pub mod git;
 pub mod github;
 pub mod hooks;
 pub mod notify;
+pub mod safe_fs;
 pub mod store;

@@ -1,8 +1,9 @@
-//! `check` over real histories: what it protects and what it only notes.
+//! `check` and the hooks over real histories: the workflows they protect, and what they
+//! only note.
 
 mod support;
 
-use support::{TestRepo, lg};
+use support::{TestRepo, lg, status};
 
 const GUARD: &str = "on: pull_request\njobs:\n  guard:\n    runs-on: ubuntu-latest\n    steps:\n      - run: loopguard ci --log test.log\n";
 const TESTS: &str = "on: pull_request\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo test\n";
@@ -107,4 +108,31 @@ fn guard_workflows_off_protects_only_the_globs() {
         .ok()
         .json();
     assert_eq!(doc["state"], "closed", "{doc}");
+}
+
+#[test]
+fn the_hooks_protect_the_workflows_that_ran_loopguard_where_the_config_came_from() {
+    let repo = repo_with_workflows();
+    lg(&repo).arg("init").run().ok();
+    // Another workflow changes: noted, not a trip.
+    repo.write(".github/workflows/test.yml", "on: push\njobs: {}\n");
+    repo.commit("Run the tests on push");
+    assert_eq!(status(&repo)["state"], "closed");
+    // The agent takes loopguard out of the guard workflow: the workflow as it was at the
+    // commit the run's config came from counts, not the edited one.
+    repo.write(
+        ".github/workflows/guard.yml",
+        "on: pull_request\njobs: {}\n",
+    );
+    repo.commit("Simplify CI");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["rule"], "constraint", "{s}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .contains(".github/workflows/guard.yml"),
+        "{s}"
+    );
 }

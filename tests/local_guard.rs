@@ -388,8 +388,11 @@ fn an_existing_hook_keeps_running_and_uninstall_restores_it() {
 
 #[test]
 fn hooks_go_to_core_hooks_path_and_chain_what_is_there() {
+    // A hooks directory git ignores: nothing loopguard writes there gets committed
+    // (tests/hook_gates.rs covers one that would be).
     let repo = TestRepo::new();
     repo.write("README.md", "demo\n");
+    repo.write(".gitignore", ".githooks/\nlint.log\n");
     repo.commit("Initial commit");
     repo.write(".githooks/pre-commit", "#!/bin/sh\necho lint >> lint.log\n");
     repo.chmod_x(".githooks/pre-commit");
@@ -480,21 +483,35 @@ fn commits_made_with_hooks_off_are_caught_up() {
 }
 
 #[test]
-fn malformed_config_is_exit_2_with_file_line_and_key_and_hooks_fail_open() {
-    let repo = guarded();
+fn malformed_config_names_its_file_line_and_key_and_never_switches_the_guard_off() {
+    // Before loopguard is set up the file is the config: an error, exit 2.
+    let repo = TestRepo::new();
     repo.write(
         ".loopguard.yml",
         "window: 10\nrules:\n  stagnation: {threshold: 3, bogus: 1}\n",
     );
-    let out = lg(&repo, &["status"]);
-    assert_eq!(out.code, Some(2));
-    let err = out.stderr;
-    assert!(err.contains(".loopguard.yml:3:"), "{err}");
-    assert!(err.contains("rules.stagnation.bogus"), "{err}");
-    assert!(err.contains("unknown field"), "{err}");
+    for args in [&["status"][..], &["init"]] {
+        let out = lg(&repo, args);
+        assert_eq!(out.code, Some(2), "{args:?}");
+        let err = out.stderr;
+        assert!(err.contains(".loopguard.yml:3:"), "{err}");
+        assert!(err.contains("rules.stagnation.bogus"), "{err}");
+        assert!(err.contains("unknown field"), "{err}");
+    }
 
+    // Once it is set up, the run is judged by the config it started with: a broken file in
+    // the working tree is named in a warning, and the guard goes on.
+    let repo = guarded();
     repo.write(".loopguard.yml", "window: ten\n");
-    let out = lg(&repo, &["check"]);
+    let out = lg(&repo, &["status"]);
+    assert_eq!(out.code, Some(0));
+    assert!(
+        out.stderr.contains(".loopguard.yml:1:9: window:"),
+        "{}",
+        out.stderr
+    );
+    // A file named on purpose must be valid.
+    let out = lg(&repo, &["check", "--config", ".loopguard.yml"]);
     assert_eq!(out.code, Some(2));
     assert!(
         out.stderr.contains(".loopguard.yml:1:9: window:"),
@@ -502,10 +519,15 @@ fn malformed_config_is_exit_2_with_file_line_and_key_and_hooks_fail_open() {
         out.stderr
     );
 
-    // A hook with a broken config warns and lets the commit through.
+    // A hook records the commit; nothing fails open.
     let commit = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "still works"]);
     assert!(commit.status.success());
-    assert!(stderr(&commit).contains("fail open"), "{}", stderr(&commit));
+    assert!(
+        !stderr(&commit).contains("fail open"),
+        "{}",
+        stderr(&commit)
+    );
+    assert_eq!(status(&repo)["iterations"], 1);
 }
 
 #[test]

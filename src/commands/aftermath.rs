@@ -3,7 +3,6 @@
 //! is a warning, never a failed hook.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -62,9 +61,12 @@ pub fn after(ws: &Workspace<'_>, events: &[Event]) {
 /// The markdown report in the store (and in `report.dir`), the iteration artifacts, and an
 /// entry in `report.issues_file` for an aborted run.
 fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
+    // The store's copy was written with the change itself (see `store.rs`).
     let md = markdown::report(s);
-    let path = ws.store.write_report(&run.id, &md)?;
-    ws.note(&format!("loopguard: report: {}", path.display()));
+    ws.note(&format!(
+        "loopguard: report: {}",
+        ws.store.report_path(&run.id).display()
+    ));
     if let Some(dir) = &ws.config.report.dir {
         let path = ws.root.join(dir).join(format!("{}.md", run.id));
         crate::store::write_atomic(&path, md.as_bytes())
@@ -75,12 +77,9 @@ fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
         && !status.is_done()
     {
         let path = ws.root.join(file);
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        f.write_all(markdown::issue_entry(s).as_bytes())?;
+        // Never through a link or into a FIFO an agent put there.
+        crate::safe_fs::append(&path, markdown::issue_entry(s).as_bytes())
+            .with_context(|| format!("cannot append to {}", path.display()))?;
     }
     Ok(())
 }
@@ -88,18 +87,26 @@ fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
 /// `runs/<run-id>/iterations/<NN>-<id>/`: `changes.patch`, `errors.json`, `metrics.json`,
 /// `completion_signals.json` for every iteration of the run.
 fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
-    let base = ws.store.dir().join("runs").join(&run.id).join("iterations");
+    // Every directory on the way is one of the store's own (no link followed), and no file
+    // is written through a link.
+    let runs = ws.store.dir().join("runs");
+    let base = runs.join(&run.id).join("iterations");
+    ws.store.ready_dir(&base)?;
+    let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
     for (n, it) in run.iterations().iter().enumerate() {
         let dir = base.join(format!("{:03}-{}", n + 1, it.id.short()));
-        std::fs::create_dir_all(&dir)?;
+        ws.store.ready_dir(&dir)?;
         let patch = dir.join("changes.patch");
-        if !patch.exists() {
-            std::fs::write(&patch, commit_patch(&ws.root, &it.id))?;
+        if std::fs::symlink_metadata(&patch).is_err() {
+            write(&patch, &commit_patch(&ws.root, &it.id))?;
         }
         let errors = json!({"schema": 1, "test": it.test});
-        std::fs::write(dir.join("errors.json"), serde_json::to_vec_pretty(&errors)?)?;
+        write(
+            &dir.join("errors.json"),
+            &serde_json::to_vec_pretty(&errors)?,
+        )?;
         let (added, deleted) = it.lines_changed();
         let metrics = json!({
             "schema": 1,
@@ -116,9 +123,9 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
             "run_steps": run.usage.steps,
         });
         previous_at = it.at.or(previous_at);
-        std::fs::write(
-            dir.join("metrics.json"),
-            serde_json::to_vec_pretty(&metrics)?,
+        write(
+            &dir.join("metrics.json"),
+            &serde_json::to_vec_pretty(&metrics)?,
         )?;
         let f = facts.iter().find(|f| f.index == n);
         let matched: Vec<String> = it
@@ -140,9 +147,9 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
             "backed_by_passing_tests": f.is_some_and(|f| f.backed_by_pass),
             "subject": it.subject(),
         });
-        std::fs::write(
-            dir.join("completion_signals.json"),
-            serde_json::to_vec_pretty(&signals)?,
+        write(
+            &dir.join("completion_signals.json"),
+            &serde_json::to_vec_pretty(&signals)?,
         )?;
     }
     Ok(())

@@ -144,14 +144,19 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
         ws.warn(&format!(
             "`{command}` exited {code} and printed no test result loopguard recognises: nothing recorded\nhint: {NO_RESULT_HINT}"
         ));
-        // Nothing changes, but an open breaker is still no place to go on from.
-        if let Some(run) = ws.read_run()?
-            && run
-                .effective_breaker(&ws.config, ws.now())
-                .blocks(ws.config.on_trip.action)
-        {
-            ws.warn("the breaker is open: stop and look at `loopguard status` before trying again");
-            return Ok(exit::RUN_TRIPPED);
+        // Nothing changes, but an open breaker is still no place to go on from (judged by
+        // the config the run is judged by).
+        if let Some(run) = ws.read_run()? {
+            let config = ws.config_of(&run)?;
+            if run
+                .effective_breaker(&config, ws.now())
+                .blocks(config.on_trip.action)
+            {
+                ws.warn(
+                    "the breaker is open: stop and look at `loopguard status` before trying again",
+                );
+                return Ok(exit::RUN_TRIPPED);
+            }
         }
         return Ok(code);
     };
@@ -161,7 +166,13 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let now = ws.now();
     let (out, mut blocks, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
-        let out = record_run(&ws, run, &state, evidence, now)?;
+        // The commits before the evidence's iteration that no hook recorded come first:
+        // before HEAD when the working tree is HEAD, through HEAD when the evidence goes to
+        // a working-tree iteration after it.
+        let target = state.head.as_ref().filter(|_| state.dirty_tree.is_none());
+        let caught = catch_up(&ws, run, target, now)?;
+        let mut out = record_run(&ws, run, &state, evidence, now)?;
+        out.events.splice(0..0, caught);
         let blocks = run.breaker().blocks(ws.config.on_trip.action);
         let events = out.events.clone();
         Ok(((out, blocks, run.clone()), events))
@@ -180,6 +191,35 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
         return Ok(exit::RUN_TRIPPED);
     }
     Ok(code)
+}
+
+/// Records the commits before `target` that no hook recorded (made with the hooks off), so
+/// evidence attached to it does not leave a gap behind it; their events. `target` itself
+/// is left to the caller, which records it with its evidence as one attempt (an attempt
+/// that mends a trip must arrive with its evidence). When `target` is not HEAD, HEAD's
+/// commits are caught up through HEAD.
+fn catch_up(
+    ws: &Workspace<'_>,
+    run: &mut Run,
+    target: Option<&CommitId>,
+    now: jiff::Timestamp,
+) -> Result<Vec<crate::breaker::Event>> {
+    let Some(head) = ws.head.id.clone() else {
+        return Ok(Vec::new());
+    };
+    let from = if target == Some(&head) {
+        if run.position(&head).is_some() {
+            return Ok(Vec::new());
+        }
+        ws.repo.parents(&head)?.into_iter().next()
+    } else {
+        Some(head)
+    };
+    let mut events = Vec::new();
+    for missed in ws.catch_up(run, from)? {
+        events.extend(run.record(&ws.config, missed, now).events);
+    }
+    Ok(events)
 }
 
 /// What the working tree holds compared to HEAD.
@@ -327,7 +367,7 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
             "`{source}`: no test result loopguard recognises in the files: nothing recorded\nhint: {NO_RESULT_HINT}"
         ));
         if args.json {
-            let run = ws.read_run()?.unwrap_or_else(|| ws.new_run(ws.now()));
+            let run = super::state::current(&ws)?;
             print_json(&ws.status(&run, &[]).to_json())?;
         } else {
             print("not recorded: no test result in the files")?;
@@ -339,7 +379,8 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
     let commit = ws.repo.resolve(rev)?;
     let now = ws.now();
     let (out, run) = ws.with_run(now, |run| {
-        let out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
+        let caught = catch_up(&ws, run, Some(&commit), now)?;
+        let mut out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
             Some(out) => out,
             None => {
                 let mut it = ws.repo.iteration(&commit)?;
@@ -350,6 +391,7 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
                 run.record(&ws.config, it, now)
             }
         };
+        out.events.splice(0..0, caught);
         let events = out.events.clone();
         Ok(((out, run.clone()), events))
     })?;

@@ -1,11 +1,15 @@
 //! `init` and `uninstall`.
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
 use anyhow::{Context, Result};
 
 use crate::cli::InitArgs;
 use crate::config::{CONFIG_FILE, Profile};
 use crate::error::{Error, exit};
 use crate::hooks::{self, HookChange};
+use crate::run::PinSource;
 
 use super::{Ctx, Workspace, print, shown};
 
@@ -28,9 +32,132 @@ fn config_text(profile: Profile) -> String {
     )
 }
 
+/// A hooks directory inside the working tree (`core.hooksPath=.githooks`) whose files are
+/// tracked or would be committed: loopguard writes nothing there (a tracked hook would be
+/// overwritten, and the shims hold this machine's path to loopguard). The error says what
+/// to do instead. A directory git ignores, with nothing tracked in it, is private: fine.
+fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Error>> {
+    let Some(root) = ws.repo.workdir() else {
+        return Ok(None);
+    };
+    if !hooks_dir.starts_with(root)
+        || hooks_dir.starts_with(ws.repo.git_dir())
+        || hooks_dir.starts_with(ws.repo.common_dir())
+    {
+        return Ok(None);
+    }
+    // Relative to the root, where git runs: that is how it names them back.
+    let paths: Vec<PathBuf> = hooks::HOOKS
+        .iter()
+        .map(|h| shown(&hooks_dir.join(h), root))
+        .collect();
+    // check-ignore takes the paths on stdin (-z only works with --stdin); ls-files as
+    // literal pathspecs.
+    let mut list = Vec::new();
+    for p in &paths {
+        list.extend_from_slice(p.as_os_str().as_encoded_bytes());
+        list.push(0);
+    }
+    let literal: Vec<std::ffi::OsString> = paths
+        .iter()
+        .map(|p| {
+            let mut spec = std::ffi::OsString::from(":(literal)");
+            spec.push(p);
+            spec
+        })
+        .collect();
+    let git = |args: &[&str], specs: &[std::ffi::OsString], input: &[u8]| -> Result<Vec<PathBuf>> {
+        use std::io::Write as _;
+        let failed =
+            |e: std::io::Error| Error::env(format!("cannot run git {}: {e}", args.join(" ")));
+        let mut child = Command::new("git")
+            .current_dir(root)
+            .args(args)
+            .args(specs)
+            .stdin(if input.is_empty() {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(failed)?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(input).map_err(failed)?;
+        }
+        let out = child.wait_with_output().map_err(failed)?;
+        // check-ignore exits 1 when nothing is ignored.
+        if !out.status.success() && out.status.code() != Some(1) {
+            return Err(Error::env(format!(
+                "git {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+            .into());
+        }
+        Ok(out
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| PathBuf::from(String::from_utf8_lossy(p).as_ref()))
+            .collect())
+    };
+    let tracked = git(&["ls-files", "-z", "--full-name", "--"], &literal, &[])?;
+    let ignored = git(&["check-ignore", "-z", "--stdin"], &[], &list)?;
+    if tracked.is_empty() && paths.iter().all(|p| ignored.contains(p)) {
+        return Ok(None);
+    }
+    let dir = shown(hooks_dir, root);
+    let why = match tracked.first() {
+        Some(t) => format!("{} is tracked", t.display()),
+        None => "git would commit what is written there".to_owned(),
+    };
+    let ours: Vec<String> = tracked
+        .iter()
+        .filter(|t| hooks::is_ours(&root.join(t)))
+        .map(|t| t.display().to_string())
+        .collect();
+    let mut msg = format!(
+        "core.hooksPath is {}, inside the working tree, and {why}: loopguard does not write its hooks there \
+         (it would overwrite the team's hooks, and its own hold this machine's path to loopguard)\n\
+         hint: call loopguard from those hooks instead. Put this line right after the `#!` line of each \
+         (create the missing ones, executable, starting with `#!/bin/sh`); it finds loopguard on PATH, does \
+         nothing where loopguard is not installed, and reads git's input, so it goes before anything else \
+         that does:\n",
+        dir.display()
+    );
+    for hook in hooks::HOOKS {
+        msg.push_str(&format!(
+            "  # {}\n  {}\n",
+            dir.join(hook).display(),
+            hooks::chain_line(hook)
+        ));
+    }
+    msg.push_str(
+        "then commit them and run `loopguard init --no-hooks` to start the run. \
+         Or, with nothing tracked there, add the directory to .gitignore and run `loopguard init` again.",
+    );
+    if !ours.is_empty() {
+        msg.push_str(&format!(
+            "\nnote: {} {} loopguard's hook shim from an earlier `loopguard init`, with a machine's path \
+             in it: replace {} with the line above",
+            ours.join(", "),
+            if ours.len() == 1 { "is" } else { "are" },
+            if ours.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    Ok(Some(Error::input(msg)))
+}
+
 pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let config_path = ws.config_path();
+    if !args.no_hooks
+        && let Some(refusal) = hooks_in_the_tree(&ws, &ws.repo.hooks_dir())?
+    {
+        return Err(refusal.into());
+    }
 
     if let Some(profile) = args.profile {
         let text = config_text(profile);
@@ -50,8 +177,10 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
             }
         }
     }
-    // The config must be valid before anything relies on it.
-    let ws = Workspace::open(ctx, None)?;
+    // The config must be valid before anything relies on it; a new run is judged by it.
+    let ws = Workspace::open_quietly(ctx, None)?;
+    let pin = ws.pin_worktree(PinSource::Init)?;
+    ws.pin_new_runs(pin.clone());
 
     if !args.no_hooks {
         let hooks_dir = ws.repo.hooks_dir();
@@ -72,21 +201,37 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
                 hooks::chained_dir(ws.store.dir()).display()
             ));
         }
-        if let Some(root) = ws.repo.workdir()
-            && hooks_dir.starts_with(root)
-            && !hooks_dir.starts_with(ws.repo.common_dir())
-        {
-            ws.note(&format!(
-                "note: core.hooksPath is {} inside the working tree; if those hooks are tracked, git status shows loopguard's shims",
-                shown(&hooks_dir, root).display()
-            ));
-        }
+    }
+    // Stores written before the open markers existed get theirs (reference-transaction's
+    // fast path relies on them); under the lock, so that no writer races it.
+    {
+        let _lock = ws
+            .store
+            .lock(ctx.env.lock_timeout())
+            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
+        ws.store
+            .sync_open_markers()
+            .map_err(|e| Error::env(format!("cannot update {}: {e}", ws.store.dir().display())))?;
     }
 
     let started = ws.with_run(ws.now(), |run| {
         let fresh = run.iterations().is_empty() && *run.breaker() == Default::default();
-        Ok(((fresh, run.id.clone()), Vec::new()))
+        // A run that was already going keeps the config it started with.
+        let kept = run
+            .pinned_config
+            .as_ref()
+            .is_some_and(|p| p.sha256 != pin.sha256);
+        if !kept {
+            ws.store.set_accepted_config(&pin)?;
+        }
+        Ok(((fresh, run.id.clone(), kept), Vec::new()))
     })?;
+    if started.2 {
+        ws.warn(&format!(
+            "the run {} keeps the config it started with: {CONFIG_FILE} in the working tree differs and is not in force; hint: a person makes it the policy with `loopguard reset --accept-config`",
+            started.1
+        ));
+    }
     let branch = ws.head.branch.as_deref().unwrap_or("(detached HEAD)");
     if ws.head.detached {
         ws.warn(

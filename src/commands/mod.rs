@@ -56,7 +56,7 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
         Command::Status(a) => state::status(&ctx, a),
         Command::Report(a) => state::report(&ctx, &a),
         Command::Resume => state::resume(&ctx),
-        Command::Reset => state::reset(&ctx),
+        Command::Reset(a) => state::reset(&ctx, a),
         Command::Check(a) => check::check(&ctx, a),
         Command::Ci(a) => ci::ci(&ctx, a),
         Command::Dashboard(a) => dashboard::dashboard(&ctx, a),
@@ -66,6 +66,17 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
             let mut cmd = Cli::command();
             let mut out = io::stdout().lock();
             clap_complete::generate(a.shell, &mut cmd, "loopguard", &mut out);
+            Ok(exit::OK)
+        }
+        Command::Man(a) => {
+            use clap::CommandFactory;
+            match a.dir {
+                Some(dir) => {
+                    std::fs::create_dir_all(&dir)?;
+                    clap_mangen::generate_to(Cli::command(), &dir)?;
+                }
+                None => clap_mangen::Man::new(Cli::command()).render(&mut io::stdout().lock())?,
+            }
             Ok(exit::OK)
         }
         Command::Fingerprint(a) => evidence::fingerprint(&ctx, a),
@@ -96,6 +107,7 @@ pub fn print_json(doc: &serde_json::Value) -> io::Result<()> {
 /// goes through `sanitize::terminal` (controls shown, no line a workflow command), so
 /// text from outside that reaches one — a name, a commit subject, a value quoted in an
 /// error — is shown, never obeyed; loopguard's own colour is added after.
+#[derive(Debug, Clone, Copy)]
 pub struct Ui {
     color: bool,
 }

@@ -3,21 +3,33 @@
 use anyhow::Result;
 
 use crate::breaker::{Event, EventKind, ResumeError, State};
-use crate::cli::{ReportArgs, StatusArgs};
+use crate::cli::{ReportArgs, ResetArgs, StatusArgs};
+use crate::config::CONFIG_FILE;
 use crate::error::{Error, exit};
+use crate::hooks;
 use crate::report::{html, markdown, text};
-use crate::run::Run;
+use crate::run::{PinSource, Run};
 
 use super::{Ctx, Workspace, print, print_json};
 
-/// The stored run, or an empty one.
-fn current(ws: &Workspace<'_>) -> Result<Run> {
-    Ok(ws.read_run()?.unwrap_or_else(|| ws.new_run(ws.now())))
+/// The stored run (or the one the branch continues), or the run it would start.
+pub(super) fn current(ws: &Workspace<'_>) -> Result<Run> {
+    match ws.read_run()? {
+        Some(run) => Ok(run),
+        None => ws.new_run(ws.now()),
+    }
 }
 
 pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
-    let s = ws.status(&current(&ws)?, &[]);
+    let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
+    let missing = hooks
+        .iter()
+        .filter(|(_, on)| !on)
+        .map(|(h, _)| (*h).to_owned())
+        .collect();
+    let some = hooks.iter().any(|(_, on)| *on);
+    let s = ws.status(&current(&ws)?, &[]).with_guard(missing, some);
     if args.json {
         print_json(&s.to_json())?;
     } else {
@@ -85,11 +97,34 @@ pub fn resume(ctx: &Ctx) -> Result<u8> {
     }
 }
 
-pub fn reset(ctx: &Ctx) -> Result<u8> {
-    let ws = Workspace::open(ctx, None)?;
+pub fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
+    let mut ws = Workspace::open_quietly(ctx, None)?;
+    let accepted = if args.accept_config {
+        // The file is what is being accepted: it must be valid, and it is not "ignored".
+        let pin = ws.pin_worktree(PinSource::Accepted)?;
+        ws.pin_new_runs(pin.clone());
+        ws.ignored = None;
+        Some(pin)
+    } else {
+        ws.warn_ignored();
+        None
+    };
     let now = ws.now();
     let (old_id, new_id) = ws.with_run(now, |run| {
-        let old = std::mem::replace(run, ws.new_run(now));
+        let next = ws.next_run(run, now);
+        let old = std::mem::replace(run, next);
+        let config = match &accepted {
+            Some(pin) => {
+                ws.store.set_accepted_config(pin)?;
+                format!(
+                    ", judged by the {CONFIG_FILE} a person accepted (sha256 {})",
+                    pin.sha256
+                        .as_deref()
+                        .map_or("-, no file: the defaults", |s| s.get(..12).unwrap_or(s))
+                )
+            }
+            None => String::new(),
+        };
         let event = Event {
             at: now,
             run: old.id.clone(),
@@ -97,7 +132,7 @@ pub fn reset(ctx: &Ctx) -> Result<u8> {
             from: old.breaker().state(),
             to: State::Closed,
             rule: None,
-            reason: Some(format!("reset; the new run is {}", run.id)),
+            reason: Some(format!("reset; the new run is {}{config}", run.id)),
             iteration: None,
             terminal_status: old.breaker().terminal_status(),
         };
@@ -111,6 +146,11 @@ pub fn reset(ctx: &Ctx) -> Result<u8> {
         "the run {old_id} ended; its report is in {}",
         ws.store.dir().join("reports").display()
     ));
-    print(&format!("breaker closed: new run {new_id}"))?;
+    match &accepted {
+        Some(_) => print(&format!(
+            "breaker closed: new run {new_id}; {CONFIG_FILE} as it is in the working tree is accepted as the config in force"
+        ))?,
+        None => print(&format!("breaker closed: new run {new_id}"))?,
+    }
     Ok(exit::OK)
 }

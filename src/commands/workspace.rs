@@ -1,67 +1,184 @@
-//! The repository a command works in: git, config, store, and the current branch's run.
+//! The repository a command works in: git, the config in force, the store, and the runs of
+//! its branches.
+//!
+//! **The config in force.** Locally the agent can write `.loopguard.yml` in the working
+//! tree, so the file there does not decide: a run is judged by the config pinned in it when
+//! it started ([`PinnedConfig`]: set up by `init`, accepted by `reset --accept-config`,
+//! carried over by `reset`, taken from the run a branch continues, or for a new branch the
+//! one last set up or accepted in the repository). A working-tree file that differs, or
+//! cannot be read, is ignored with a warning and a `config_ignored` event; a committed
+//! change to it trips `constraint`. Only before loopguard was ever used here (no store) is
+//! the working-tree file the config, as it was always. `--config FILE` names a file on
+//! purpose and is read as it is.
+//!
+//! **A branch's run** ([`Workspace::run_of_branch`]): the run stored under the branch's key
+//! (or its journal, or the name older versions gave it); for a branch with no run yet, the
+//! run it continues: walking first parents from its tip, the nearest commit some run knows
+//! decides — a recorded commit of a run whose breaker is not closed is continued (its
+//! breaker, counters and config carry over); a commit where a run started, or a commit of a
+//! closed run, starts a run of its own there.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use jiff::Timestamp;
 
-use crate::breaker::Event;
+use crate::breaker::{Event, EventKind, State};
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::Error;
 use crate::git::{Head, Repo};
-use crate::iteration::{Iteration, IterationKind};
-use crate::report::Status;
-use crate::run::{Run, judge};
-use crate::store::{Loaded, Store, branch_key};
+use crate::iteration::{CommitId, Iteration, IterationKind};
+use crate::report::{Status, markdown};
+use crate::run::{PinSource, PinnedConfig, Run, judge};
+use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes, legacy_key};
 
-use super::Ctx;
+use super::{Ctx, content_hash};
+
+/// Most commits a catch-up, a rebuild or the search for a branch's start walks.
+const WALK_LIMIT: usize = 10_000;
 
 pub struct Workspace<'c> {
     pub ctx: &'c Ctx,
     pub repo: Repo,
     /// The worktree root (`.loopguard.yml` lives here); the git dir for a bare repository.
     pub root: PathBuf,
+    /// The config in force (see the module docs).
     pub config: Config,
     pub store: Store,
     pub head: Head,
-    /// The run's key in the store (the branch, escaped).
+    /// The current branch's key in the store (its name's bytes, escaped).
     pub key: String,
+    /// Where the config in force comes from; `None` with `--config`, or before loopguard
+    /// was ever used here (the working-tree file).
+    pub pin: Option<PinnedConfig>,
+    /// The working-tree config, when it is not the config in force.
+    pub ignored: Option<Ignored>,
+    /// The config a new run starts with when a person pins one (`init`, `reset
+    /// --accept-config`).
+    pin_next: RefCell<Option<PinnedConfig>>,
+    /// The current branch's run as `open` read it, for the first reader that asks (a hook
+    /// reads it once, not twice); dropped by any write.
+    opened: RefCell<Option<BranchRun>>,
+}
+
+/// The working-tree config that is not in force.
+#[derive(Debug, Clone)]
+pub struct Ignored {
+    /// Its digest, `missing`, or `unreadable` (what the event dedupes on).
+    pub what: String,
+    /// Why it is not the config in force, for people.
+    pub why: String,
+}
+
+/// A branch's run, for reading.
+#[derive(Debug)]
+pub enum BranchRun {
+    /// The branch's own run.
+    Own(Box<Run>),
+    /// The branch has no run yet and continues this one (already renamed for it).
+    Continues(Box<Run>),
+    /// The branch has no run yet; this is the run it would start.
+    Fresh(Box<Run>),
+    /// Its state cannot be used: why.
+    Unusable(String),
+}
+
+impl BranchRun {
+    /// The run, when there is one to judge by (not a fresh start).
+    pub fn into_run(self) -> Option<Run> {
+        match self {
+            BranchRun::Own(r) | BranchRun::Continues(r) => Some(*r),
+            BranchRun::Fresh(_) | BranchRun::Unusable(_) => None,
+        }
+    }
+}
+
+/// Where a branch with no run of its own meets the runs there are.
+struct Fork {
+    commit: CommitId,
+    /// Index into the runs searched.
+    run: usize,
+    /// The commit is a recorded iteration of that run (not only where it started).
+    recorded: bool,
 }
 
 impl<'c> Workspace<'c> {
-    /// Opens the repository the command runs in and its config (`config_path` overrides
-    /// the file).
+    /// Opens the repository the command runs in and the config in force (`config_path`
+    /// names a file to use instead), and warns when the working-tree config is ignored.
     pub fn open(ctx: &'c Ctx, config_path: Option<&Path>) -> Result<Workspace<'c>> {
+        let ws = Workspace::open_quietly(ctx, config_path)?;
+        ws.warn_ignored();
+        Ok(ws)
+    }
+
+    /// [`Workspace::open`] without the warning (commands that judge the file themselves).
+    pub fn open_quietly(ctx: &'c Ctx, config_path: Option<&Path>) -> Result<Workspace<'c>> {
         let repo = Repo::discover_with_env(&ctx.dir)?;
         let root = repo
             .workdir()
             .map_or_else(|| repo.git_dir().to_owned(), Path::to_owned);
-        let config = match config_path {
-            Some(p) => {
-                let p = ctx.dir.join(p);
-                if !p.exists() {
-                    return Err(Error::input(format!(
-                        "{}: no such config file; hint: pass an existing file to --config",
-                        p.display()
-                    ))
-                    .into());
-                }
-                crate::config_file::load(&p)?
-            }
-            None => crate::config_file::load(&root.join(CONFIG_FILE))?,
-        };
         let head = repo.head()?;
-        let store = Store::new(repo.common_dir());
-        let key = branch_key(head.branch.as_deref());
-        Ok(Workspace {
+        let store =
+            Store::new(repo.common_dir()).with_failpoint(ctx.env.var("LOOPGUARD_FAILPOINT"));
+        let key = branch_key_bytes(head.branch_name.as_deref());
+        let mut ws = Workspace {
             ctx,
             repo,
             root,
-            config,
+            config: Config::default(),
             store,
             head,
             key,
-        })
+            pin: None,
+            ignored: None,
+            pin_next: RefCell::new(None),
+            opened: RefCell::new(None),
+        };
+        if let Some(p) = config_path {
+            let p = ctx.dir.join(p);
+            if std::fs::symlink_metadata(&p).is_err() {
+                return Err(Error::input(format!(
+                    "{}: no such config file; hint: pass an existing file to --config",
+                    p.display()
+                ))
+                .into());
+            }
+            ws.config = crate::config_file::load(&p)?;
+            return Ok(ws);
+        }
+        let file = ws.config_path();
+        if !ws.store.exists() {
+            // Nothing was ever set up here: the file is the config, as it always was.
+            ws.config = crate::config_file::load(&file)?;
+            return Ok(ws);
+        }
+        let current = ws.current()?;
+        let pin = match &current {
+            BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => {
+                match &run.pinned_config {
+                    Some(pin) => pin.clone(),
+                    None => ws.legacy_pin(run),
+                }
+            }
+            BranchRun::Unusable(_) => ws
+                .store
+                .read_start(&ws.key)
+                .and_then(|s| s.pinned_config)
+                .or_else(|| ws.store.accepted_config())
+                .unwrap_or_else(|| ws.committed_pin(ws.head.id.as_ref(), PinSource::Committed)),
+        };
+        *ws.opened.borrow_mut() = Some(current);
+        if pin.text.is_some() {
+            // (No file pinned: the defaults the workspace already holds.)
+            ws.config = ws.parse_pin(&pin)?;
+        } else if let Some(guarded) = ws.guarded_workflows(&ws.config, &pin) {
+            ws.config.rules.constraint.guard(guarded);
+        }
+        ws.ignored = ws.compare_worktree(&pin);
+        ws.pin = Some(pin);
+        Ok(ws)
     }
 
     pub fn now(&self) -> Timestamp {
@@ -80,92 +197,511 @@ impl<'c> Workspace<'c> {
         self.root.join(CONFIG_FILE)
     }
 
-    /// A new run for the current branch, starting at HEAD.
-    pub fn new_run(&self, now: Timestamp) -> Run {
-        let mut run = Run::new(
-            Run::make_id(now, self.head.branch.as_deref()),
-            self.head.branch.clone(),
-            now,
-            self.head.id.clone(),
-        );
-        run.trusted_config = std::fs::read(self.config_path())
-            .ok()
-            .map(|b| super::content_hash(&b));
-        run
-    }
-
-    /// Reads the current run without locking (writers replace the file atomically).
-    /// A file that cannot be used is set aside by the next writer, not here.
-    pub fn read_run(&self) -> Result<Option<Run>> {
-        self.read_run_of(&self.key)
-    }
-
-    /// [`Workspace::read_run`] for another branch's key.
-    pub fn read_run_of(&self, key: &str) -> Result<Option<Run>> {
-        let path = self.store.run_path(key);
-        match std::fs::read(&path) {
-            Ok(bytes) => match serde_json::from_slice::<Run>(&bytes) {
-                Ok(run) if run.format <= crate::run::RUN_FORMAT => Ok(Some(run)),
-                Ok(run) => Err(Error::input(format!(
-                    "{}: format {} is newer than this loopguard understands; hint: upgrade loopguard",
-                    path.display(),
-                    run.format
-                ))
-                .into()),
-                Err(e) => Err(Error::input(format!(
-                    "{}: the state file is corrupt ({e}); hint: the next hook sets it aside and rebuilds the run from git history, or run `loopguard reset`",
-                    path.display()
-                ))
-                .into()),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::env(format!("cannot read {}: {e}", path.display())).into()),
+    /// Says on stderr that the working-tree config is ignored, and why.
+    pub fn warn_ignored(&self) {
+        if let Some(ig) = &self.ignored {
+            self.warn(&self.ignored_message(ig));
         }
     }
 
-    /// Locks the store, loads (or creates, or rebuilds) the run, lets `f` change it, and
-    /// saves it with the events `f` returns. Nothing is written when `f` fails.
+    fn ignored_message(&self, ig: &Ignored) -> String {
+        let pinned = self.pin.as_ref().map_or_else(String::new, |p| {
+            let at = p
+                .commit
+                .as_ref()
+                .map(|c| format!(" at {}", c.short()))
+                .unwrap_or_default();
+            format!(" (the config in force: {}{at})", p.source.as_str())
+        });
+        // The reason may quote the file, which anyone could have written.
+        format!(
+            "{}; the {CONFIG_FILE} in the working tree is ignored{pinned}; hint: the config a run started with stays in force: a person changes it with `loopguard reset --accept-config`",
+            crate::sanitize::printable(&ig.why)
+        )
+    }
+
+    /// The working-tree file as a pinned config (`init`, `reset --accept-config`): it must
+    /// be a valid config (exit 2 naming the file, line and key otherwise).
+    pub fn pin_worktree(&self, source: PinSource) -> Result<PinnedConfig> {
+        let path = self.config_path();
+        let bytes = crate::config_file::read(&path)?;
+        if let Some(b) = &bytes {
+            Config::parse_bytes(b, &path)?;
+        }
+        let text = bytes.map(|b| String::from_utf8(b).expect("a config that parses is UTF-8"));
+        Ok(PinnedConfig {
+            sha256: text.as_deref().map(|t| content_hash(t.as_bytes())),
+            text,
+            commit: self.head.id.clone(),
+            source,
+            at: self.now(),
+        })
+    }
+
+    /// New runs start with `pin` (a person's act: `init`, `reset --accept-config`).
+    pub fn pin_new_runs(&self, pin: PinnedConfig) {
+        *self.pin_next.borrow_mut() = Some(pin);
+    }
+
+    /// The config `pin` holds.
+    pub fn parse_pin(&self, pin: &PinnedConfig) -> Result<Config> {
+        let Some(text) = &pin.text else {
+            return Ok(Config::default());
+        };
+        let mut config = Config::parse(text, &self.config_path()).map_err(|e| {
+            Error::input(format!(
+                "the config in force ({}) does not parse: {e}; hint: a person accepts a valid {CONFIG_FILE} with `loopguard reset --accept-config`",
+                pin.source.as_str()
+            ))
+        })?;
+        if let Some(guarded) = self.guarded_workflows(&config, pin) {
+            config.rules.constraint.guard(guarded);
+        }
+        Ok(config)
+    }
+
+    /// The workflows to protect under `config`: those that run loopguard at the commit `pin`
+    /// came from, the tree trusted with the config (as the base is in CI), so an agent that
+    /// edits a workflow to drop loopguard trips `constraint` whatever the edited file says.
+    fn guarded_workflows(&self, config: &Config, pin: &PinnedConfig) -> Option<Vec<String>> {
+        let commit = pin
+            .commit
+            .as_ref()
+            .filter(|_| config.rules.constraint.guard_workflows)?;
+        match super::guarded_workflows_at(&self.repo, commit.as_str()) {
+            Ok(guarded) => Some(guarded),
+            Err(e) => {
+                self.warn(&format!(
+                "the commit the config in force came from ({}) cannot be read ({e}): the workflows that run loopguard are not protected, only rules.constraint.protected; hint: a person pins the config again with `loopguard reset --accept-config`",
+                commit.short()
+                ));
+                None
+            }
+        }
+    }
+
+    /// The config a run is judged by: its pinned one (the workspace's when it is the same).
+    pub fn config_of(&self, run: &Run) -> Result<Config> {
+        match &run.pinned_config {
+            Some(pin)
+                if self.pin.as_ref().map(|p| (&p.sha256, &p.commit))
+                    != Some((&pin.sha256, &pin.commit)) =>
+            {
+                self.parse_pin(pin)
+            }
+            _ => Ok(self.config.clone()),
+        }
+    }
+
+    /// The config committed at `commit` (none there: the defaults).
+    fn committed_pin(&self, commit: Option<&CommitId>, source: PinSource) -> PinnedConfig {
+        let text = commit
+            .and_then(|c| self.repo.blob_at(c.as_str(), CONFIG_FILE).ok().flatten())
+            .and_then(|b| String::from_utf8(b).ok())
+            .filter(|t| Config::parse(t, &self.config_path()).is_ok());
+        PinnedConfig {
+            sha256: text.as_deref().map(|t| content_hash(t.as_bytes())),
+            text,
+            commit: commit.cloned(),
+            source,
+            at: self.now(),
+        }
+    }
+
+    /// The config of a run an older loopguard wrote (no pin): the working-tree file when it
+    /// is still the one the run started with, else the file committed where it started.
+    fn legacy_pin(&self, run: &Run) -> PinnedConfig {
+        if let Ok(Some(bytes)) = crate::config_file::read(&self.config_path())
+            && run.trusted_config.as_deref() == Some(content_hash(&bytes).as_str())
+            && let Ok(text) = String::from_utf8(bytes)
+            && Config::parse(&text, &self.config_path()).is_ok()
+        {
+            return PinnedConfig {
+                sha256: Some(content_hash(text.as_bytes())),
+                text: Some(text),
+                commit: run.start_commit.clone(),
+                source: PinSource::Init,
+                at: run.started_at,
+            };
+        }
+        self.committed_pin(run.start_commit.as_ref(), PinSource::Committed)
+    }
+
+    /// Whether the working-tree file is the config in force, and why not.
+    fn compare_worktree(&self, pin: &PinnedConfig) -> Option<Ignored> {
+        let path = self.config_path();
+        match crate::config_file::read(&path) {
+            Err(e) => Some(Ignored {
+                what: "unreadable".to_owned(),
+                why: e.to_string(),
+            }),
+            Ok(None) => pin.text.is_some().then(|| Ignored {
+                what: "missing".to_owned(),
+                why: format!("there is no {CONFIG_FILE} in the working tree"),
+            }),
+            Ok(Some(bytes)) => {
+                let sha = content_hash(&bytes);
+                if pin.sha256.as_deref() == Some(sha.as_str()) {
+                    return None;
+                }
+                let why = match Config::parse_bytes(&bytes, &path) {
+                    Ok(_) => format!(
+                        "{} differs from the config in force",
+                        super::shown(&path, &self.ctx.dir).display()
+                    ),
+                    Err(e) => e.to_string(),
+                };
+                Some(Ignored { what: sha, why })
+            }
+        }
+    }
+
+    /// A run for `branch` (display form) starting at `start`, judged by `pin`.
+    fn fresh_run(
+        &self,
+        now: Timestamp,
+        branch: Option<String>,
+        start: Option<CommitId>,
+        pin: Option<PinnedConfig>,
+    ) -> Run {
+        let mut run = Run::new(Run::make_id(now, branch.as_deref()), branch, now, start);
+        run.trusted_config = pin.as_ref().and_then(|p| p.sha256.clone());
+        run.pinned_config = pin;
+        run
+    }
+
+    /// The run the current branch starts now (it has none): the run it continues, or a
+    /// run of its own.
+    pub fn new_run(&self, now: Timestamp) -> Result<Run> {
+        match self.start_on(self.head.branch_name.as_deref(), self.head.id.as_ref(), now)? {
+            BranchRun::Own(r) | BranchRun::Continues(r) | BranchRun::Fresh(r) => Ok(*r),
+            BranchRun::Unusable(why) => Err(Error::env(why).into()),
+        }
+    }
+
+    /// A new run for the current branch that takes over from `old` (reset, finish): its
+    /// config carries over unless a person pinned another.
+    pub fn next_run(&self, old: &Run, now: Timestamp) -> Run {
+        let pin = self.pin_next.borrow().clone().or_else(|| {
+            old.pinned_config.clone().map(|mut p| {
+                p.source = PinSource::Reset;
+                p
+            })
+        });
+        self.fresh_run(now, self.head.branch.clone(), self.head.id.clone(), pin)
+    }
+
+    /// What the current branch's run is now (read from disk, no lock).
+    pub fn current(&self) -> Result<BranchRun> {
+        self.run_of_branch(self.head.branch_name.as_deref(), self.head.id.as_ref())
+    }
+
+    /// The run of branch `name` (its bytes; `None`: detached HEAD) whose tip is `tip`,
+    /// for reading: its own, the one it continues, or the one it would start (see the
+    /// module docs). Nothing is written.
+    pub fn run_of_branch(&self, name: Option<&[u8]>, tip: Option<&CommitId>) -> Result<BranchRun> {
+        if name == self.head.branch_name.as_deref()
+            && tip == self.head.id.as_ref()
+            && let Some(opened) = self.opened.borrow_mut().take()
+        {
+            return Ok(opened);
+        }
+        let key = branch_key_bytes(name);
+        match self
+            .store
+            .peek_run(&key)
+            .context("cannot read the loopguard state")?
+        {
+            Peeked::Found(run) => return Ok(BranchRun::Own(run)),
+            Peeked::Unusable(why) => return Ok(BranchRun::Unusable(why)),
+            Peeked::Missing => {}
+        }
+        if let Some(run) = self.legacy_run(name, tip)? {
+            return Ok(BranchRun::Own(Box::new(run.0)));
+        }
+        self.start_on(name, tip, self.now())
+    }
+
+    /// The run of a branch whose name is not UTF-8, stored under the key older versions
+    /// gave it, when it is this branch's: its newest recorded commit is in the branch.
+    fn legacy_run(
+        &self,
+        name: Option<&[u8]>,
+        tip: Option<&CommitId>,
+    ) -> Result<Option<(Run, String)>> {
+        let (Some(name), Some(tip)) = (name, tip) else {
+            return Ok(None);
+        };
+        let Some(old) = legacy_key(name) else {
+            return Ok(None);
+        };
+        // A branch really named like the lossy form owns that file.
+        let lossy = String::from_utf8_lossy(name);
+        if self.repo.resolve(&format!("refs/heads/{lossy}")).is_ok() {
+            return Ok(None);
+        }
+        let Ok(Peeked::Found(run)) = self.store.peek_run(&old) else {
+            return Ok(None);
+        };
+        let newest = run
+            .iterations()
+            .iter()
+            .rev()
+            .map(|it| &it.id)
+            .find(|id| id.is_object_id())
+            .or(run.start_commit.as_ref());
+        let ours = match newest {
+            Some(id) => self
+                .repo
+                .is_ancestor(id.as_str(), tip.as_str())
+                .unwrap_or(false),
+            None => false,
+        };
+        Ok(ours.then_some((*run, old)))
+    }
+
+    /// The run a branch with no run of its own starts: see the module docs.
+    fn start_on(
+        &self,
+        name: Option<&[u8]>,
+        tip: Option<&CommitId>,
+        now: Timestamp,
+    ) -> Result<BranchRun> {
+        let key = branch_key_bytes(name);
+        let branch = name.map(|n| String::from_utf8_lossy(n).into_owned());
+        let runs: Vec<Run> = self
+            .store
+            .runs()
+            .into_iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(_, r)| r)
+            .collect();
+        let fork = match tip {
+            Some(tip) => self.fork_point(tip, &runs)?,
+            None => None,
+        };
+        let next = self.pin_next.borrow().clone();
+        let repository = |found: Option<&Run>| {
+            found
+                .and_then(|r| r.pinned_config.clone())
+                .or_else(|| self.store.accepted_config())
+                .map(|mut p| {
+                    p.source = PinSource::Repository;
+                    p
+                })
+        };
+        Ok(match fork {
+            Some(f) if f.recorded && continues(&runs[f.run]) => BranchRun::Continues(Box::new(
+                runs[f.run].continued_as(Run::make_id(now, branch.as_deref()), branch, f.commit),
+            )),
+            Some(f) => {
+                let pin = next
+                    .or_else(|| repository(Some(&runs[f.run])))
+                    .unwrap_or_else(|| self.committed_pin(Some(&f.commit), PinSource::Committed));
+                BranchRun::Fresh(Box::new(self.fresh_run(
+                    now,
+                    branch,
+                    Some(f.commit),
+                    Some(pin),
+                )))
+            }
+            None => {
+                let pin = next
+                    .or_else(|| repository(None))
+                    .unwrap_or_else(|| self.committed_pin(tip, PinSource::Committed));
+                BranchRun::Fresh(Box::new(self.fresh_run(
+                    now,
+                    branch,
+                    tip.cloned(),
+                    Some(pin),
+                )))
+            }
+        })
+    }
+
+    /// Walking first parents from `tip`, the nearest commit one of `runs` recorded or
+    /// started at.
+    fn fork_point(&self, tip: &CommitId, runs: &[Run]) -> Result<Option<Fork>> {
+        let mut known: HashMap<&CommitId, (usize, bool)> = HashMap::new();
+        for (i, run) in runs.iter().enumerate() {
+            if let Some(start) = &run.start_commit {
+                known.entry(start).or_insert((i, false));
+            }
+        }
+        for (i, run) in runs.iter().enumerate() {
+            for it in run.iterations() {
+                let entry = known.entry(&it.id).or_insert((i, true));
+                // Several runs recorded it (one continues another): the one not closed.
+                if !entry.1 || (!continues(&runs[entry.0]) && continues(run)) {
+                    *entry = (i, true);
+                }
+            }
+        }
+        if known.is_empty() {
+            return Ok(None);
+        }
+        let mut id = tip.clone();
+        for _ in 0..WALK_LIMIT {
+            if let Some(&(run, recorded)) = known.get(&id) {
+                return Ok(Some(Fork {
+                    commit: id,
+                    run,
+                    recorded,
+                }));
+            }
+            match self.first_parent(&id) {
+                Some(p) => id = p,
+                None => break,
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first parent of `id`; `None` for a root, and at a shallow boundary or a
+    /// missing commit (the walk ends there, as in git).
+    fn first_parent(&self, id: &CommitId) -> Option<CommitId> {
+        self.repo.parents(id).ok()?.into_iter().next()
+    }
+
+    /// Reads the current branch's run without locking (writers replace files atomically).
+    /// A state that cannot be used is an input error saying why (the next hook sets it
+    /// aside and rebuilds the run).
+    pub fn read_run(&self) -> Result<Option<Run>> {
+        match self.current()? {
+            BranchRun::Unusable(why) => Err(Error::input(format!(
+                "{why}; hint: the next hook sets it aside and rebuilds the run from git history, or run `loopguard reset`"
+            ))
+            .into()),
+            other => Ok(other.into_run()),
+        }
+    }
+
+    /// The run the current branch starts now: from its start, or the one it continues.
+    fn start_run(&self, now: Timestamp) -> Result<(Run, Option<String>)> {
+        if let Some((run, old)) =
+            self.legacy_run(self.head.branch_name.as_deref(), self.head.id.as_ref())?
+        {
+            self.note(&format!(
+                "loopguard: the run of this branch was kept under {}, the name older versions gave it; it moves to {}",
+                crate::sanitize::printable(&old),
+                crate::sanitize::printable(&self.key)
+            ));
+            return Ok((run, Some(old)));
+        }
+        let run = self.new_run(now)?;
+        if let Some(from) = &run.inherited {
+            let branch = self.head.branch.as_deref().unwrap_or("(detached HEAD)");
+            self.note(&format!(
+                "loopguard: {} starts from {} of the run {} ({}), whose breaker is {}: it continues that run",
+                crate::sanitize::printable(branch),
+                from.at.short(),
+                from.run,
+                crate::sanitize::printable(from.branch.as_deref().unwrap_or("(detached)")),
+                run.breaker().state()
+            ));
+        }
+        Ok((run, None))
+    }
+
+    /// Locks the store, finishes what a writer that died left, loads (or starts, or
+    /// rebuilds) the run, lets `f` change it, and writes it with the events `f` returns,
+    /// as one change (see `store.rs`). Nothing is written when `f` fails.
     pub fn with_run<T>(
         &self,
         now: Timestamp,
         f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
+        self.opened.borrow_mut().take();
         let _lock = self
             .store
             .lock(self.ctx.env.lock_timeout())
             .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
         let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
-        let mut exists = false;
-        let mut run = match self
+        let recovered = self
             .store
-            .load_run(&self.key, &tag)
-            .with_context(|| format!("cannot read {}", self.store.run_path(&self.key).display()))?
-        {
-            Loaded::Found(run) => {
-                exists = true;
-                *run
-            }
-            Loaded::Missing => self.new_run(now),
-            Loaded::SetAside { kept, why } => {
-                self.warn(&format!(
-                    "{} could not be used: {why}; it was kept as {} and the run is rebuilt from git history",
-                    self.store.run_path(&self.key).display(),
-                    kept.display()
-                ));
-                self.rebuild(now)?
-            }
-        };
-        let before = exists.then(|| run.clone());
-        let (value, events) = f(&mut run)?;
-        if before.as_ref() != Some(&run) {
-            self.store.save_run(&self.key, &run).with_context(|| {
-                format!("cannot write {}", self.store.run_path(&self.key).display())
-            })?;
+            .recover(&self.key, &tag)
+            .context("cannot finish the change a loopguard that stopped left")?;
+        for why in &recovered.set_aside {
+            self.warn(why);
         }
-        self.store
-            .append_events(&self.key, &events)
-            .context("cannot append to the event log")?;
+        let mut migrated = None;
+        let mut before = None;
+        let mut run =
+            match self.store.load_run(&self.key, &tag).with_context(|| {
+                format!("cannot read {}", self.store.run_path(&self.key).display())
+            })? {
+                Loaded::Found(run) => {
+                    before = Some((*run).clone());
+                    *run
+                }
+                Loaded::Missing => {
+                    let (run, old) = self.start_run(now)?;
+                    migrated = old;
+                    run
+                }
+                Loaded::SetAside { kept, why } => {
+                    self.warn(&format!(
+                        "{why}; it was kept as {} and the run is rebuilt from git history",
+                        kept.display()
+                    ));
+                    self.rebuild(now)?
+                }
+            };
+        if run.pinned_config.is_none() {
+            run.pinned_config = self.pin.clone();
+        }
+        let mut events = Vec::new();
+        if let Some(ig) = &self.ignored {
+            events.extend(run.config_ignored(&ig.what, self.ignored_message(ig), now));
+        }
+        let (value, more) = f(&mut run)?;
+        events.extend(more);
+        if before.as_ref() != Some(&run) || !events.is_empty() {
+            let start = before
+                .as_ref()
+                .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
+                .then(|| StartRecord::of(&run));
+            let report = events
+                .iter()
+                .any(|e| ends_run(e.kind))
+                .then(|| self.render_report(&run, &events))
+                .transpose()?;
+            self.store
+                .commit(
+                    &self.key,
+                    Change {
+                        run: &run,
+                        events: &events,
+                        start,
+                        report,
+                    },
+                )
+                .with_context(|| {
+                    format!(
+                        "cannot write the loopguard state in {}",
+                        self.store.dir().display()
+                    )
+                })?;
+        }
+        if let Some(old) = migrated {
+            let from = self.store.run_path(&old);
+            // The run is under its new key now (with its marker): the old key's goes.
+            if std::fs::rename(&from, from.with_extension(format!("json.migrated-{tag}"))).is_ok()
+                && let Err(e) = self.store.forget_open(&old)
+            {
+                self.warn(&format!("cannot clear the open marker of {old}: {e}"));
+            }
+        }
         Ok(value)
+    }
+
+    /// The report of `run` after `events` (the log so far and these).
+    fn render_report(&self, run: &Run, events: &[Event]) -> Result<(String, String)> {
+        let (mut log, _) = self.store.read_events(&self.key).unwrap_or_default();
+        log.extend(events.iter().cloned());
+        let config = self.config_of(run)?;
+        let s = status_of(&config, run, &log, self.now());
+        Ok((run.id.clone(), markdown::report(&s)))
     }
 
     /// A run that `finish` ended is kept in `runs/ended/` and a new one starts: the next
@@ -180,42 +716,152 @@ impl<'c> Workspace<'c> {
             .join("runs")
             .join("ended")
             .join(format!("{}.json", run.id));
-        crate::store::write_atomic(&path, &serde_json::to_vec_pretty(run)?)?;
-        *run = self.new_run(now);
+        self.store
+            .write_atomic(&path, &serde_json::to_vec_pretty(run)?)?;
+        *run = self.next_run(run, now);
         Ok(())
     }
 
-    /// The run as git history shows it: the branch's own commits, judged from scratch as
-    /// the hooks would have.
+    /// Commits made after the run's last recorded one that no hook recorded (hooks off,
+    /// `--no-verify` on a merge, a crash), from `from` back, oldest first. Follows first
+    /// parents to the nearest commit the run knows (recorded, or where it started), so a
+    /// merge brings in the merge commit (context), not the other branch's commits. Cheap in
+    /// the usual case: `from` is already known and nothing is read.
+    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Vec<Iteration>> {
+        let known =
+            |id: &CommitId| run.position(id).is_some() || run.start_commit.as_ref() == Some(id);
+        let mut chain: Vec<CommitId> = Vec::new();
+        let mut next = from;
+        let reached = loop {
+            let Some(id) = next.take() else {
+                // The root: reached when the run started before the first commit.
+                break run.start_commit.is_none();
+            };
+            if known(&id) {
+                break true;
+            }
+            if chain.len() == WALK_LIMIT {
+                break false;
+            }
+            next = self.first_parent(&id);
+            chain.push(id);
+        };
+        if chain.is_empty() {
+            return Ok(Vec::new());
+        }
+        if !reached {
+            self.warn(&format!(
+                "{} commit(s) before HEAD do not lead back to what the run recorded (history was replaced, or more than {WALK_LIMIT} commits were made with the hooks off); they are not recorded",
+                if chain.len() == WALK_LIMIT {
+                    format!("more than {WALK_LIMIT}")
+                } else {
+                    chain.len().to_string()
+                }
+            ));
+            return Ok(Vec::new());
+        }
+        chain.reverse();
+        let mut missed = self.repo.iterations(&chain)?;
+        for it in &mut missed {
+            self.classify_setup(run, it);
+        }
+        self.note(&format!(
+            "loopguard: {} commit(s) that no hook recorded are recorded now",
+            missed.len()
+        ));
+        Ok(missed)
+    }
+
+    /// The run as git history shows it, judged from scratch as the hooks would have: from
+    /// where it started (its start record, which survives a corrupt run file) to HEAD,
+    /// with the same id and config.
     pub fn rebuild(&self, now: Timestamp) -> Result<Run> {
-        let fresh = self.new_run(now);
-        let Some(head) = &self.head.id else {
+        self.rebuild_branch(self.head.branch_name.as_deref(), self.head.id.as_ref(), now)
+    }
+
+    /// [`Workspace::rebuild`] for branch `name` at `tip`.
+    pub fn rebuild_branch(
+        &self,
+        name: Option<&[u8]>,
+        tip: Option<&CommitId>,
+        now: Timestamp,
+    ) -> Result<Run> {
+        let key = branch_key_bytes(name);
+        let fresh = match self.store.read_start(&key) {
+            Some(s) => {
+                let mut run = Run::new(s.run, s.branch, s.started_at, s.start_commit);
+                run.trusted_config = s.pinned_config.as_ref().and_then(|p| p.sha256.clone());
+                run.pinned_config = s.pinned_config;
+                run.inherited = s.inherited;
+                run
+            }
+            None => {
+                self.warn(
+                    "where the run started is not recorded (a state from an older loopguard): the rebuild takes the branch's own commits",
+                );
+                match self.start_on(name, tip, now)? {
+                    BranchRun::Own(r) | BranchRun::Continues(r) | BranchRun::Fresh(r) => {
+                        let mut run = *r;
+                        run.start_commit = None;
+                        run
+                    }
+                    BranchRun::Unusable(why) => return Err(Error::env(why).into()),
+                }
+            }
+        };
+        let Some(head) = tip else {
             return Ok(fresh);
         };
-        let limit = self.config.rules.budget.max_iterations as usize + 1;
-        let ids = self
-            .repo
-            .branch_commits(head, self.head.branch.as_deref(), limit)?;
+        let config = self.config_of(&fresh)?;
+        let limit = config.rules.budget.max_iterations as usize + 1;
+        let ids = match &fresh.start_commit {
+            Some(start) => self.first_parents_to(head, start, limit)?,
+            None => self.repo.branch_commits(
+                head,
+                name.map(String::from_utf8_lossy).as_deref(),
+                limit,
+            )?,
+        };
         let mut history = self.repo.iterations(&ids)?;
         for it in &mut history {
             self.classify_setup(&fresh, it);
         }
-        let start_commit = history
-            .first()
-            .and_then(|it| it.parents.as_ref())
-            .and_then(|p| p.first().cloned());
-        let judged = judge(&self.config, history, &fresh.id, now);
+        let judged = judge(&config, history, &fresh.id, now);
         let mut run = judged.run;
         run.id = fresh.id;
         run.branch = fresh.branch;
         run.started_at = fresh.started_at;
-        run.start_commit = start_commit;
+        run.start_commit = fresh.start_commit;
         run.trusted_config = fresh.trusted_config;
+        run.pinned_config = fresh.pinned_config;
+        run.inherited = fresh.inherited;
         Ok(run)
     }
 
+    /// The commits after `start` up to `head` by first parents, oldest first, at most the
+    /// `limit` newest (all of the branch's when `start` is not on the way).
+    fn first_parents_to(
+        &self,
+        head: &CommitId,
+        start: &CommitId,
+        limit: usize,
+    ) -> Result<Vec<CommitId>> {
+        let mut chain = Vec::new();
+        let mut next = Some(head.clone());
+        while let Some(id) = next {
+            if &id == start || chain.len() == WALK_LIMIT {
+                break;
+            }
+            next = self.first_parent(&id);
+            chain.push(id);
+        }
+        chain.truncate(limit);
+        chain.reverse();
+        Ok(chain)
+    }
+
     /// A commit that only adds or updates `.loopguard.yml` to exactly the content the run
-    /// started with is the maintainer setting the guard up, not an agent loosening it:
+    /// is judged by is the maintainer setting the guard up, not an agent loosening it:
     /// context.
     pub fn classify_setup(&self, run: &Run, it: &mut Iteration) {
         let Some(trusted) = &run.trusted_config else {
@@ -231,16 +877,36 @@ impl<'c> Workspace<'c> {
                 .blob_at(it.id.as_str(), CONFIG_FILE)
                 .ok()
                 .flatten()
-                .is_some_and(|b| &super::content_hash(&b) == trusted)
+                .is_some_and(|b| &content_hash(&b) == trusted)
         {
             it.kind = Some(IterationKind::Context);
         }
     }
 
-    /// The status document of a run (its cooldown applied as of now).
+    /// The status document of a run (its cooldown applied as of now), by the workspace's
+    /// config.
     pub fn status(&self, run: &Run, events: &[Event]) -> Status {
-        let mut now = run.clone();
-        now.tick(&self.config, self.now());
-        Status::of_run(&self.config, &now, events)
+        status_of(&self.config, run, events, self.now())
     }
+}
+
+/// The status document of `run` by `config`, its cooldown applied at `now`.
+pub fn status_of(config: &Config, run: &Run, events: &[Event], now: Timestamp) -> Status {
+    let mut at_now = run.clone();
+    at_now.tick(config, now);
+    Status::of_run(config, &at_now, events)
+}
+
+/// Whether a run with this breaker is continued by a branch started from its commits: it
+/// is not closed (open, half-open or aborted) and not finished.
+fn continues(run: &Run) -> bool {
+    run.breaker().state() != State::Closed && !run.is_finished()
+}
+
+/// Events after which the run's report is written.
+fn ends_run(kind: EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Trip | EventKind::Reopen | EventKind::Finish | EventKind::Escalate
+    )
 }

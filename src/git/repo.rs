@@ -16,8 +16,12 @@ use crate::iteration::{CommitId, Iteration};
 pub struct Head {
     /// The commit `HEAD` points at; `None` on an unborn branch (no commit yet).
     pub id: Option<CommitId>,
-    /// The branch `HEAD` is on, short form (`main`); `None` when detached.
+    /// The branch `HEAD` is on, short form (`main`), for display: a name that is not UTF-8
+    /// is shown lossily; `None` when detached.
     pub branch: Option<String>,
+    /// The branch's short name as git has it, every byte (what the store's keys are made
+    /// of); `None` when detached.
+    pub branch_name: Option<Vec<u8>>,
     pub detached: bool,
 }
 
@@ -133,8 +137,8 @@ impl Repo {
             .flatten()
             .filter(|p| !p.as_os_str().is_empty());
         match configured {
-            Some(path) if path.is_absolute() => path,
-            Some(path) => self.workdir.as_deref().unwrap_or(&self.git_dir).join(path),
+            Some(path) if path.is_absolute() => absolute(&path),
+            Some(path) => absolute(&self.workdir.as_deref().unwrap_or(&self.git_dir).join(path)),
             None => self.common_dir.join("hooks"),
         }
     }
@@ -145,30 +149,51 @@ impl Repo {
             .repo
             .head()
             .map_err(|e| GitError::other("cannot read HEAD", e))?;
-        let short = |name: &gix::refs::FullNameRef| {
+        let short = |name: &gix::refs::FullNameRef| -> Vec<u8> {
             let name = name.as_bstr();
-            name.strip_prefix(b"refs/heads/")
-                .unwrap_or(name)
-                .to_str_lossy()
-                .into_owned()
+            name.strip_prefix(b"refs/heads/").unwrap_or(name).to_vec()
+        };
+        let on = |id: Option<CommitId>, name: Vec<u8>| Head {
+            id,
+            branch: Some(name.to_str_lossy().into_owned()),
+            branch_name: Some(name),
+            detached: false,
         };
         Ok(match head.kind {
-            gix::head::Kind::Symbolic(r) => Head {
-                id: r.target.try_id().map(|id| cid(&id.to_owned())),
-                branch: Some(short(r.name.as_ref())),
-                detached: false,
-            },
-            gix::head::Kind::Unborn(name) => Head {
-                id: None,
-                branch: Some(short(name.as_ref())),
-                detached: false,
-            },
+            gix::head::Kind::Symbolic(r) => on(
+                r.target.try_id().map(|id| cid(&id.to_owned())),
+                short(r.name.as_ref()),
+            ),
+            gix::head::Kind::Unborn(name) => on(None, short(name.as_ref())),
             gix::head::Kind::Detached { target, peeled } => Head {
                 id: Some(cid(&peeled.unwrap_or(target))),
                 branch: None,
+                branch_name: None,
                 detached: true,
             },
         })
+    }
+
+    /// The commit branch `name` (its bytes after `refs/heads/`, which need not be UTF-8)
+    /// points at; `None` when there is no such branch.
+    pub fn branch_tip(&self, name: &[u8]) -> Result<Option<CommitId>, GitError> {
+        let mut full = b"refs/heads/".to_vec();
+        full.extend_from_slice(name);
+        let full = gix::bstr::BString::from(full);
+        let Ok(partial) = <&gix::refs::PartialNameRef>::try_from(full.as_bstr()) else {
+            return Ok(None);
+        };
+        let found = self
+            .repo
+            .try_find_reference(partial)
+            .map_err(|e| GitError::other("cannot read the branch", e))?;
+        let Some(mut reference) = found else {
+            return Ok(None);
+        };
+        let id = reference
+            .peel_to_id()
+            .map_err(|e| GitError::other("cannot read the branch", e))?;
+        Ok(Some(cid(&id.detach())))
     }
 
     /// Whether history is cut short (a `--depth` clone).
@@ -337,6 +362,18 @@ impl Repo {
         tips.sort();
         tips.dedup();
         Ok(tips)
+    }
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors (`git merge-base
+    /// --is-ancestor`).
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
+        let (a, d) = (self.commit_id(ancestor)?, self.commit_id(descendant)?);
+        if a == d {
+            return Ok(true);
+        }
+        // What `ancestor` reaches and `descendant` does not: nothing when it is an ancestor.
+        let mut graph = Graph::new(&self.repo, &self.shallow);
+        Ok(graph.reachable(&[a], &[d])?.is_empty())
     }
 
     /// The parents of commit `rev`, first parent first (cheap: reads one commit, no diff).

@@ -250,6 +250,50 @@ impl TestRepo {
         self.head()
     }
 
+    /// Stages everything and commits with the hooks off (`-c core.hooksPath=/dev/null`), as
+    /// an agent dodging the guard would; returns the new commit id.
+    pub fn commit_hooks_off(&self, message: &str) -> String {
+        self.tick();
+        self.git(&["-c", "core.hooksPath=/dev/null", "add", "-A"]);
+        self.git(&[
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            message,
+        ]);
+        self.head()
+    }
+
+    /// Commits what is staged (nothing is added) and hands back git's output, refused or
+    /// not: for commits a hook may refuse.
+    pub fn try_commit_staged(&self, message: &str) -> Output {
+        self.tick();
+        self.try_git(&["commit", "-q", "--allow-empty", "-m", message])
+    }
+
+    /// Runs git with arguments that need not be UTF-8 (branch names with any bytes);
+    /// hands back its output whatever the status.
+    pub fn try_git_os(&self, args: &[&OsStr]) -> Output {
+        self.command("git").args(args).output().expect("git runs")
+    }
+
+    /// [`TestRepo::try_git_os`], panicking when git fails.
+    pub fn git_os(&self, args: &[&OsStr]) -> String {
+        let out = self.try_git_os(args);
+        assert!(
+            out.status.success(),
+            "git {:?} failed ({}):\n{}{}",
+            args,
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+    }
+
     /// An empty commit (no change at all).
     pub fn commit_empty(&self, message: &str) -> String {
         self.tick();

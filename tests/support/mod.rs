@@ -20,6 +20,7 @@ pub mod gitrepo;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 pub use gitrepo::TestRepo;
 use serde_json::Value;
@@ -50,7 +51,11 @@ pub fn lg(repo: &TestRepo) -> Lg {
     let mut cmd = repo.command(bin());
     // A test never answers the interactive prompt.
     cmd.env("LOOPGUARD_NO_PROMPT", "1");
-    Lg { cmd, stdin: None }
+    Lg {
+        cmd,
+        stdin: None,
+        limit: None,
+    }
 }
 
 /// `loopguard …` outside any test repository, in `dir` (git's variables of the caller
@@ -63,13 +68,19 @@ pub fn lg_at(dir: &Path) -> Lg {
         }
     }
     cmd.current_dir(dir).env("LOOPGUARD_NO_PROMPT", "1");
-    Lg { cmd, stdin: None }
+    Lg {
+        cmd,
+        stdin: None,
+        limit: None,
+    }
 }
 
 /// One invocation of the binary, built up and then [`Lg::run`].
 pub struct Lg {
     cmd: Command,
     stdin: Option<Vec<u8>>,
+    /// Killed (with everything it started) when it runs longer: see [`Lg::within`].
+    limit: Option<Duration>,
 }
 
 impl Lg {
@@ -108,8 +119,19 @@ impl Lg {
         self
     }
 
+    /// Kills the command, and every process it started, when it runs longer than `limit`
+    /// (a read that blocks forever); [`Ran::code`] is then `None` and [`Ran::timed_out`]
+    /// says so.
+    pub fn within(mut self, limit: Duration) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
     pub fn run(mut self) -> Ran {
         use std::io::Write;
+        if let Some(limit) = self.limit {
+            return run_within(self.cmd, self.stdin, limit);
+        }
         self.cmd.stdin(if self.stdin.is_some() {
             Stdio::piped()
         } else {
@@ -127,6 +149,7 @@ impl Lg {
             code: out.status.code(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            timed_out: false,
         }
     }
 }
@@ -172,10 +195,73 @@ impl Lg {
             code: status.code(),
             stdout: out.join().expect("stdout drained"),
             stderr: err.join().expect("stderr drained"),
+            timed_out: false,
         };
         // Linux reports ru_maxrss in KiB.
         (ran, u64::try_from(usage.ru_maxrss).unwrap_or(0))
     }
+}
+
+/// Runs `cmd` in its own process group and kills the group when it outlives `limit`, so a
+/// hook blocked on a FIFO cannot hold the test (or the pipes) forever.
+pub fn run_within(mut cmd: Command, stdin: Option<Vec<u8>>, limit: Duration) -> Ran {
+    use std::io::{Read, Write};
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("the command starts");
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().expect("a piped stdin");
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped")));
+    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let deadline = Instant::now() + limit;
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the command") {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            timed_out = true;
+            let group = format!("-{}", child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ran {
+        code: status.and_then(|s| s.code()),
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+        timed_out,
+    }
+}
+
+/// `git ARGS` in `repo` (hooks and all), killed when it outlives `limit`.
+pub fn git_within(repo: &TestRepo, args: &[&str], limit: Duration) -> Ran {
+    let mut cmd = repo.command("git");
+    cmd.args(args);
+    run_within(cmd, None, limit)
 }
 
 /// What one invocation left. The assertions return `self`, so they chain.
@@ -185,9 +271,22 @@ pub struct Ran {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
+    /// Killed by [`Lg::within`]'s limit.
+    pub timed_out: bool,
 }
 
 impl Ran {
+    /// It ended by itself before its limit.
+    #[track_caller]
+    pub fn finished(self) -> Self {
+        assert!(
+            !self.timed_out,
+            "still running at its limit (killed)\nstdout: {}\nstderr: {}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
     /// Exit 0, or a panic that shows everything.
     #[track_caller]
     pub fn ok(self) -> Self {

@@ -108,6 +108,9 @@ pub enum EventKind {
     Finish,
     /// Escalation handed out the next model, which starts with fresh counters.
     Escalate,
+    /// The config in the working tree differs from the one the run is judged by and was
+    /// ignored (no transition: the record that someone tried).
+    ConfigIgnored,
 }
 
 impl EventKind {
@@ -122,6 +125,7 @@ impl EventKind {
             EventKind::Warn => "warn",
             EventKind::Finish => "finish",
             EventKind::Escalate => "escalate",
+            EventKind::ConfigIgnored => "config_ignored",
         }
     }
 

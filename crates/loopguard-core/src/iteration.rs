@@ -43,6 +43,12 @@ pub struct Iteration {
     /// Test evidence attached to this iteration (`run`, `ingest`, CI).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<TestEvidence>,
+    /// Test runs on earlier versions of this commit, oldest first: evidence that an amend
+    /// or a rebase which changed the tree left behind. Each was an attempt for the evidence
+    /// rules (`same_error` counts it), none is an attempt for the commit rules: the
+    /// rewrite is still one commit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub superseded_tests: Vec<TestEvidence>,
     /// Whether the iteration claims completion; when absent it is derived from `message`
     /// with the configured `completion_patterns`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,6 +273,7 @@ impl Iteration {
             files: None,
             message: None,
             test: None,
+            superseded_tests: Vec::new(),
             claims_done: None,
             at: None,
             whitespace_only: None,
@@ -274,6 +281,47 @@ impl Iteration {
             kind: None,
             interventions: Vec::new(),
         }
+    }
+
+    /// Every test run of this iteration, newest first: its evidence, then the runs on its
+    /// earlier versions ([`Iteration::superseded_tests`]).
+    pub fn test_runs(&self) -> impl Iterator<Item = &TestEvidence> {
+        self.test.iter().chain(self.superseded_tests.iter().rev())
+    }
+
+    /// The iteration `new` rewrites this one into (an amend, a rebase): `new` keeps this
+    /// one's kind and interventions. The test evidence follows the tree: with the same
+    /// tree (a reword) it still holds; with another tree it was evidence about an earlier
+    /// version and is kept as such ([`Iteration::superseded_tests`]). Unknown trees are
+    /// taken as unchanged.
+    pub fn rewritten_as(&self, mut new: Iteration) -> Iteration {
+        new.kind = self.kind;
+        new.interventions = self.interventions.clone();
+        self.hand_evidence_to(&mut new);
+        new
+    }
+
+    /// Passes this iteration's test evidence on to `new`, its rewrite (see
+    /// [`Iteration::rewritten_as`]); evidence `new` has of its own stays its own.
+    pub fn hand_evidence_to(&self, new: &mut Iteration) {
+        let mut superseded = self.superseded_tests.clone();
+        let same_tree = match (&self.tree, &new.tree) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let mut current = None;
+        if same_tree {
+            current = self.test.clone();
+        } else {
+            superseded.extend(self.test.clone());
+        }
+        if let Some(own) = new.test.take() {
+            superseded.extend(current.take());
+            current = Some(own);
+        }
+        superseded.append(&mut new.superseded_tests);
+        new.superseded_tests = superseded;
+        new.test = current;
     }
 
     /// The first line of the message.

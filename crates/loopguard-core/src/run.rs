@@ -60,6 +60,18 @@ pub struct Run {
     pub trusted_config: Option<String>,
     #[serde(default)]
     pub usage: RunUsage,
+    /// The config this run is judged by, fixed when it started (see [`PinnedConfig`]);
+    /// `None` in a run an older loopguard wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned_config: Option<PinnedConfig>,
+    /// The run this one continues: the branch started from one of that run's commits
+    /// while its breaker was not closed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inherited: Option<Inherited>,
+    /// What of the working-tree config was ignored last (its digest, or why it could not
+    /// be read), so each edit is recorded once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignored_config: Option<String>,
     /// The facts of the iterations so far (derived, never stored).
     #[serde(skip)]
     facts: FactsLog,
@@ -81,6 +93,9 @@ impl PartialEq for Run {
             &self.breaker,
             &self.trusted_config,
             &self.usage,
+            &self.pinned_config,
+            &self.inherited,
+            &self.ignored_config,
         ) == (
             other.format,
             &other.id,
@@ -91,8 +106,78 @@ impl PartialEq for Run {
             &other.breaker,
             &other.trusted_config,
             &other.usage,
+            &other.pinned_config,
+            &other.inherited,
+            &other.ignored_config,
         )
     }
+}
+
+/// The config a run is judged by. Locally an agent can edit `.loopguard.yml` in the working
+/// tree at will, so the config in force is fixed when the run starts: the file a person
+/// set up (`init`) or accepted (`reset --accept-config`), carried over by `reset`, taken
+/// from the run a branch continues, or for a new branch the one last accepted in the
+/// repository. Editing the file changes nothing until a person accepts it; committing a
+/// change to it trips `constraint`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedConfig {
+    /// The file's text; `None` when there was no file (the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// sha256 hex of the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// The commit it was read from, or HEAD when a person accepted the file in the working
+    /// tree: the commit whose other guarded files (workflows) are trusted with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<CommitId>,
+    pub source: PinSource,
+    /// When it was fixed.
+    pub at: Timestamp,
+}
+
+/// How a config came to be in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PinSource {
+    /// A person ran `loopguard init`: the file in the working tree.
+    Init,
+    /// A person ran `loopguard reset --accept-config`: the file in the working tree.
+    Accepted,
+    /// `loopguard reset` carried the previous run's config over.
+    Reset,
+    /// The branch continues another run (see [`Inherited`]), and its config.
+    Inherited,
+    /// A new branch: the config last set up or accepted in this repository.
+    Repository,
+    /// No config was ever accepted here (a state an older loopguard wrote): the file as
+    /// committed.
+    Committed,
+}
+
+impl PinSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PinSource::Init => "init",
+            PinSource::Accepted => "accepted",
+            PinSource::Reset => "reset",
+            PinSource::Inherited => "inherited",
+            PinSource::Repository => "repository",
+            PinSource::Committed => "committed",
+        }
+    }
+}
+
+/// Where a run that continues another started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inherited {
+    /// The run it continues.
+    pub run: String,
+    /// That run's branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The commit of that run the branch started from.
+    pub at: CommitId,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -225,9 +310,53 @@ impl Run {
             breaker: Breaker::default(),
             trusted_config: None,
             usage: RunUsage::default(),
+            pinned_config: None,
+            inherited: None,
+            ignored_config: None,
             facts: FactsLog::default(),
             filter: None,
         }
+    }
+
+    /// This run, continued under another name: a branch started from its commit `at`
+    /// while its breaker was not closed. Everything carries over (iterations, breaker,
+    /// usage, config) so the loop cannot go on under a new name; the new run has its own
+    /// id and branch.
+    pub fn continued_as(&self, id: String, branch: Option<String>, at: CommitId) -> Run {
+        let mut run = self.clone();
+        run.inherited = Some(Inherited {
+            run: self.id.clone(),
+            branch: self.branch.clone(),
+            at,
+        });
+        run.id = id;
+        run.branch = branch;
+        if let Some(pin) = &mut run.pinned_config {
+            pin.source = PinSource::Inherited;
+        }
+        run
+    }
+
+    /// The config in the working tree differs from the one in force (`what`: its digest,
+    /// or why it could not be read) and is ignored: the event that records it, once per
+    /// distinct `what`.
+    pub fn config_ignored(&mut self, what: &str, why: String, now: Timestamp) -> Option<Event> {
+        if self.ignored_config.as_deref() == Some(what) {
+            return None;
+        }
+        self.ignored_config = Some(what.to_owned());
+        let state = self.breaker.state();
+        Some(Event {
+            at: now,
+            run: self.id.clone(),
+            kind: EventKind::ConfigIgnored,
+            from: state,
+            to: state,
+            rule: None,
+            reason: Some(why),
+            iteration: self.iterations.last().map(|it| it.id.clone()),
+            terminal_status: self.breaker.terminal_status(),
+        })
     }
 
     /// A run id: the start time and the branch, readable and unique enough per clone.
@@ -546,6 +675,9 @@ impl Run {
             Some(i) => {
                 let old = &self.iterations[i];
                 it.test = it.test.or_else(|| old.test.clone());
+                if it.superseded_tests.is_empty() {
+                    it.superseded_tests = old.superseded_tests.clone();
+                }
                 it.kind = old.kind.or(it.kind);
                 if it.interventions.is_empty() {
                     it.interventions = old.interventions.clone();
@@ -595,8 +727,12 @@ impl Run {
     }
 
     /// Replaces rewritten iterations (rebase, amend) by their new commits, keeping their
-    /// kind, test evidence and interventions, and their place: a rewrite is never a new
-    /// attempt. Returns the number of iterations rewritten.
+    /// kind, interventions and place: a rewrite is never a new attempt for the commit
+    /// rules. Test evidence follows the tree (see [`Iteration::rewritten_as`]): a rewrite
+    /// that changed the tree keeps the evidence of the earlier version as a test run of its
+    /// own, so an amend loop that fails the same way each time is the same failure again
+    /// for `same_error`; a reword keeps it as it is. Returns the number of iterations
+    /// rewritten.
     pub fn rewrite(
         &mut self,
         config: &Config,
@@ -606,23 +742,22 @@ impl Run {
         let mut n = 0;
         let mut first = self.iterations.len();
         for (old, new) in rewritten {
-            if self.position(&new.id).is_some() {
-                // Already recorded (post-commit during an amend): drop the stale old one.
+            if let Some(j) = self.position(&new.id) {
+                // Already recorded (post-commit during an amend): drop the stale old one,
+                // handing its evidence on.
                 if old != new.id
                     && let Some(i) = self.position(&old)
                 {
-                    self.iterations.remove(i);
-                    first = first.min(i);
+                    let stale = self.iterations.remove(i);
+                    let j = if i < j { j - 1 } else { j };
+                    stale.hand_evidence_to(&mut self.iterations[j]);
+                    first = first.min(i.min(j));
                     n += 1;
                 }
                 continue;
             }
             if let Some(i) = self.position(&old) {
-                let prev = &self.iterations[i];
-                let kept = (prev.kind, prev.test.clone(), prev.interventions.clone());
-                let mut it = new;
-                (it.kind, it.test, it.interventions) = kept;
-                self.iterations[i] = it;
+                self.iterations[i] = self.iterations[i].rewritten_as(new);
                 first = first.min(i);
                 n += 1;
             }

@@ -142,16 +142,16 @@ impl PrView<'_> {
 
     fn what_now(&self) -> String {
         let s = self.s();
-        let label = inline(self.label);
+        let label = code_span(self.label, false);
         match (s.state, s.rule) {
             (State::Open, _) if s.aborted => {
                 "**What now:** the run was aborted (`on_trip.action: abort`); a maintainer takes over.\n".to_owned()
             }
             (State::Open, Some(RuleName::Constraint)) => format!(
-                "**What now:** the agent changed what guards it (the protected paths, or test skips or deletions). A maintainer reviews the change and removes the `{label}` label to let the agent go on.\n"
+                "**What now:** the agent changed what guards it (the protected paths, or test skips or deletions). A maintainer reviews the change and removes the {label} label to let the agent go on.\n"
             ),
             (State::Open, _) => format!(
-                "**What now:** a push that mends the failure (tests pass, or a different failure) closes the breaker by itself. Removing the `{label}` label lets the agent try again: the next push decides.\n"
+                "**What now:** a push that mends the failure (tests pass, or a different failure) closes the breaker by itself. Removing the {label} label lets the agent try again: the next push decides.\n"
             ),
             (State::HalfOpen, _) => {
                 "**What now:** the next push decides: progress closes the breaker, another round of the same opens it again.\n".to_owned()

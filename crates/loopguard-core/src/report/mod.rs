@@ -30,7 +30,7 @@ use crate::config::{Config, Profile, RuleAction, TripAction};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, RuleName, attempts};
-use crate::run::{Judgement, Run};
+use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
 /// JSON schema version of every document.
 pub const SCHEMA: u32 = 1;
@@ -97,9 +97,25 @@ pub struct Status {
     pub looping_failure: Option<TestEvidence>,
     /// The newest test evidence of the run.
     pub last_test: Option<TestEvidence>,
+    /// The config the run is judged by (stored runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<ConfigInForce>,
+    /// The run this one continues (a branch started from one of its commits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inherited: Option<Inherited>,
     /// The iteration records (`check`, `replay`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Iteration>>,
+    /// Whether hooks guard this repository (`status`): every hook loopguard needs is
+    /// installed. `None` where it does not apply (`check`, `replay`, CI).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guarded: Option<bool>,
+    /// The hooks that do not run loopguard, when `guarded` is false.
+    #[serde(skip)]
+    pub missing_hooks: Vec<String>,
+    /// Some of loopguard's hooks are installed (an older install lacks a newer hook).
+    #[serde(skip)]
+    pub some_hooks: bool,
     /// What a trip does (`on_trip.action`).
     #[serde(skip)]
     pub action: TripAction,
@@ -117,6 +133,26 @@ pub struct Status {
     pub transitions: Vec<Event>,
 }
 
+/// Which config a run is judged by: its digest (`null`: no file, the defaults), the commit
+/// it was read from, and how it came to be in force (`init`, `accepted`, `reset`,
+/// `inherited`, `repository`, `committed`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigInForce {
+    pub sha256: Option<String>,
+    pub commit: Option<CommitId>,
+    pub source: &'static str,
+}
+
+impl ConfigInForce {
+    pub fn of(pin: &PinnedConfig) -> ConfigInForce {
+        ConfigInForce {
+            sha256: pin.sha256.clone(),
+            commit: pin.commit.clone(),
+            source: pin.source.as_str(),
+        }
+    }
+}
+
 /// What a status is built from.
 pub struct Source<'a> {
     pub config: &'a Config,
@@ -132,7 +168,7 @@ impl Status {
     /// The document of a stored run, with the events of its log.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
         let evaluation = run.evaluate(config);
-        Status::build(&Source {
+        let mut s = Status::build(&Source {
             config,
             history: run.iterations(),
             breaker: run.breaker(),
@@ -140,7 +176,10 @@ impl Status {
             events,
             run: Some(&run.id),
             branch: run.branch.as_deref(),
-        })
+        });
+        s.config = run.pinned_config.as_ref().map(ConfigInForce::of);
+        s.inherited = run.inherited.clone();
+        s
     }
 
     /// The document of a judged history (`check`, `replay`, `ci`).
@@ -195,7 +234,12 @@ impl Status {
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
+            config: None,
+            inherited: None,
             history: None,
+            guarded: None,
+            missing_hooks: Vec::new(),
+            some_hooks: false,
             action: s.config.on_trip.action,
             actions: s
                 .evaluation
@@ -208,10 +252,19 @@ impl Status {
             transitions: s
                 .events
                 .iter()
-                .filter(|e| e.kind != EventKind::Warn)
+                .filter(|e| !matches!(e.kind, EventKind::Warn | EventKind::ConfigIgnored))
                 .cloned()
                 .collect(),
         }
+    }
+
+    /// The same document saying whether hooks guard the repository: `missing` names the
+    /// hooks that do not run loopguard (none: guarded); `some` says whether any does.
+    pub fn with_guard(mut self, missing: Vec<String>, some: bool) -> Status {
+        self.guarded = Some(missing.is_empty());
+        self.missing_hooks = missing;
+        self.some_hooks = some;
+        self
     }
 
     /// The same document with the iteration records (`check --json`, `replay --json`).
@@ -278,7 +331,16 @@ fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
                 added,
                 deleted,
                 test: it.test.clone(),
-                notes: notes(f),
+                notes: {
+                    let mut n = notes(f);
+                    if !it.superseded_tests.is_empty() {
+                        n.push(format!(
+                            "{} earlier test run(s) on amended versions",
+                            it.superseded_tests.len()
+                        ));
+                    }
+                    n
+                },
                 progress: f.progress,
                 violates: !f.violations.is_empty(),
                 at: it.at,

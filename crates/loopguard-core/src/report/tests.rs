@@ -203,3 +203,35 @@ fn the_picture_marks_new_failures_progress_and_the_trip() {
         assert!(md.contains("```mermaid\nxychart-beta\n"), "{md}");
     }
 }
+
+#[test]
+fn the_guard_shows_only_where_it_applies() {
+    let c = Config::default();
+    let s = status_of(&c, &stuck());
+    assert!(
+        s.to_json().get("guarded").is_none(),
+        "check and replay say nothing"
+    );
+    assert!(!text::status(&s).contains("guard"));
+
+    let none = s
+        .clone()
+        .with_guard(vec!["post-commit".into(), "pre-commit".into()], false);
+    assert_eq!(none.to_json()["guarded"], false);
+    let shown = text::status(&none);
+    assert!(
+        shown.contains("not guarded: loopguard's hooks are not installed"),
+        "{shown}"
+    );
+    assert!(shown.contains("loopguard init"), "{shown}");
+
+    let partly = s
+        .clone()
+        .with_guard(vec!["reference-transaction".into()], true);
+    assert_eq!(partly.to_json()["guarded"], false);
+    assert!(text::status(&partly).contains("the hooks reference-transaction do not run loopguard"));
+
+    let all = s.with_guard(Vec::new(), true);
+    assert_eq!(all.to_json()["guarded"], true);
+    assert!(!text::status(&all).contains("guard"));
+}

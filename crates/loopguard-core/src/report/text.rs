@@ -17,6 +17,9 @@ pub fn status(s: &Status) -> String {
         None => s.state.to_string(),
     };
     let _ = writeln!(out, "breaker: {what}");
+    if s.guarded == Some(false) {
+        out.push_str(&unguarded(&s.missing_hooks, s.some_hooks));
+    }
     if let Some(run) = &s.run {
         let on = s
             .branch
@@ -46,6 +49,20 @@ pub fn status(s: &Status) -> String {
     out
 }
 
+/// What `status` says when hooks do not guard the repository.
+fn unguarded(missing: &[String], some: bool) -> String {
+    if !some {
+        "guard: not guarded: loopguard's hooks are not installed here, so nothing refuses a \
+         commit or a push; run `loopguard init`\n"
+            .to_owned()
+    } else {
+        format!(
+            "guard: not guarded: the hooks {} do not run loopguard; run `loopguard init` to install them\n",
+            missing.join(", ")
+        )
+    }
+}
+
 /// `check` and `replay`: the status, then every trip and recovery along the history.
 pub fn verdict(s: &Status) -> String {
     let mut out = status(s);
@@ -62,7 +79,7 @@ pub fn verdict(s: &Status) -> String {
             EventKind::Resume => "resumed",
             EventKind::Escalate => "escalated",
             EventKind::Finish => "finished",
-            EventKind::Reset | EventKind::Warn => continue,
+            EventKind::Reset | EventKind::Warn | EventKind::ConfigIgnored => continue,
         };
         let rule = e.rule.map(|r| format!(" ({r})")).unwrap_or_default();
         let _ = writeln!(out, "{what} at {at}{rule}");

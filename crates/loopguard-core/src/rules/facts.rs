@@ -187,11 +187,15 @@ fn facts_of(
             .map(|e| e.id.clone());
     }
 
+    // Every test run before this attempt's own evidence, newest first: the runs on its
+    // earlier versions (before an amend changed its tree), then the earlier attempts'.
     let earlier_evidence = || {
-        earlier_attempts
-            .iter()
-            .rev()
-            .filter_map(|&j| history[j].test.as_ref())
+        it.superseded_tests.iter().rev().chain(
+            earlier_attempts
+                .iter()
+                .rev()
+                .flat_map(|&j| history[j].test_runs()),
+        )
     };
     if let Some(t) = &it.test {
         f.test_improved = improved(t, earlier_evidence().next(), earlier_evidence());
@@ -202,7 +206,8 @@ fn facts_of(
         .or_else(|| earlier_evidence().next())
         .map(|t| t.outcome);
     f.backed_by_pass = f.latest_outcome == Some(Outcome::Pass);
-    f.evidence_seen = it.test.is_some() || before.last().is_some_and(|p| p.evidence_seen);
+    f.evidence_seen =
+        it.test_runs().next().is_some() || before.last().is_some_and(|p| p.evidence_seen);
 
     let changed = match f.tree_novel {
         Some(novel) => novel && !f.empty,

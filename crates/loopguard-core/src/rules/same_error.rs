@@ -1,5 +1,8 @@
-//! `same_error`: consecutive failing attempts with the same failure signature, code
-//! changes or not. Attempts without test evidence neither extend nor break the streak.
+//! `same_error`: consecutive failing test runs with the same failure signature, code
+//! changes or not. A test run is an attempt's evidence, or a run on an earlier version of
+//! it that an amend replaced (`superseded_tests`): an amend loop failing the same way each
+//! time is the same error again. Attempts without test evidence neither extend nor break
+//! the streak.
 
 use super::{Count, Counter, Window};
 use crate::iteration::TestEvidence;
@@ -8,35 +11,41 @@ pub fn count(w: &Window<'_>) -> Count {
     let streak = streak(w);
     let threshold = w.config.rules.same_error.threshold.into();
     Count::new(Counter::at_least(streak.len() as u64, threshold), || {
-        let t = w.history[streak[0]]
-            .test
-            .as_ref()
-            .expect("a streak has evidence");
-        format!(
-            "the same failure ({}) in {} iterations in a row",
-            describe_failure(t),
-            streak.len()
-        )
+        let t = streak[0].1;
+        let attempts = {
+            let mut ids: Vec<usize> = streak.iter().map(|(i, _)| *i).collect();
+            ids.dedup();
+            ids.len()
+        };
+        let runs = if attempts == streak.len() {
+            format!("{} iterations in a row", streak.len())
+        } else {
+            format!(
+                "{} test runs in a row over {attempts} iteration(s), amended in between",
+                streak.len()
+            )
+        };
+        format!("the same failure ({}) in {runs}", describe_failure(t))
     })
 }
 
-/// History indexes of the current same-failure streak, newest first.
-pub fn streak(w: &Window<'_>) -> Vec<usize> {
+/// The current same-failure streak, newest first: each test run's history index and
+/// evidence.
+pub fn streak<'a>(w: &Window<'a>) -> Vec<(usize, &'a TestEvidence)> {
     let mut streak = Vec::new();
     let mut signature = None;
     for f in w.since.iter().rev() {
-        let Some(t) = &w.history[f.index].test else {
-            continue;
-        };
-        let (true, Some(sig)) = (t.fails(), t.signature.as_ref()) else {
-            break;
-        };
-        match signature {
-            None => signature = Some(sig),
-            Some(s) if s != sig => break,
-            Some(_) => {}
+        for t in w.history[f.index].test_runs() {
+            let (true, Some(sig)) = (t.fails(), t.signature.as_ref()) else {
+                return streak;
+            };
+            match signature {
+                None => signature = Some(sig),
+                Some(s) if s != sig => return streak,
+                Some(_) => {}
+            }
+            streak.push((f.index, t));
         }
-        streak.push(f.index);
     }
     streak
 }

@@ -383,6 +383,56 @@ fn record_then_test(c: &Config, h: &History, now: i64) -> Run {
     run
 }
 
+/// What happens to one commit in an amend loop.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    /// `git commit --amend` to this tree (the first `Amend` amends the commit `c0`).
+    Amend(&'static str),
+    /// `loopguard run`: the tests fail with this signature (or pass with `""`).
+    Test(&'static str),
+}
+
+/// Commits `c0` (tree `t0`), then plays `ops` on it the way the hooks and `run` do.
+fn amend_loop(c: &Config, ops: &[Op]) -> Run {
+    let mut run = Run::new("r", None, ts(0), None);
+    let mut first = it("c0aaaaaaaa");
+    first.tree = Some("t0".into());
+    first.parent_tree = Some("base".into());
+    first.files = Some(vec![crate::iteration::FileChange {
+        path: "src/fix.py".into(),
+        ..Default::default()
+    }]);
+    run.record(c, first.clone(), ts(1));
+    let mut head = first;
+    for (n, op) in ops.iter().enumerate() {
+        let now = ts(10 * (n as i64 + 2));
+        match op {
+            Op::Amend(tree) => {
+                let mut new = head.clone();
+                new.id = crate::testing::id(&format!("c{}aaaaaaaa", n + 1));
+                new.tree = Some((*tree).into());
+                new.test = None;
+                new.superseded_tests = Vec::new();
+                run.rewrite(c, vec![(head.id.clone(), new.clone())], now);
+                head = new;
+            }
+            Op::Test(sig) => {
+                let t = if sig.is_empty() {
+                    TestEvidence::new(TestOutcome::Pass)
+                } else {
+                    let mut t = TestEvidence::new(TestOutcome::Fail);
+                    t.signature = Some(crate::testing::sig(sig));
+                    t.failing = Some(1);
+                    t
+                };
+                run.attach_test(c, &head.id, t, now)
+                    .expect("the head is recorded");
+            }
+        }
+    }
+    run
+}
+
 #[test]
 fn tests_run_after_the_commit_end_where_tests_with_the_commit_do() {
     let alert = config(|c| c.on_trip.action = TripAction::Alert);
@@ -429,4 +479,117 @@ fn tests_run_after_the_commit_end_where_tests_with_the_commit_do() {
         ts(200),
     );
     assert!(run.is_open(), "old evidence does not mend a trip");
+}
+
+#[test]
+fn an_amend_that_changes_the_tree_keeps_the_tested_version_as_a_test_run() {
+    use Op::{Amend, Test};
+    let c = Config::default();
+    // (what happened, same_error's count, the breaker)
+    let cases: &[(&[Op], u64, State)] = &[
+        // The amend loop: edit, amend, test, the same failure each time.
+        (
+            &[Amend("t1"), Test("aa"), Amend("t2"), Test("aa")],
+            2,
+            State::Closed,
+        ),
+        (
+            &[
+                Amend("t1"),
+                Test("aa"),
+                Amend("t2"),
+                Test("aa"),
+                Amend("t3"),
+                Test("aa"),
+            ],
+            3,
+            State::Open,
+        ),
+        // Tested, then amended and not tested yet: the earlier run still counts.
+        (&[Test("aa"), Amend("t1")], 1, State::Closed),
+        // A different failure after the amend breaks the streak; a pass ends it.
+        (&[Test("aa"), Amend("t1"), Test("bb")], 1, State::Closed),
+        (&[Test("aa"), Amend("t1"), Test("")], 0, State::Closed),
+        // A reword (the same tree) is no new test run: the evidence stays where it was.
+        (
+            &[Test("aa"), Amend("t0"), Amend("t0"), Amend("t0")],
+            1,
+            State::Closed,
+        ),
+    ];
+    for (ops, count, state) in cases {
+        let run = amend_loop(&c, ops);
+        let eval = run.evaluate(&c);
+        assert_eq!(
+            (
+                eval.counters[&RuleName::SameError].count,
+                run.breaker().state()
+            ),
+            (*count, *state),
+            "{ops:?}"
+        );
+        // An amend is never a new commit for the commit rules.
+        assert_eq!(run.iterations().len(), 1, "{ops:?}");
+        assert_eq!(eval.attempts, 1, "{ops:?}");
+        assert_eq!(eval.counters[&RuleName::Budget].count, 1, "{ops:?}");
+        // The run's history judged at once says the same.
+        let j = judge(&c, run.iterations().to_vec(), "r", ts(10_000));
+        assert_eq!(
+            j.evaluation.counters[&RuleName::SameError].count,
+            *count,
+            "{ops:?}"
+        );
+    }
+    let run = amend_loop(
+        &c,
+        &[
+            Amend("t1"),
+            Test("aa"),
+            Amend("t2"),
+            Test("aa"),
+            Amend("t3"),
+            Test("aa"),
+        ],
+    );
+    assert_eq!(run.breaker().rule(), Some(RuleName::SameError));
+    let reason = run.breaker().reason().unwrap();
+    assert!(
+        reason.ends_with("in 3 test runs in a row over 1 iteration(s), amended in between"),
+        "{reason}"
+    );
+    assert_eq!(run.iterations()[0].superseded_tests.len(), 2);
+}
+
+#[test]
+fn a_continued_run_keeps_everything_under_its_new_name() {
+    let c = Config::default();
+    let j = both(&c, &History::new().fresh().empty().empty().empty(), 10_000);
+    assert!(j.run.is_open());
+    let at = j.run.iterations()[2].id.clone();
+    let next = j
+        .run
+        .continued_as("r2".into(), Some("stuck-2".into()), at.clone());
+    assert_eq!(next.id, "r2");
+    assert_eq!(next.breaker(), j.run.breaker());
+    assert_eq!(next.iterations(), j.run.iterations());
+    let from = next.inherited.as_ref().unwrap();
+    assert_eq!((from.run.as_str(), &from.at), ("r", &at));
+}
+
+#[test]
+fn an_ignored_config_is_recorded_once_per_content() {
+    let mut run = Run::new("r", None, ts(0), None);
+    let e = run.config_ignored("sha-a", "edited".into(), ts(1)).unwrap();
+    assert_eq!(
+        (e.kind, e.from, e.to),
+        (EventKind::ConfigIgnored, State::Closed, State::Closed)
+    );
+    assert!(
+        run.config_ignored("sha-a", "edited".into(), ts(2))
+            .is_none()
+    );
+    assert!(
+        run.config_ignored("sha-b", "edited".into(), ts(3))
+            .is_some()
+    );
 }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Benchmarks what the local guard costs per git operation over a run's state (issue 9: the
+# pinned config, the journal, the catch-up):
+#
+#   scripts/bench-hooks.sh [BIN...]
+#
+# Without BIN, builds and measures target/release/loopguard; with several, measures each on
+# the same repository (e.g. the binary of an earlier commit beside this one). For each, a
+# repository with a run of ITERATIONS (default 40) commits recorded by the hooks, then the
+# median wall time (and mean CPU time with hyperfine) of RUNS (default 30) runs of
+#
+#   post-commit   `loopguard hook post-commit` on a new commit whose parent is the last
+#                 recorded one: the path every commit takes (state restored before each)
+#   pre-commit    `loopguard hook pre-commit`: read the run, gate
+#   status        `loopguard status --json`
+#   catch-up      `loopguard hook post-commit` after CATCHUP (default 200) commits made with
+#                 the hooks off: every one is read and recorded (binaries before issue 9
+#                 recorded HEAD alone past 50, so theirs is not the same work)
+#
+# The repository's config raises the budget so that no rule trips: what is measured is the
+# path of a commit, not of a trip (its report and per-iteration artifacts).
+#
+# Uses hyperfine when installed (apt-get install hyperfine), else a timed loop.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+runs=${RUNS:-30}
+iterations=${ITERATIONS:-40}
+catchup=${CATCHUP:-200}
+bins=("$@")
+if [ ${#bins[@]} -eq 0 ]; then
+  echo "building (release)..." >&2
+  (cd "$root" && cargo build --release --quiet --bin loopguard)
+  bins=("$root/target/release/loopguard")
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/loopguard-bench-hooks.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GIT_CONFIG_NOSYSTEM=1 HOME=$work/home XDG_CONFIG_HOME=$work/home
+export GIT_AUTHOR_NAME=Agent GIT_AUTHOR_EMAIL=agent@example.com
+export GIT_COMMITTER_NAME=Agent GIT_COMMITTER_EMAIL=agent@example.com
+mkdir -p "$work/home"
+
+# median_ms RUNS PREPARE COMMAND: "WALL CPU" in milliseconds (CPU "-" without hyperfine).
+median_ms() {
+  local n=$1 prepare=$2 cmd=$3
+  if command -v hyperfine >/dev/null 2>&1; then
+    local json
+    json=$(mktemp)
+    local args=(--style none --runs "$n" --warmup 2 -i --export-json "$json")
+    if [ -n "$prepare" ]; then args+=(--prepare "$prepare"); fi
+    hyperfine "${args[@]}" "$cmd" >/dev/null 2>&1
+    perl -0777 -ne '
+      my ($m) = /"median":\s*([0-9.eE+-]+)/; my ($u) = /"user":\s*([0-9.eE+-]+)/;
+      my ($s) = /"system":\s*([0-9.eE+-]+)/;
+      printf "%.1f %.1f\n", $m * 1000, ($u + $s) * 1000' "$json"
+    rm -f "$json"
+  else
+    local i t0 t1 times=()
+    for ((i = 0; i < n; i++)); do
+      if [ -n "$prepare" ]; then sh -c "$prepare" >/dev/null 2>&1; fi
+      t0=$(date +%s%N)
+      sh -c "$cmd" >/dev/null 2>&1 || true
+      t1=$(date +%s%N)
+      times+=($(( (t1 - t0) / 1000 )))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END {
+      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f -\n", m / 1000 }'
+  fi
+}
+
+# A repository whose run has $iterations recorded commits (hooks run by `bin`), and its
+# state saved aside; then one more commit made with the hooks off (HEAD, not recorded).
+setup() {
+  local bin=$1 repo=$2
+  rm -rf "$repo"
+  mkdir -p "$repo"
+  cd "$repo"
+  git init -q -b main .
+  printf 'pub fn f() {}\n' >lib.rs
+  printf 'rules:\n  budget: {max_iterations: 100000}\n' >.loopguard.yml
+  git add -A && git commit -q -m "Initial commit"
+  LOOPGUARD_BIN=$bin "$bin" init >/dev/null 2>&1
+  local i
+  for ((i = 0; i < iterations; i++)); do
+    printf 'pub fn f%d() {}\n' "$i" >"src_$i.rs"
+    git add -A && LOOPGUARD_BIN=$bin git commit -q -m "Step $i" 2>/dev/null
+  done
+  cp -a .git/loopguard "$work/state"
+  printf 'pub fn next() {}\n' >next.rs
+  git add -A && git -c core.hooksPath=/dev/null commit -q -m "Next step"
+  cd - >/dev/null
+}
+
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); run of $iterations iterations;" \
+  "$(command -v hyperfine >/dev/null && echo hyperfine || echo 'timed loop')"
+printf '%-40s %12s %12s %12s %12s\n' "binary" "post-commit" "pre-commit" "status" "catch-up $catchup"
+for bin in "${bins[@]}"; do
+  repo=$work/repo
+  rm -rf "$work/state"
+  setup "$bin" "$repo"
+  cd "$repo"
+  restore="rm -rf '$repo/.git/loopguard' && cp -a '$work/state' '$repo/.git/loopguard'"
+  read -r pc_w pc_c <<<"$(median_ms "$runs" "$restore" "'$bin' hook post-commit")"
+  eval "$restore"
+  read -r pre_w pre_c <<<"$(median_ms "$runs" "" "'$bin' hook pre-commit")"
+  read -r st_w st_c <<<"$(median_ms "$runs" "" "'$bin' status --json")"
+  # The catch-up: $catchup more commits with the hooks off, then one post-commit.
+  for ((i = 0; i < catchup; i++)); do
+    printf 'pub fn q%d() {}\n' "$i" >"quiet_$i.rs"
+    git add -A && git -c core.hooksPath=/dev/null commit -q -m "Quiet $i"
+  done
+  read -r cu_w cu_c <<<"$(median_ms "$(( runs < 10 ? runs : 10 ))" "$restore" "'$bin' hook post-commit")"
+  cd - >/dev/null
+  printf '%-40s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s\n' "$(basename "$(dirname "$bin")")/$(basename "$bin")" \
+    "$pc_w" "$pc_c" "$pre_w" "$pre_c" "$st_w" "$st_c" "$cu_w" "$cu_c"
+done
+echo "(wall median ms / mean CPU ms)"
