@@ -81,14 +81,14 @@ fn ci_against(server: &Trickle, env: &[(&str, &str)]) -> Outcome {
     step.run()
 }
 
-#[test]
-fn a_trickling_answer_gives_up_at_the_request_deadline_and_is_retried() {
-    let server = Trickle::start(Duration::from_millis(200));
+/// [`ci_against`] with the two deadlines, which must end it: by itself (not killed), with
+/// exit 3, naming the request it gave up on.
+fn given_up(server: &Trickle, request_deadline: &str, run_deadline: &str) -> Outcome {
     let out = ci_against(
-        &server,
+        server,
         &[
-            ("LOOPGUARD_GITHUB_REQUEST_DEADLINE", "1s"),
-            ("LOOPGUARD_CI_DEADLINE", "60s"),
+            ("LOOPGUARD_GITHUB_REQUEST_DEADLINE", request_deadline),
+            ("LOOPGUARD_CI_DEADLINE", run_deadline),
         ],
     );
     assert!(
@@ -103,6 +103,13 @@ fn a_trickling_answer_gives_up_at_the_request_deadline_and_is_retried() {
         "names the request: {}",
         out.stderr
     );
+    out
+}
+
+#[test]
+fn a_trickling_answer_gives_up_at_the_request_deadline_and_is_retried() {
+    let server = Trickle::start(Duration::from_millis(200));
+    let out = given_up(&server, "1s", "60s");
     assert!(
         out.stderr.contains("no complete answer within 1s"),
         "{}",
@@ -126,25 +133,7 @@ fn a_trickling_answer_gives_up_at_the_request_deadline_and_is_retried() {
 #[test]
 fn the_run_stops_at_its_deadline_with_exit_3() {
     let server = Trickle::start(Duration::from_millis(200));
-    let out = ci_against(
-        &server,
-        &[
-            ("LOOPGUARD_GITHUB_REQUEST_DEADLINE", "2s"),
-            ("LOOPGUARD_CI_DEADLINE", "3s"),
-        ],
-    );
-    assert!(
-        !out.killed,
-        "still running after {:?}: {out:#?}",
-        out.elapsed
-    );
-    assert_eq!(out.code, 3, "{out:#?}");
-    assert!(
-        out.stderr
-            .contains("github api: GET /repos/octo-org/widgets/pulls/7"),
-        "{}",
-        out.stderr
-    );
+    let out = given_up(&server, "2s", "3s");
     assert!(
         out.stderr
             .contains("the run's deadline (3s, LOOPGUARD_CI_DEADLINE)"),

@@ -30,21 +30,6 @@ fn random_file(path: &Path, len: usize) {
     out.flush().unwrap();
 }
 
-/// Commits everything without running the hooks (the test runs them itself).
-fn commit_without_hooks(repo: &TestRepo, message: &str) -> String {
-    repo.tick();
-    repo.git(&["add", "-A"]);
-    repo.git(&[
-        "-c",
-        "core.hooksPath=/dev/null",
-        "commit",
-        "-q",
-        "-m",
-        message,
-    ]);
-    repo.head()
-}
-
 const MIB: u64 = 1024;
 
 #[cfg(target_os = "linux")]
@@ -53,7 +38,7 @@ fn a_200_mb_binary_in_a_commit_is_never_loaded_whole() {
     let repo = guarded("");
     random_file(&repo.path().join("assets/model.bin"), 200 << 20);
     repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n");
-    let added = commit_without_hooks(&repo, "Add the model");
+    let added = repo.commit_hooks_off("Add the model");
 
     let (ran, kib) = lg(&repo).args(["hook", "post-commit"]).run_measured();
     let ran = ran.ok();
@@ -76,7 +61,7 @@ fn a_200_mb_binary_in_a_commit_is_never_loaded_whole() {
         .unwrap()
         .write_all(b"v2")
         .unwrap();
-    commit_without_hooks(&repo, "Retrain the model");
+    repo.commit_hooks_off("Retrain the model");
     let (ran, kib) = lg(&repo)
         .args(["check", "--range", &format!("{added}~1..HEAD"), "--json"])
         .run_measured();
