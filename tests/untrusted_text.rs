@@ -179,6 +179,7 @@ fn escape_codes_in_commit_messages_are_shown_never_executed() {
         &["status", "--json"],
         &["report"],
         &["report", "--json"],
+        &["report", "--html"],
         &["check", "--range", "main..HEAD"],
     ] {
         let out = support::lg(&repo).args(args).run();
@@ -254,6 +255,7 @@ fn escape_codes_in_test_logs_are_shown_never_executed() {
         &["status", "--json"],
         &["report"],
         &["report", "--json"],
+        &["report", "--html"],
     ] {
         let out = support::lg(&repo).args(args).run();
         assert!(out.code.is_some(), "{args:?}: {out:?}");
