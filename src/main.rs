@@ -18,10 +18,7 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("loopguard: error: {err:#}");
-            }
+            loopguard::commands::Ui::error(&format!("{err:#}"));
             ExitCode::from(loopguard::error::exit_code_of(&err))
         }
     }

@@ -664,3 +664,34 @@ fn the_action_runs_the_dashboard_with_command_dashboard() {
         out.stderr
     );
 }
+
+#[test]
+fn a_hostile_login_or_title_starts_no_workflow_command() {
+    let gh = FakeGitHub::start_blocking();
+    let agents = four_prs(&gh);
+    // The titles as a hostile PR author would write them.
+    for a in &agents {
+        gh.add_pr(
+            a.p.pr(a.number, &a.head())
+                .title(&format!("PR\n::error::title-{}\r\u{1b}[2K", a.number)),
+        );
+    }
+    dashboard(&gh, &agents[0], &[]);
+    let d = the_dashboard(&gh);
+    let before = d.body.clone();
+    gh.edit_issue_body(d.number, &tick(&before, 101));
+    let sender = "mallory\n::error::sender-injected";
+    let out = dashboard_on_edit(&gh, &agents[0], d.number, &before, sender);
+    assert_eq!(out.code, 0, "{out:#?}");
+    assert!(out.stderr.contains("no write access"), "{}", out.stderr);
+    assert_no_command_outside_fence("stdout", &out.stdout);
+    assert_no_command_outside_fence("stderr", &out.stderr);
+    assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
+    assert!(
+        !the_dashboard(&gh)
+            .body
+            .lines()
+            .any(|l| l.trim_start().starts_with("::")),
+        "the issue body neither"
+    );
+}

@@ -5,7 +5,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::lg_at;
+use support::{fenced_blocks as blocks, lg_at};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -13,15 +13,6 @@ fn root() -> PathBuf {
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-/// The fenced blocks of `lang` in a markdown file.
-fn blocks<'a>(md: &'a str, lang: &str) -> Vec<&'a str> {
-    let fence = format!("```{lang}\n");
-    md.split(&fence)
-        .skip(1)
-        .map(|rest| rest.split("```").next().expect("a closed fence"))
-        .collect()
 }
 
 #[test]

@@ -233,3 +233,129 @@ fn a_real_cargo_test_failure_is_recorded() {
     assert_eq!(t["failures"][0], "counts_three_words");
     assert_eq!(t["command"], "cargo test --offline -q");
 }
+
+/// What `loopguard report --json` holds as the test evidence of each iteration.
+fn tests_recorded(repo: &TestRepo) -> Vec<Value> {
+    let doc: Value = serde_json::from_str(&lg(repo, &["report", "--json"]).stdout).unwrap();
+    doc["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.get("test").cloned().unwrap_or(Value::Null))
+        .collect()
+}
+
+#[test]
+fn a_mistyped_test_command_is_no_evidence_and_breaks_no_streak() {
+    let repo = guarded();
+    let same = [
+        fixture("cargo/assert-count/plain.log"),
+        fixture("cargo/assert-count/shifted.log"),
+        fixture("cargo/assert-count/color.log"),
+    ];
+    for (i, log) in same[..2].iter().enumerate() {
+        repo.append("src/lib.rs", &format!("// attempt {i}\n"));
+        run(&repo, &replay_log(log, 101)).code(101);
+    }
+    // A typo: cargo says so and exits 101. Its status passes through, loopguard says the
+    // output held no test result, and nothing is recorded.
+    repo.append("src/lib.rs", "// attempt 2\n");
+    repo.commit("Attempt 2");
+    let typo = lg_cmd(&repo)
+        .args(["run", "--", "cargo", "tset"])
+        .env("CARGO_TARGET_DIR", repo.path().join("target"))
+        .run()
+        .code(101);
+    assert!(
+        typo.stderr.contains("no such command"),
+        "cargo's own output is shown: {}",
+        typo.stderr
+    );
+    assert!(
+        typo.stderr
+            .contains("no test result loopguard recognises: nothing recorded"),
+        "{}",
+        typo.stderr
+    );
+    let recorded = tests_recorded(&repo);
+    assert!(recorded.last().unwrap().is_null(), "{recorded:?}");
+    // So is a command the shell cannot find.
+    run(&repo, &["sh".into(), "-c".into(), "pytset -q".into()]).code(127);
+    assert!(tests_recorded(&repo).last().unwrap().is_null());
+    assert_eq!(status(&repo)["state"], "closed");
+
+    // The same failure a third time: the typos did not break the streak.
+    let out = run(&repo, &replay_log(&same[2], 101));
+    assert_eq!(out.code, Some(86), "this iteration trips: {}", out.stderr);
+    assert_eq!(status(&repo)["rule"], "same_error");
+}
+
+#[test]
+fn a_passing_command_is_a_pass_when_silent_or_a_runner_says_so() {
+    let repo = guarded();
+    // Silence is success: `true`, `make -s check`.
+    repo.write("src/a.rs", "pub fn a() {}\n");
+    repo.commit("Add a");
+    run(&repo, &["true".to_owned()]).ok();
+    assert_eq!(tests_recorded(&repo).last().unwrap()["outcome"], "pass");
+    // A runner's summary: a pass.
+    repo.write("src/b.rs", "pub fn b() {}\n");
+    repo.commit("Add b");
+    run(&repo, &replay_log(&fixture("cargo/passing/plain.log"), 0)).ok();
+    let t = tests_recorded(&repo).last().unwrap().clone();
+    assert_eq!(
+        (t["outcome"].as_str(), t["runner"].as_str()),
+        (Some("pass"), Some("cargo"))
+    );
+    // Output that no runner wrote, with a zero exit: not test evidence, said so.
+    repo.write("src/c.rs", "pub fn c() {}\n");
+    repo.commit("Add c");
+    let out = run(
+        &repo,
+        &[
+            "sh".into(),
+            "-c".into(),
+            "echo 'npm test: no test specified'".into(),
+        ],
+    )
+    .ok();
+    assert!(out.stderr.contains("nothing recorded"), "{}", out.stderr);
+    assert!(tests_recorded(&repo).last().unwrap().is_null());
+}
+
+#[test]
+fn ingest_records_no_evidence_from_files_without_a_test_result() {
+    let repo = guarded();
+    repo.write("src/a.rs", "pub fn a() {}\n");
+    repo.commit("One");
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo.log");
+    std::fs::write(&typo, "error: no such command: `tset`\n").unwrap();
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    for args in [
+        vec!["ingest", "--exit-code", "101", typo.to_str().unwrap()],
+        vec!["ingest", typo.to_str().unwrap()],
+        vec!["ingest", empty.to_str().unwrap()],
+    ] {
+        let out = lg(&repo, &args).ok();
+        assert!(
+            out.stderr.contains("nothing recorded"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stdout.contains("not recorded"),
+            "{args:?}: {}",
+            out.stdout
+        );
+        assert!(tests_recorded(&repo).last().unwrap().is_null(), "{args:?}");
+    }
+    // An empty log of a command that exited 0 is a pass, as `run -- true` is.
+    lg(
+        &repo,
+        &["ingest", "--exit-code", "0", empty.to_str().unwrap()],
+    )
+    .ok();
+    assert_eq!(tests_recorded(&repo).last().unwrap()["outcome"], "pass");
+}

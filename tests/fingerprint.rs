@@ -895,3 +895,43 @@ fn the_exit_code_line_alone_is_no_failure() {
     assert_eq!(fp.failures.len(), 1, "{}", fp.render_text());
     assert_eq!(fp.failures[0].message, "error: linker `cc` not found");
 }
+
+/// Every real runner log is a test result `run` and `ingest` record; the output of a
+/// command that ran no tests is not (docs/contract.md, "Test evidence").
+#[test]
+fn every_runner_log_is_recognised_and_a_typo_is_not() {
+    let all = fixtures();
+    // `tsc` prints nothing when it passes: silence, which with exit 0 is a pass (in an
+    // Actions job log, only the job's own lines are around it).
+    let silent_tool = |f: &Fixture| f.runner == "tsc" && f.failure == "passing";
+    let unrecognised: Vec<String> = all
+        .iter()
+        .filter(|f| !f.fingerprint.recognised && !silent_tool(f))
+        .map(describe)
+        .collect();
+    assert!(unrecognised.is_empty(), "{}", unrecognised.join("\n"));
+    for f in &all {
+        let empty = f.bytes.iter().all(u8::is_ascii_whitespace);
+        assert_eq!(f.fingerprint.silent, empty, "{}", f.name());
+    }
+
+    for not_tests in [
+        "error: no such command: `tset`\n\n\tDid you mean `test`?\n",
+        "sh: 1: pytset: not found\n",
+        "npm ERR! Missing script: \"tset\"\n",
+        "Error: no test specified\n",
+        "make: *** No rule to make target 'tset'.  Stop.\n",
+        "zsh: command not found: got\n",
+    ] {
+        let fp = fingerprint_bytes(not_tests.as_bytes());
+        assert!(!fp.recognised, "{not_tests:?}: {}", fp.render_text());
+        assert!(!fp.silent);
+    }
+    let quiet = fingerprint_bytes(b" \n\t\n");
+    assert!(quiet.silent && !quiet.recognised);
+    // Parts combine: recognised when any is, silent when all are.
+    let both = Fingerprint::combine([quiet.clone(), all[0].fingerprint.clone()]);
+    assert!(both.recognised && !both.silent);
+    let none = Fingerprint::combine([quiet.clone(), quiet]);
+    assert!(none.silent && !none.recognised);
+}

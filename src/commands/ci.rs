@@ -151,7 +151,7 @@ struct PrState {
 
 impl Session<'_> {
     fn note(&mut self, text: String) {
-        self.ctx.ui.warn(&crate::sanitize::printable(&text));
+        self.ctx.ui.warn(&text);
         self.notes.push(text);
     }
 

@@ -207,7 +207,7 @@ fn normalise(body: &str) -> String {
 
 impl Session<'_> {
     fn note(&mut self, text: String) {
-        self.ctx.ui.warn(&crate::sanitize::printable(&text));
+        self.ctx.ui.warn(&text);
         self.notes.push(text);
     }
 

@@ -17,6 +17,9 @@ use crate::run::{Outcome, Run};
 use super::progress::{Progress, Reading};
 use super::{Ctx, Workspace, hook, print, print_json};
 
+/// What to do about output that holds no test result.
+const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, ...), or ingest its JUnit XML";
+
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
     fingerprint_files_with(files, &mut Progress::hidden())
@@ -137,10 +140,25 @@ pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let fp_err = err_thread.join().expect("tee does not panic")?;
     let fp = Fingerprint::combine([fp_out.finish(), fp_err.finish()]);
     let code = status_code(status);
-    let outcome = if status.success() {
-        TestOutcome::Pass
-    } else {
-        TestOutcome::Fail
+    let Some(outcome) = TestEvidence::outcome_of(Some(status.success()), &fp) else {
+        ws.warn(&format!(
+            "`{command}` exited {code} and printed no test result loopguard recognises: nothing recorded\nhint: {NO_RESULT_HINT}"
+        ));
+        // Nothing changes, but an open breaker is still no place to go on from (judged by
+        // the config the run is judged by).
+        if let Some(run) = ws.read_run()? {
+            let config = ws.config_of(&run)?;
+            if run
+                .effective_breaker(&config, ws.now())
+                .blocks(config.on_trip.action)
+            {
+                ws.warn(
+                    "the breaker is open: stop and look at `loopguard status` before trying again",
+                );
+                return Ok(exit::RUN_TRIPPED);
+            }
+        }
+        return Ok(code);
     };
     let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(command));
 
@@ -336,12 +354,6 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
         })
         .collect();
     let fp = fingerprint_files(&files)?;
-    let outcome = match args.exit_code {
-        Some(0) => TestOutcome::Pass,
-        Some(_) => TestOutcome::Fail,
-        None if fp.is_pass() => TestOutcome::Pass,
-        None => TestOutcome::Fail,
-    };
     let source = format!(
         "ingest {}",
         args.files
@@ -350,6 +362,18 @@ pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    let Some(outcome) = TestEvidence::outcome_of(args.exit_code.map(|c| c == 0), &fp) else {
+        ws.warn(&format!(
+            "`{source}`: no test result loopguard recognises in the files: nothing recorded\nhint: {NO_RESULT_HINT}"
+        ));
+        if args.json {
+            let run = super::state::current(&ws)?;
+            print_json(&ws.status(&run, &[]).to_json())?;
+        } else {
+            print("not recorded: no test result in the files")?;
+        }
+        return Ok(exit::OK);
+    };
     let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(source));
     let rev = args.commit.as_deref().unwrap_or("HEAD");
     let commit = ws.repo.resolve(rev)?;

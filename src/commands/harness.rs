@@ -139,7 +139,10 @@ pub fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
             .map(|m| format!(" / [r]etry with the next model ({m})"))
             .unwrap_or_default();
         eprint!(
-            "loopguard: what now? [c]ontinue (reset the counters) / [s]kip (the run stays blocked) / [a]bort{retry} / [h]elp: "
+            "{}",
+            crate::sanitize::terminal(&format!(
+                "loopguard: what now? [c]ontinue (reset the counters) / [s]kip (the run stays blocked) / [a]bort{retry} / [h]elp: "
+            ))
         );
         std::io::stderr().flush()?;
         let Some(line) = lines.next() else {
@@ -191,8 +194,8 @@ pub fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
             }
             Some('h') => {
                 let s = ws.status(&run, &[]);
-                eprintln!("{}", text::status(&s));
-                eprintln!("{}", text::iterations(&s, 8));
+                ws.note(&text::status(&s));
+                ws.note(&text::iterations(&s, 8));
             }
             _ => {
                 let options = if next.is_some() {

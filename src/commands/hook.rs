@@ -144,11 +144,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
 pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
     for line in text::announce(events, s) {
         if line.starts_with("loopguard: the breaker opened") {
-            ws.note(&line.replacen(
-                "the breaker opened",
-                &ws.ctx.ui.bold_red("the breaker opened"),
-                1,
-            ));
+            ws.ctx.ui.note_marked(&line, "the breaker opened");
         } else {
             ws.note(&line);
         }
@@ -323,7 +319,7 @@ fn blocking(ws: &Workspace<'_>, run: Run) -> Result<Option<(Run, Config)>> {
 fn refuse(ws: &Workspace<'_>, run: &Run, config: &Config, branch: &str, what: &str) {
     let s = status_of(config, run, &[], ws.now());
     let msg = text::refusal(&s, branch, what);
-    ws.note(&msg.replacen("refused", &ws.ctx.ui.bold_red("refused"), 1));
+    ws.ctx.ui.note_marked(&msg, "refused");
 }
 
 /// Every stored run whose breaker blocks now, found through the store's open markers (a

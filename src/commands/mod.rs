@@ -97,12 +97,16 @@ pub fn print(text: &str) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes a JSON document to stdout, one line.
+/// Writes a JSON document to stdout, one line; the characters a terminal would act on are
+/// escaped even where JSON allows them raw (`sanitize::json_for_terminal`).
 pub fn print_json(doc: &serde_json::Value) -> io::Result<()> {
-    print(&doc.to_string())
+    print(&crate::sanitize::json_for_terminal(&doc.to_string()))
 }
 
-/// Where messages go: stderr, in colour on a terminal unless `NO_COLOR`.
+/// Where messages go: stderr, in colour on a terminal unless `NO_COLOR`. Every message
+/// goes through `sanitize::terminal` (controls shown, no line a workflow command), so
+/// text from outside that reaches one — a name, a commit subject, a value quoted in an
+/// error — is shown, never obeyed; loopguard's own colour is added after.
 #[derive(Debug, Clone, Copy)]
 pub struct Ui {
     color: bool,
@@ -116,12 +120,23 @@ impl Ui {
         } else {
             "warning"
         };
-        eprintln!("loopguard: {label}: {message}");
+        eprintln!("loopguard: {label}: {}", crate::sanitize::terminal(message));
     }
 
     /// A message on stderr.
     pub fn note(&self, message: &str) {
-        eprintln!("{message}");
+        eprintln!("{}", crate::sanitize::terminal(message));
+    }
+
+    /// A message on stderr whose first `marked` is emphasised in bold red.
+    pub fn note_marked(&self, message: &str, marked: &str) {
+        let safe = crate::sanitize::terminal(message);
+        eprintln!("{}", safe.replacen(marked, &self.bold_red(marked), 1));
+    }
+
+    /// `loopguard: error: ...` on stderr (what `main` prints for a failed command).
+    pub fn error(message: &str) {
+        eprintln!("loopguard: error: {}", crate::sanitize::terminal(message));
     }
 
     /// Emphasis for stderr.

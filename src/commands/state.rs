@@ -13,7 +13,7 @@ use crate::run::{PinSource, Run};
 use super::{Ctx, Workspace, print, print_json};
 
 /// The stored run (or the one the branch continues), or the run it would start.
-fn current(ws: &Workspace<'_>) -> Result<Run> {
+pub(super) fn current(ws: &Workspace<'_>) -> Result<Run> {
     match ws.read_run()? {
         Some(run) => Ok(run),
         None => ws.new_run(ws.now()),

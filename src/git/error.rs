@@ -16,6 +16,11 @@ pub enum GitError {
         hint: &'static str,
     },
 
+    #[error(
+        "{what}: the file is {size} bytes, more than the {max} loopguard reads\nhint: a config holds settings and a few globs: use fewer, broader globs"
+    )]
+    TooLarge { what: String, size: u64, max: u64 },
+
     #[error("{context}: {message}")]
     Other { context: String, message: String },
 }
@@ -23,7 +28,10 @@ pub enum GitError {
 impl GitError {
     /// Whether the user gave something wrong (exit 2) rather than git failing (exit 3).
     pub fn is_usage(&self) -> bool {
-        matches!(self, GitError::BadRevision { .. })
+        matches!(
+            self,
+            GitError::BadRevision { .. } | GitError::TooLarge { .. }
+        )
     }
 
     pub(crate) fn other(context: impl Into<String>, err: impl std::fmt::Display) -> Self {

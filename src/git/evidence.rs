@@ -263,6 +263,24 @@ impl<'r> EvidenceReader<'r> {
                 too_big: false,
             });
         }
+        // The size from the object's header first: a blob too big to diff is never
+        // loaded (a 500 MB binary would otherwise take twice that in memory); it is opaque,
+        // its ids all it contributes.
+        let size = self
+            .repo
+            .find_header(id)
+            .map_err(|e| GitError::other(format!("cannot read {} ({id})", path), e))?
+            .size();
+        if size > MAX_LINE_DIFF_BYTES as u64 {
+            self.give_back(data);
+            return Ok(Side {
+                path,
+                id,
+                mode,
+                data: Vec::new(),
+                too_big: true,
+            });
+        }
         let len = self
             .repo
             .objects
@@ -271,16 +289,12 @@ impl<'r> EvidenceReader<'r> {
             .data
             .len();
         data.truncate(len);
-        let too_big = data.len() > MAX_LINE_DIFF_BYTES;
-        if too_big {
-            data = Vec::new();
-        }
         Ok(Side {
             path,
             id,
             mode,
             data,
-            too_big,
+            too_big: false,
         })
     }
 

@@ -439,7 +439,9 @@ impl Repo {
     }
 
     /// The content of `path` (slash-separated, from the repository root) at commit `rev`;
-    /// `None` when the path does not exist there or is not a file.
+    /// `None` when the path does not exist there or is not a file. It reads configs: a blob
+    /// larger than a config may be (`MAX_CONFIG_BYTES`) is refused from its header, never
+    /// loaded.
     pub fn blob_at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
         let entry = self
             .tree_of(rev)?
@@ -450,6 +452,19 @@ impl Repo {
         };
         if !entry.mode().is_blob() {
             return Ok(None);
+        }
+        let max = loopguard_core::config::MAX_CONFIG_BYTES as u64;
+        let size = self
+            .repo
+            .find_header(entry.oid())
+            .map_err(|e| GitError::other(format!("cannot read {path} at {rev}"), e))?
+            .size();
+        if size > max {
+            return Err(GitError::TooLarge {
+                what: format!("{path} at {rev}"),
+                size,
+                max,
+            });
         }
         let object = entry
             .object()

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use http::Uri;
 
 use super::client::{
-    DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, REQUEST_DEADLINE, RUN_DEADLINE,
-    TIME_SCALE_ENV,
+    DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, REQUEST_DEADLINE, REQUEST_DEADLINE_ENV,
+    RUN_DEADLINE, RUN_DEADLINE_ENV, TIME_SCALE_ENV,
 };
 use super::retry::{Pacer, RetryPolicy};
 use super::token::Token;
@@ -48,7 +48,8 @@ impl Default for GitHubClientBuilder {
 }
 
 impl GitHubClientBuilder {
-    /// `GITHUB_API_URL`, `GITHUB_SERVER_URL`, `GITHUB_TOKEN`, `GITHUB_REPOSITORY` and
+    /// `GITHUB_API_URL`, `GITHUB_SERVER_URL`, `GITHUB_TOKEN`, `GITHUB_REPOSITORY`,
+    /// `LOOPGUARD_CI_DEADLINE`, `LOOPGUARD_GITHUB_REQUEST_DEADLINE` and
     /// `LOOPGUARD_GITHUB_TIME_SCALE`, read through `var`; unset ones keep their defaults.
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Self, Error> {
         let set = |name: &str| var(name).filter(|v| !v.trim().is_empty());
@@ -67,6 +68,12 @@ impl GitHubClientBuilder {
                 repo.parse()
                     .map_err(|e| Error::input(format!("GITHUB_REPOSITORY: {e}")))?,
             );
+        }
+        if let Some(d) = set(RUN_DEADLINE_ENV) {
+            builder.run_deadline = deadline(RUN_DEADLINE_ENV, &d, "10m")?;
+        }
+        if let Some(d) = set(REQUEST_DEADLINE_ENV) {
+            builder.request_deadline = deadline(REQUEST_DEADLINE_ENV, &d, "30s")?;
         }
         if let Some(scale) = set(TIME_SCALE_ENV) {
             builder.time_scale = scale
@@ -170,6 +177,7 @@ impl GitHubClientBuilder {
             page_cap: self.page_cap,
             requests: AtomicU64::new(0),
             deadline: Instant::now() + self.run_deadline,
+            run_deadline: self.run_deadline,
             request_deadline: self.request_deadline,
         })
     }
@@ -180,6 +188,23 @@ impl GitHubClient {
     pub fn builder() -> GitHubClientBuilder {
         GitHubClientBuilder::default()
     }
+}
+
+/// A deadline from the environment: a duration such as `90s`, `10m` or `1h`, more than 0.
+fn deadline(name: &str, text: &str, example: &str) -> Result<Duration, Error> {
+    let parsed = crate::config::parse_duration(text)
+        .and_then(|d| {
+            Duration::try_from(d)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| "must be more than 0".to_owned())
+        })
+        .map_err(|why| {
+            Error::input(format!(
+                "{name}: `{text}`: {why}\nhint: write a duration such as {example}, 90s or 1h"
+            ))
+        })?;
+    Ok(parsed)
 }
 
 fn parse_http_url(name: &str, url: &str) -> Result<Uri, Error> {
@@ -229,6 +254,19 @@ mod tests {
             .unwrap();
         assert_eq!(defaults.api_url(), DEFAULT_API_URL);
         assert_eq!(defaults.pacer.scale(), 1.0);
+        assert_eq!(defaults.run_deadline, RUN_DEADLINE);
+        assert_eq!(defaults.request_deadline, Duration::from_secs(30));
+
+        let slow = GitHubClientBuilder::from_lookup(lookup(&[
+            ("GITHUB_REPOSITORY", "a/b"),
+            (RUN_DEADLINE_ENV, "20m"),
+            (REQUEST_DEADLINE_ENV, "90"),
+        ]))
+        .unwrap()
+        .build()
+        .unwrap();
+        assert_eq!(slow.run_deadline, Duration::from_secs(1200));
+        assert_eq!(slow.request_deadline, Duration::from_secs(90));
 
         let errors = [
             (
@@ -240,6 +278,14 @@ mod tests {
                 "GITHUB_REPOSITORY: expected `owner/name`",
             ),
             (vec![("GITHUB_TOKEN", "")], "GITHUB_TOKEN is empty"),
+            (
+                vec![(RUN_DEADLINE_ENV, "soon")],
+                "LOOPGUARD_CI_DEADLINE: `soon`: invalid duration",
+            ),
+            (
+                vec![(REQUEST_DEADLINE_ENV, "0s")],
+                "LOOPGUARD_GITHUB_REQUEST_DEADLINE: `0s`: must be more than 0",
+            ),
         ];
         for (vars, want) in errors {
             let err = GitHubClientBuilder::from_lookup(lookup(&vars)).unwrap_err();

@@ -36,10 +36,15 @@ const MAX_JSON_BYTES: usize = 64 << 20;
 pub const MAX_LOG_BYTES: usize = 32 << 20;
 /// Redirect hops followed for a job log.
 const MAX_REDIRECTS: usize = 3;
-/// Longest one request may take, body included, however slowly the server trickles.
-pub const REQUEST_DEADLINE: Duration = Duration::from_secs(60);
-/// Longest all of `loopguard ci`'s requests and waits may take together.
+/// Longest one attempt of a request may take, body included, however slowly the server
+/// trickles (`LOOPGUARD_GITHUB_REQUEST_DEADLINE`).
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
+/// Longest all of a run's requests and waits may take together (`LOOPGUARD_CI_DEADLINE`).
 pub const RUN_DEADLINE: Duration = Duration::from_secs(600);
+/// The variable that sets the run's deadline, named in the messages.
+pub const RUN_DEADLINE_ENV: &str = "LOOPGUARD_CI_DEADLINE";
+/// The variable that sets the deadline of each attempt.
+pub const REQUEST_DEADLINE_ENV: &str = "LOOPGUARD_GITHUB_REQUEST_DEADLINE";
 
 /// The GitHub REST client `loopguard ci` uses: synchronous, retrying, paginating, and in
 /// dry-run mode recording its writes instead of sending them.
@@ -61,6 +66,8 @@ pub struct GitHubClient {
     pub(super) requests: AtomicU64,
     /// When every request and wait of this client must be over.
     pub(super) deadline: Instant,
+    /// How long the run was given (for messages).
+    pub(super) run_deadline: Duration,
     pub(super) request_deadline: Duration,
 }
 
@@ -189,12 +196,11 @@ pub(crate) enum AttemptError {
     Retry {
         wait: Duration,
         ambiguous: bool,
+        /// What went wrong, for the message when no retry fits in the run's deadline.
+        why: String,
     },
     /// No retry; `ambiguous` when a write may still have been applied.
-    Fatal {
-        error: Error,
-        ambiguous: bool,
-    },
+    Fatal { error: Error, ambiguous: bool },
 }
 
 impl GitHubClient {
@@ -263,10 +269,7 @@ impl GitHubClient {
     ) -> Result<Reply, String> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(format!(
-                "the run's deadline ({}s for all GitHub requests) has passed",
-                RUN_DEADLINE.as_secs()
-            ));
+            return Err(format!("{} has passed", self.run_deadline_text()));
         }
         let url = if call.path.starts_with("http://") || call.path.starts_with("https://") {
             call.path.clone()
@@ -292,6 +295,14 @@ impl GitHubClient {
             .body(call.body.clone().unwrap_or_default())
             .map_err(|e| format!("invalid request: {e}"))?;
         let deadline = self.request_deadline.min(left);
+        // Said once the attempt ran out of time: its own deadline, or the run's.
+        let timed_out = || {
+            if deadline < self.request_deadline {
+                format!("no complete answer before {}", self.run_deadline_text())
+            } else {
+                format!("no complete answer within {}", human(deadline))
+            }
+        };
         let config = self
             .agent
             .configure_request(request)
@@ -299,7 +310,7 @@ impl GitHubClient {
             .build();
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut response = self.agent.run(config).map_err(|e| match e {
-            ureq::Error::Timeout(_) => format!("no complete answer within {}s", deadline.as_secs()),
+            ureq::Error::Timeout(_) => timed_out(),
             e => error_chain(e),
         })?;
         let status = response.status().as_u16();
@@ -313,9 +324,7 @@ impl GitHubClient {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                    return Err(format!("no complete answer within {}s", deadline.as_secs()));
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return Err(timed_out()),
                 Err(e) => return Err(error_chain(e)),
             };
             buf.extend_from_slice(&chunk[..n]);
@@ -349,6 +358,16 @@ impl GitHubClient {
         attempt: u32,
         pass: &[u16],
     ) -> Result<Reply, AttemptError> {
+        if Instant::now() >= self.deadline {
+            return Err(AttemptError::Fatal {
+                error: self.env_error(format!(
+                    "github api: {}: not sent: {} has passed\nhint: raise {RUN_DEADLINE_ENV} (e.g. 20m) when the API is only slow",
+                    call.label(),
+                    self.run_deadline_text()
+                )),
+                ambiguous: false,
+            });
+        }
         if call.is_write() {
             self.pacer.before_write(self.policy.write_gap);
         }
@@ -359,12 +378,25 @@ impl GitHubClient {
                     Verdict::Retry { wait, .. } => Err(AttemptError::Retry {
                         wait,
                         ambiguous: call.is_write(),
+                        why: cause,
                     }),
-                    Verdict::GiveUp { why } => Err(AttemptError::Fatal {
-                        error: self
-                            .env_error(format!("github api: {}: {why}: {cause}", call.label())),
-                        ambiguous: call.is_write(),
-                    }),
+                    Verdict::GiveUp { why } => {
+                        let hint = if cause.starts_with("no complete answer within") {
+                            format!(
+                                "\nhint: each attempt has {} ({REQUEST_DEADLINE_ENV}); the API did not finish answering in it",
+                                human(self.request_deadline)
+                            )
+                        } else {
+                            String::new()
+                        };
+                        Err(AttemptError::Fatal {
+                            error: self.env_error(format!(
+                                "github api: {}: {why}: {cause}{hint}",
+                                call.label()
+                            )),
+                            ambiguous: call.is_write(),
+                        })
+                    }
                 };
             }
         };
@@ -402,6 +434,7 @@ impl GitHubClient {
             Verdict::Retry { wait, cause } => Err(AttemptError::Retry {
                 wait,
                 ambiguous: call.is_write() && cause.is_ambiguous_for_writes(),
+                why: format!("{status_text} ({})", cause.describe()),
             }),
             Verdict::GiveUp { why } => {
                 let mut text = format!("github api: {}: {status_text}", call.label());
@@ -437,15 +470,36 @@ impl GitHubClient {
         )))
     }
 
-    /// Waits before a retry, unless the wait would pass the run's deadline.
-    fn wait(&self, wait: Duration, call: &Call) -> Result<(), Error> {
+    /// "the run's deadline (10m, LOOPGUARD_CI_DEADLINE)".
+    fn run_deadline_text(&self) -> String {
+        format!(
+            "the run's deadline ({}, {RUN_DEADLINE_ENV})",
+            human(self.run_deadline)
+        )
+    }
+
+    /// Waits before a retry, unless the wait (and a retry after it) would pass the run's
+    /// deadline; `why` is what the last attempt met.
+    fn wait(&self, wait: Duration, call: &Call, why: &str) -> Result<(), Error> {
         let scaled = wait.mul_f64(self.pacer.scale());
-        if Instant::now() + scaled > self.deadline {
+        let now = Instant::now();
+        if now >= self.deadline {
+            let passed = if why.contains("the run's deadline") {
+                String::new()
+            } else {
+                format!("; {} has passed", self.run_deadline_text())
+            };
             return Err(self.env_error(format!(
-                "github api: {}: giving up: waiting {}s more would pass the run's deadline ({}s for all GitHub requests)",
+                "github api: {}: {why}{passed}\nhint: raise {RUN_DEADLINE_ENV} (e.g. 20m) when the API is only slow",
+                call.label(),
+            )));
+        }
+        if now + scaled > self.deadline {
+            return Err(self.env_error(format!(
+                "github api: {}: {why}; giving up: waiting {}s more would pass {}",
                 call.label(),
                 wait.as_secs(),
-                RUN_DEADLINE.as_secs()
+                self.run_deadline_text()
             )));
         }
         self.pacer.sleep(wait);
@@ -458,7 +512,7 @@ impl GitHubClient {
         loop {
             match self.attempt(call, attempt, pass) {
                 Ok(reply) => return Ok(reply),
-                Err(AttemptError::Retry { wait, .. }) => self.wait(wait, call)?,
+                Err(AttemptError::Retry { wait, why, .. }) => self.wait(wait, call, &why)?,
                 Err(AttemptError::Fatal { error, .. }) => return Err(error),
             }
             attempt += 1;
@@ -512,9 +566,10 @@ impl GitHubClient {
                 Err(AttemptError::Retry {
                     wait,
                     ambiguous: maybe_applied,
+                    why,
                 }) => {
                     ambiguous |= maybe_applied;
-                    self.wait(wait, call)?;
+                    self.wait(wait, call, &why)?;
                 }
                 Err(AttemptError::Fatal {
                     error,
@@ -719,7 +774,13 @@ impl GitHubClient {
                     Err(_) => self.policy.decide_connection(attempt, fastrand::f64()),
                 };
                 match verdict {
-                    Verdict::Retry { wait, .. } => self.wait(wait, first)?,
+                    Verdict::Retry { wait, .. } => {
+                        let why = match &result {
+                            Ok(r) => status_text(r.status),
+                            Err(e) => e.clone(),
+                        };
+                        self.wait(wait, first, &why)?;
+                    }
                     Verdict::GiveUp { why } => {
                         let detail = match result {
                             Ok(r) => status_text(r.status),
@@ -752,6 +813,20 @@ impl GitHubClient {
 pub(crate) enum Paged<T> {
     Items(Vec<T>),
     Status(u16),
+}
+
+/// A duration as the deadlines are written: `30s`, `10m`, `2h`, `90s`.
+pub(crate) fn human(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs == 0 {
+        format!("{}ms", d.as_millis())
+    } else if secs.is_multiple_of(3600) {
+        format!("{}h", secs / 3600)
+    } else if secs.is_multiple_of(60) {
+        format!("{}m", secs / 60)
+    } else {
+        format!("{secs}s")
+    }
 }
 
 fn status_text(status: u16) -> String {
@@ -817,6 +892,15 @@ mod tests {
         assert_eq!(f.ratelimit_reset, Some(1_795_600_000));
         assert_eq!(f.message, "api rate limit exceeded for installation id 1.");
         assert!(f.is_primary_rate_limit());
+    }
+
+    #[test]
+    fn deadlines_are_written_as_they_are_set() {
+        let cases = [(30, "30s"), (90, "90s"), (600, "10m"), (7200, "2h")];
+        for (secs, shown) in cases {
+            assert_eq!(human(Duration::from_secs(secs)), shown);
+        }
+        assert_eq!(human(Duration::from_millis(250)), "250ms");
     }
 
     #[test]

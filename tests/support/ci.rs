@@ -13,7 +13,10 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use super::github_fake::{BOT_LOGIN, CommitSpec, FakeGitHub, FileSpec, PrSpec, RecordedRequest};
 use super::gitrepo::TestRepo;
@@ -75,11 +78,16 @@ pub fn payload(name: &str, fill: &[(&str, &str)]) -> String {
 /// What one run of `loopguard ci` left.
 #[derive(Debug)]
 pub struct Outcome {
+    /// `-1` when a signal ended it (or [`CiStep::kill_after`] did).
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
     pub outputs: BTreeMap<String, String>,
     pub summary: String,
+    /// From start to exit.
+    pub elapsed: Duration,
+    /// [`CiStep::kill_after`] had to end it.
+    pub killed: bool,
 }
 
 /// Reads a `GITHUB_OUTPUT` file (`name<<DELIMITER\nvalue\nDELIMITER\n` entries).
@@ -142,6 +150,7 @@ pub struct CiStep<'a> {
     program: PathBuf,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    kill_after: Option<Duration>,
 }
 
 impl<'a> CiStep<'a> {
@@ -154,7 +163,20 @@ impl<'a> CiStep<'a> {
             program: assert_cmd::cargo::cargo_bin("loopguard"),
             args: Vec::new(),
             env: Vec::new(),
+            kill_after: None,
         }
+    }
+
+    /// The API at `url` instead of the fake (a misbehaving server).
+    pub fn api(self, url: &str) -> Self {
+        self.env("GITHUB_API_URL", url)
+    }
+
+    /// Kills the step when it runs longer than `limit` (the outcome says `killed`): for
+    /// tests of what must end by itself.
+    pub fn kill_after(mut self, limit: Duration) -> Self {
+        self.kill_after = Some(limit);
+        self
     }
 
     /// The event that triggered the job, and its payload (`GITHUB_EVENT_PATH`).
@@ -218,13 +240,46 @@ impl<'a> CiStep<'a> {
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        let out = cmd.output().unwrap();
+        let start = Instant::now();
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+        };
+        let out_thread = drain(Box::new(child.stdout.take().unwrap()));
+        let err_thread = drain(Box::new(child.stderr.take().unwrap()));
+        let mut killed = false;
+        let status = loop {
+            if self.kill_after.is_none() {
+                break child.wait().unwrap();
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if self.kill_after.is_some_and(|limit| start.elapsed() > limit) {
+                let _ = child.kill();
+                killed = true;
+                break child.wait().unwrap();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let elapsed = start.elapsed();
         let outcome = Outcome {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: status.code().unwrap_or(-1),
+            stdout: out_thread.join().unwrap(),
+            stderr: err_thread.join().unwrap(),
             outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
             summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+            elapsed,
+            killed,
         };
         assert!(
             !outcome.stdout.contains(TOKEN) && !outcome.stderr.contains(TOKEN),
@@ -365,4 +420,32 @@ pub fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
         .collect();
     assert_eq!(ours.len(), 1, "exactly one loopguard comment: {ours:#?}");
     ours[0].body.clone()
+}
+
+/// Asserts that no line of `text` (a step's stdout or stderr) would start a workflow
+/// command — `::` or the legacy `##[` at the line's start, after optional whitespace —
+/// outside a `::stop-commands::TOKEN` … `::TOKEN::` fence, except loopguard's own
+/// annotation (`::error title=loopguard…`) and the fence itself.
+#[track_caller]
+pub fn assert_no_command_outside_fence(what: &str, text: &str) {
+    let mut end: Option<String> = None;
+    for line in text.lines() {
+        let body = line.trim_start();
+        if let Some(token) = &end {
+            if line == token {
+                end = None;
+            }
+            continue;
+        }
+        if let Some(t) = body.strip_prefix("::stop-commands::") {
+            end = Some(format!("::{t}::"));
+            continue;
+        }
+        let command = body.starts_with("::") || body.starts_with("##[");
+        assert!(
+            !command || line.starts_with("::error title=loopguard"),
+            "{what}: a workflow command outside the fence: {line:?}\n{text}"
+        );
+    }
+    assert!(end.is_none(), "{what}: a fence left open:\n{text}");
 }

@@ -37,6 +37,15 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The fenced blocks of `lang` in a markdown file (the documentation's examples).
+pub fn fenced_blocks<'a>(md: &'a str, lang: &str) -> Vec<&'a str> {
+    let fence = format!("```{lang}\n");
+    md.split(&fence)
+        .skip(1)
+        .map(|rest| rest.split("```").next().expect("a closed fence"))
+        .collect()
+}
+
 /// `loopguard …` in `repo`, with the repository's pinned environment.
 pub fn lg(repo: &TestRepo) -> Lg {
     let mut cmd = repo.command(bin());
@@ -119,10 +128,23 @@ impl Lg {
     }
 
     pub fn run(mut self) -> Ran {
-        use std::io::Write;
         if let Some(limit) = self.limit {
             return run_within(self.cmd, self.stdin, limit);
         }
+        let out = self.spawn().wait_with_output().expect("loopguard runs");
+        Ran {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            timed_out: false,
+        }
+    }
+}
+
+impl Lg {
+    /// Starts the binary with its output piped and its input written.
+    fn spawn(&mut self) -> std::process::Child {
+        use std::io::Write;
         self.cmd.stdin(if self.stdin.is_some() {
             Stdio::piped()
         } else {
@@ -135,20 +157,52 @@ impl Lg {
             // The command may exit before it reads everything: that is its answer.
             let _ = pipe.write_all(&input);
         }
-        let out = child.wait_with_output().expect("loopguard runs");
-        Ran {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            timed_out: false,
-        }
+        child
     }
+
+    /// [`Lg::run`], and the peak resident memory of the process in KiB (its own, from
+    /// `wait4`: not the test's, nor other children's). For memory bounds, never timings.
+    #[cfg(target_os = "linux")]
+    // The child is reaped by `wait4`, which clippy does not know of.
+    #[allow(clippy::zombie_processes)]
+    pub fn run_measured(mut self) -> (Ran, u64) {
+        use std::os::unix::process::ExitStatusExt;
+        let mut child = self.spawn();
+        let out = drain(child.stdout.take().expect("piped"));
+        let err = drain(child.stderr.take().expect("piped"));
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+        let mut status: libc::c_int = 0;
+        // SAFETY: `rusage` is plain data that wait4 fills in; the child is ours and not
+        // yet waited for (`child` is never waited on after this).
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+        let status = std::process::ExitStatus::from_raw(status);
+        let ran = Ran {
+            code: status.code(),
+            stdout: out.join().expect("stdout drained"),
+            stderr: err.join().expect("stderr drained"),
+            timed_out: false,
+        };
+        // Linux reports ru_maxrss in KiB.
+        (ran, u64::try_from(usage.ru_maxrss).unwrap_or(0))
+    }
+}
+
+/// Reads a child's pipe to its end on a thread of its own (neither pipe fills while the
+/// other is read), as lossy UTF-8.
+fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
 }
 
 /// Runs `cmd` in its own process group and kills the group when it outlives `limit`, so a
 /// hook blocked on a FIFO cannot hold the test (or the pipes) forever.
 pub fn run_within(mut cmd: Command, stdin: Option<Vec<u8>>, limit: Duration) -> Ran {
-    use std::io::{Read, Write};
+    use std::io::Write;
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -167,15 +221,8 @@ pub fn run_within(mut cmd: Command, stdin: Option<Vec<u8>>, limit: Duration) -> 
             let _ = pipe.write_all(&input);
         });
     }
-    let drain = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().expect("piped")));
-    let err = drain(Box::new(child.stderr.take().expect("piped")));
+    let out = drain(child.stdout.take().expect("piped"));
+    let err = drain(child.stderr.take().expect("piped"));
     let deadline = Instant::now() + limit;
     let mut timed_out = false;
     let status = loop {

@@ -193,6 +193,23 @@ impl TestEvidence {
     }
 
     /// The evidence of a test run: its outcome and the fingerprint of its output.
+    /// Whether a test command's output is test evidence, and its outcome (docs/contract.md,
+    /// "Test evidence"). `passed` is its exit status (`None`: unknown, the output decides).
+    ///
+    /// - A test runner's output recognised (a runner's failures or summary, JUnit XML): the
+    ///   exit status decides, or without one whether a failure was found.
+    /// - A command that printed nothing and exited 0 (`true`, `make -s check`): a pass.
+    /// - Anything else — `cargo tset` ("error: no such command"), `sh: pytset: not found`,
+    ///   `echo TODO` — is no test result: `None`, nothing is recorded, so a mistyped
+    ///   command neither counts as a failure nor breaks a streak nor passes as progress.
+    pub fn outcome_of(passed: Option<bool>, fp: &Fingerprint) -> Option<Outcome> {
+        let from = |pass: bool| if pass { Outcome::Pass } else { Outcome::Fail };
+        if fp.recognised {
+            return Some(from(passed.unwrap_or_else(|| fp.is_pass())));
+        }
+        (passed == Some(true) && fp.silent).then_some(Outcome::Pass)
+    }
+
     pub fn from_fingerprint(
         outcome: Outcome,
         fp: &Fingerprint,
@@ -376,6 +393,39 @@ pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_recognised_result_or_silence_is_test_evidence() {
+        use crate::fingerprint::fingerprint_bytes;
+        let cargo_fail = "running 1 test\ntest t ... FAILED\n\nfailures:\n\n---- t stdout ----\n\nthread 't' panicked at src/lib.rs:1:1:\nboom\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored\n";
+        let cargo_pass =
+            "running 1 test\ntest t ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored\n";
+        let typo = "error: no such command: `tset`\n";
+        let cases: &[(&str, Option<bool>, Option<Outcome>)] = &[
+            (cargo_fail, Some(false), Some(Outcome::Fail)),
+            (cargo_fail, None, Some(Outcome::Fail)),
+            (cargo_pass, Some(true), Some(Outcome::Pass)),
+            (cargo_pass, None, Some(Outcome::Pass)),
+            // A recognised pass with a failing exit: a failure of unknown shape.
+            (cargo_pass, Some(false), Some(Outcome::Fail)),
+            (typo, Some(false), None),
+            (typo, None, None),
+            (typo, Some(true), None),
+            ("All good!\n", Some(true), None),
+            ("", Some(true), Some(Outcome::Pass)),
+            ("\n  \n", Some(true), Some(Outcome::Pass)),
+            ("", Some(false), None),
+            ("", None, None),
+        ];
+        for (log, passed, want) in cases {
+            let fp = fingerprint_bytes(log.as_bytes());
+            assert_eq!(
+                TestEvidence::outcome_of(*passed, &fp),
+                *want,
+                "{log:?} exiting {passed:?}"
+            );
+        }
+    }
 
     #[test]
     fn only_id_is_required() {

@@ -1,14 +1,20 @@
 //! Properties of the pure core over random input (proptest, stable Rust): random histories
 //! never panic and keep the breaker's invariants after every step; judging at once and
 //! recording one commit at a time agree; the patch id is blind to the order of files; no
-//! `replay` line, config or log reaches a panic.
+//! `replay` line, config, CI event payload or log reaches a panic, and a log fingerprints
+//! the same however it is cut into chunks.
+//!
+//! Each property runs `PROPTEST_CASES` cases, 64 when unset (`cargo test`): the fuzz step of
+//! `.ci/run` raises it. Mutations of the real fixtures are in the shell's
+//! `tests/fuzz.rs`, which reads them.
 
 use jiff::Timestamp;
 use proptest::prelude::*;
 
 use crate::breaker::{Breaker, State, TerminalStatus};
 use crate::config::{Config, RuleAction, TripAction};
-use crate::fingerprint::fingerprint_bytes;
+use crate::fingerprint::{Fingerprinter, fingerprint_bytes};
+use crate::github::event::{ActionsVars, IssuesEvent, parse_event};
 use crate::ids::{CommitId, Signature};
 use crate::iteration::{
     FileChange, FileStatus, Intervention, InterventionKind, Iteration, Outcome, TestEvidence,
@@ -179,8 +185,100 @@ fn invariants(b: &Breaker, len: usize, models: usize) -> Result<(), TestCaseErro
     Ok(())
 }
 
+/// A JSON value shaped like a GitHub event payload: its keys from the payloads' vocabulary
+/// (so the parsers go deep), its values of any type, nested.
+fn payload_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    const KEYS: &[&str] = &[
+        "action",
+        "number",
+        "pull_request",
+        "head",
+        "base",
+        "sha",
+        "ref",
+        "repo",
+        "full_name",
+        "name",
+        "owner",
+        "login",
+        "fork",
+        "user",
+        "labels",
+        "label",
+        "sender",
+        "repository",
+        "workflow_run",
+        "id",
+        "head_sha",
+        "head_branch",
+        "head_repository",
+        "pull_requests",
+        "conclusion",
+        "status",
+        "event",
+        "before",
+        "after",
+        "created",
+        "deleted",
+        "head_commit",
+        "issue",
+        "changes",
+        "body",
+        "from",
+        "title",
+        "state",
+        "merged_at",
+        "closed_at",
+        "created_at",
+        "updated_at",
+        "workflow_id",
+        "run_attempt",
+        "url",
+        "html_url",
+    ];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        "[0-9a-f]{0,41}".prop_map(Value::from),
+        "\\PC{0,30}".prop_map(Value::from),
+        proptest::sample::select(vec![
+            "octo-org/widgets",
+            "a/b/c",
+            "/",
+            "",
+            "refs/heads/main",
+            "synchronize",
+            "completed",
+            "failure",
+            "2026-11-25T10:00:00Z",
+            "not a date",
+        ])
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(6, 96, 8, move |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::vec((proptest::sample::select(KEYS), inner), 0..8).prop_map(
+                |entries| {
+                    Value::Object(
+                        entries
+                            .into_iter()
+                            .map(|(k, v)| ((*k).to_owned(), v))
+                            .collect(),
+                    )
+                }
+            ),
+        ]
+    })
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    // `PROPTEST_CASES` overrides this (proptest reads it over a configured count).
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn random_histories_keep_the_breakers_invariants(
@@ -286,5 +384,70 @@ proptest! {
     fn no_log_reaches_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let fp = fingerprint_bytes(&bytes);
         prop_assert_eq!(fp.signature.is_none(), fp.failures.is_empty());
+    }
+
+    #[test]
+    fn a_log_fingerprints_the_same_in_any_chunks(
+        lines in proptest::collection::vec(
+            prop_oneof![
+                "\\PC{0,60}",
+                Just("test result: FAILED. 0 passed; 1 failed".to_owned()),
+                Just("---- t stdout ----".to_owned()),
+                Just("thread 't' panicked at src/lib.rs:1:1:".to_owned()),
+                Just("--- FAIL: TestX (0.00s)".to_owned()),
+                Just("FAILED tests/test_x.py::test_y - AssertionError".to_owned()),
+                Just("error[E0308]: mismatched types".to_owned()),
+                Just("<testsuite name=\"x\"><testcase name=\"t\"><failure message=\"m\"/>".to_owned()),
+            ],
+            0..40,
+        ),
+        cuts in proptest::collection::vec(any::<usize>(), 0..8),
+        crlf in any::<bool>(),
+    ) {
+        let text = lines.join(if crlf { "\r\n" } else { "\n" });
+        let bytes = text.as_bytes();
+        let whole = fingerprint_bytes(bytes);
+        let mut at: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+        at.sort_unstable();
+        let mut fp = Fingerprinter::new();
+        let mut from = 0;
+        for to in at.into_iter().chain([bytes.len()]) {
+            fp.feed(&bytes[from..to]);
+            from = to;
+        }
+        prop_assert_eq!(fp.finish(), whole);
+    }
+
+    #[test]
+    fn no_event_payload_reaches_a_panic(
+        value in payload_value(),
+        name in proptest::sample::select(vec![
+            "pull_request", "pull_request_target", "workflow_run", "push", "issues",
+            "schedule", "",
+        ]),
+        repository in proptest::option::of(proptest::sample::select(vec![
+            "octo-org/widgets", "bad", "a/b/c",
+        ])),
+        sha in proptest::option::of("[0-9a-f]{0,41}"),
+    ) {
+        let vars = ActionsVars {
+            event_name: name.to_owned(),
+            repository: repository.map(str::to_owned),
+            sha,
+            ..ActionsVars::default()
+        };
+        let text = value.to_string();
+        if let Ok(ctx) = parse_event(&vars, &text) {
+            // Whatever was accepted names a repository and a valid head commit.
+            prop_assert!(!ctx.repo.owner.is_empty() && !ctx.repo.name.is_empty());
+            prop_assert!(!ctx.head_sha.as_str().is_empty());
+        }
+        let _ = IssuesEvent::parse(&text);
+        // Cut short, as a truncated file would be.
+        let half = (0..=text.len() / 2)
+            .rev()
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(0);
+        let _ = parse_event(&vars, &text[..half]);
     }
 }

@@ -67,6 +67,34 @@ pub fn printable_lines(text: &str) -> String {
         .join("\n")
 }
 
+/// The one neutraliser of everything loopguard writes to stderr (warnings, notes, errors,
+/// refusals): every line [`printable`] — control characters and bidi overrides shown,
+/// never executed by a terminal — and none starting a workflow command when the stream is
+/// a GitHub Actions log. Newlines are kept: a message may have several lines (a `hint:`),
+/// but no outside text can make one of them a command.
+pub fn terminal(text: &str) -> String {
+    defuse_workflow_commands(&printable_lines(text))
+}
+
+/// A JSON document for a terminal: the characters JSON allows raw inside strings but a
+/// terminal may act on — DEL, the C1 controls (U+0080–U+009F, CSI among them) and the bidi
+/// overrides — written as `\uXXXX` escapes. The document means the same.
+pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
+    let acts = |c: char| matches!(c, '\u{7f}'..='\u{9f}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !json.chars().any(acts) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if acts(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Skips the rest of an escape sequence (CSI `ESC [ … final`, OSC `ESC ] … BEL|ST`, or a
 /// two-character escape).
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
@@ -414,6 +442,37 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(&neutralize(input), want, "{input:?}");
         }
+    }
+
+    #[test]
+    fn terminal_text_shows_controls_and_starts_no_command() {
+        let hostile = "job\n::error::x\r\u{1b}[2K\u{9b}2J\u{7f} \u{202e}gnp\n  ##[warning]y";
+        let safe = terminal(hostile);
+        assert_eq!(
+            safe,
+            format!("job\n:{Z}:error::x^M^[[2K\\u{{9b}}2J^? \\u{{202e}}gnp\n  #{Z}#[warning]y")
+        );
+        for line in safe.lines() {
+            let body = line.trim_start();
+            assert!(
+                !body.starts_with("::") && !body.starts_with("##["),
+                "{line}"
+            );
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+        }
+        // Shown once is shown: a second pass changes nothing.
+        assert_eq!(terminal(&safe), safe);
+    }
+
+    #[test]
+    fn json_for_a_terminal_escapes_what_json_allows_raw() {
+        let doc = serde_json::json!({"m": "a\u{1b}b\u{9b}c\u{7f}d\u{202e}e\u{2066}f é"});
+        let text = doc.to_string();
+        let safe = json_for_terminal(&text);
+        assert_eq!(safe, r#"{"m":"a\u001bb\u009bc\u007fd\u202ee\u2066f é"}"#);
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, doc, "the same document");
+        assert!(matches!(json_for_terminal("{\"a\":1}"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -25,6 +25,29 @@ use crate::error::Error;
 /// The file name at the repository root.
 pub const CONFIG_FILE: &str = ".loopguard.yml";
 
+// Limits (docs/contract.md, "Limits"): a config is read on every commit, so what it can
+// make loopguard build is bounded: the cost is in compiling globs and regexes, about a
+// millisecond per kilobyte of complex globs. The largest config within the limits loads in
+// about 20 ms (`scripts/bench-config.sh`).
+
+/// The largest config file, in bytes.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+/// Globs in each of `paths.tests`, `rules.constraint.protected` and `agents`.
+pub const MAX_GLOBS: usize = 64;
+/// The longest glob, in bytes.
+pub const MAX_GLOB_BYTES: usize = 128;
+/// Entries of `escalation.models`, `on_trip.notify` and `rules.edge_loop.edges`.
+pub const MAX_LIST_ENTRIES: usize = 256;
+/// The longest model or edge name, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+/// Entries of `completion_patterns` (each a compiled regex).
+pub const MAX_COMPLETION_PATTERNS: usize = 8;
+/// The longest completion pattern, in bytes.
+pub const MAX_REGEX_BYTES: usize = 256;
+/// The largest compiled completion pattern (the heap its NFA takes), in bytes: a few
+/// Unicode classes (`\w`) fit, `\w{100}` does not.
+pub const MAX_REGEX_NFA_BYTES: usize = 128 << 10;
+
 /// What a rule does when its count reaches its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -326,12 +349,20 @@ pub type CompletionPattern = regex_automata::meta::Regex;
 
 fn completion_pattern(pattern: &str, unicode: bool) -> Result<CompletionPattern, String> {
     regex_automata::meta::Regex::builder()
-        .configure(regex_automata::meta::Config::new().auto_prefilter(false))
+        .configure(
+            regex_automata::meta::Config::new()
+                .auto_prefilter(false)
+                .nfa_size_limit(Some(MAX_REGEX_NFA_BYTES)),
+        )
         .syntax(regex_automata::util::syntax::Config::new().unicode(unicode))
         .build(pattern)
         .map_err(|e| match e.syntax_error() {
             Some(syntax) => syntax.to_string(),
-            None => e.to_string(),
+            None => match std::error::Error::source(&e) {
+                // "error building NFA: exceeds size limit of …"
+                Some(cause) => format!("{e}: {cause}"),
+                None => e.to_string(),
+            },
         })
 }
 
@@ -423,6 +454,7 @@ impl Config {
 
     /// Parses config text; `path` is only used in messages and `source`.
     pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Config, Error> {
+        too_large(path, bytes.len())?;
         let text = std::str::from_utf8(bytes).map_err(|e| Error::Config {
             path: path.to_owned(),
             line: line_of_offset(bytes, e.valid_up_to()),
@@ -435,6 +467,7 @@ impl Config {
 
     /// Parses config text; `path` is only used in messages and `source`.
     pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+        too_large(path, text.len())?;
         let raw = raw::parse(text, path)?;
         let mut config = resolve(raw, path)?;
         config.source = Some(path.to_owned());
@@ -450,6 +483,44 @@ impl Config {
     pub fn is_test_path(&self, path: &str) -> bool {
         self.tests.is_match(path)
     }
+}
+
+/// A config larger than [`MAX_CONFIG_BYTES`] is refused before it is parsed.
+fn too_large(path: &Path, len: usize) -> Result<(), Error> {
+    if len <= MAX_CONFIG_BYTES {
+        return Ok(());
+    }
+    Err(Error::Config {
+        path: path.to_owned(),
+        line: 1,
+        column: 1,
+        key: "(file)".to_owned(),
+        message: format!(
+            "the file is {len} bytes, more than the {MAX_CONFIG_BYTES} a config may have; hint: a config holds settings and a few globs: use fewer, broader globs"
+        ),
+    })
+}
+
+/// A pattern or name longer than `max` bytes is refused before it is compiled.
+fn not_too_long(
+    path: &Path,
+    key: &str,
+    v: &Spanned<String>,
+    what: &str,
+    max: usize,
+) -> Result<(), Error> {
+    if v.value.len() <= max {
+        return Ok(());
+    }
+    Err(at(
+        path,
+        key,
+        v,
+        format!(
+            "the {what} is {} bytes, more than the {max} loopguard reads; hint: shorten it (docs/contract.md, \"Limits\")",
+            v.value.len()
+        ),
+    ))
 }
 
 fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
@@ -481,15 +552,16 @@ fn positive(path: &Path, key: &str, v: &Option<Spanned<u32>>, default: u32) -> R
 fn patterns(
     path: &Path,
     key: &str,
-    list: &Option<Vec<Spanned<String>>>,
+    list: &Option<raw::Globs>,
     default: &PatternSet,
     case_insensitive: bool,
 ) -> Result<PatternSet, Error> {
-    let Some(list) = list else {
+    let Some(raw::Bounded(list)) = list else {
         return Ok(default.clone());
     };
     let mut builder = GlobSetBuilder::new();
     for (i, p) in list.iter().enumerate() {
+        not_too_long(path, &format!("{key}[{i}]"), p, "glob", MAX_GLOB_BYTES)?;
         let glob = compile_glob(&p.value, case_insensitive).map_err(|e| {
             at(
                 path,
@@ -635,8 +707,19 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
         }
         if let Some(e) = r.edge_loop {
             let mut edges = c.rules.edge_loop.edges.clone();
-            if let Some(raw_edges) = e.edges {
+            if let Some(raw::BoundedMap(raw_edges)) = e.edges {
                 for (name, v) in raw_edges {
+                    if name.len() > MAX_NAME_BYTES {
+                        return Err(at(
+                            path,
+                            "rules.edge_loop.edges",
+                            &v,
+                            format!(
+                                "an edge name is {} bytes, more than the {MAX_NAME_BYTES} loopguard reads; hint: name edges `from_to`, e.g. planner_to_verifier",
+                                name.len()
+                            ),
+                        ));
+                    }
                     let key = format!("rules.edge_loop.edges.{name}");
                     edges.insert(name, positive(path, &key, &Some(v), 1)?);
                 }
@@ -664,19 +747,23 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
     if let Some(p) = raw.paths {
         c.tests = patterns(path, "paths.tests", &p.tests, &c.tests, false)?;
     }
-    if let Some(list) = raw.completion_patterns {
+    if let Some(raw::Bounded(list)) = raw.completion_patterns {
         let mut out = Vec::with_capacity(list.len());
         for (i, p) in list.iter().enumerate() {
+            let key = format!("completion_patterns[{i}]");
+            not_too_long(path, &key, p, "regex", MAX_REGEX_BYTES)?;
             let re = completion_pattern(&p.value, true).map_err(|detail| {
                 let last = detail.lines().last().unwrap_or("invalid regex").trim();
+                let hint = if last.contains("limit") {
+                    "hint: it compiles too large; use fewer or smaller repetitions (`{n}`) and classes"
+                } else {
+                    "hint: quote it with single quotes in YAML"
+                };
                 at(
                     path,
-                    &format!("completion_patterns[{i}]"),
+                    &key,
                     p,
-                    format!(
-                        "invalid regex `{}`: {last}; hint: quote it with single quotes in YAML",
-                        p.value
-                    ),
+                    format!("invalid regex `{}`: {last}; {hint}", p.value),
                 )
             })?;
             out.push(re);
@@ -685,7 +772,7 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
     }
     if let Some(o) = raw.on_trip {
         c.on_trip.action = o.action.unwrap_or(c.on_trip.action);
-        if let Some(n) = o.notify {
+        if let Some(raw::Bounded(n)) = o.notify {
             c.on_trip.notify = n;
         }
         if let Some(cd) = o.cooldown {
@@ -700,8 +787,18 @@ fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
         }
     }
     if let Some(e) = raw.escalation
-        && let Some(models) = e.models
+        && let Some(raw::Bounded(models)) = e.models
     {
+        for (i, m) in models.iter().enumerate() {
+            not_too_long(
+                path,
+                &format!("escalation.models[{i}]"),
+                m,
+                "model name",
+                MAX_NAME_BYTES,
+            )?;
+        }
+        let models: Vec<String> = models.into_iter().map(|m| m.value).collect();
         if models.is_empty() {
             return Err(Error::Config {
                 path: path.to_owned(),

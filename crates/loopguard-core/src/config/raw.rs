@@ -2,13 +2,83 @@
 //! need checking after parsing kept with their location.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 use std::path::Path;
 
 use serde::Deserialize;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use super::{Notify, Profile, RuleAction, TripAction};
+use super::{
+    MAX_COMPLETION_PATTERNS, MAX_GLOBS, MAX_LIST_ENTRIES, Notify, Profile, RuleAction, TripAction,
+};
 use crate::error::Error;
+
+/// A list of at most `N` entries, refused while it is read — before anything is built from
+/// it (a 1 MiB file holds 40,000 globs; compiled, they took seconds and gigabytes).
+#[derive(Debug)]
+pub(super) struct Bounded<T, const N: usize>(pub Vec<T>);
+
+impl<'de, T: Deserialize<'de>, const N: usize> Deserialize<'de> for Bounded<T, N> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries<T, const N: usize>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>, const N: usize> Visitor<'de> for Entries<T, N> {
+            type Value = Bounded<T, N>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "a list of at most {N} entries")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(N));
+                while let Some(entry) = seq.next_element()? {
+                    if out.len() == N {
+                        return Err(de::Error::custom(too_many(N)));
+                    }
+                    out.push(entry);
+                }
+                Ok(Bounded(out))
+            }
+        }
+        d.deserialize_seq(Entries(PhantomData))
+    }
+}
+
+/// A mapping of at most `N` entries, refused while it is read.
+#[derive(Debug)]
+pub(super) struct BoundedMap<V, const N: usize>(pub BTreeMap<String, V>);
+
+impl<'de, V: Deserialize<'de>, const N: usize> Deserialize<'de> for BoundedMap<V, N> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries<V, const N: usize>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>, const N: usize> Visitor<'de> for Entries<V, N> {
+            type Value = BoundedMap<V, N>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "a mapping of at most {N} entries")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some((k, v)) = map.next_entry()? {
+                    if out.len() == N {
+                        return Err(de::Error::custom(too_many(N)));
+                    }
+                    out.insert(k, v);
+                }
+                Ok(BoundedMap(out))
+            }
+        }
+        d.deserialize_map(Entries(PhantomData))
+    }
+}
+
+fn too_many(n: usize) -> String {
+    format!(
+        "the list has more than {n} entries; hint: loopguard reads at most {n} (docs/contract.md, \"Limits\"): use fewer, broader patterns"
+    )
+}
+
+/// A list of globs.
+pub(super) type Globs = Bounded<Spanned<String>, MAX_GLOBS>;
+/// A list of names.
+pub(super) type List<T> = Bounded<T, MAX_LIST_ENTRIES>;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -16,9 +86,9 @@ pub(super) struct RawConfig {
     pub profile: Option<Profile>,
     pub window: Option<Spanned<u32>>,
     pub rules: Option<RawRules>,
-    pub agents: Option<Vec<Spanned<String>>>,
+    pub agents: Option<Globs>,
     pub paths: Option<RawPaths>,
-    pub completion_patterns: Option<Vec<Spanned<String>>>,
+    pub completion_patterns: Option<Bounded<Spanned<String>, MAX_COMPLETION_PATTERNS>>,
     pub on_trip: Option<RawOnTrip>,
     pub escalation: Option<RawEscalation>,
     pub webhook: Option<RawWebhook>,
@@ -75,7 +145,7 @@ pub(super) struct RawBudget {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawConstraint {
-    pub protected: Option<Vec<Spanned<String>>>,
+    pub protected: Option<Globs>,
     pub guard_workflows: Option<bool>,
     pub forbid_test_skips: Option<bool>,
     pub forbid_test_deletions: Option<bool>,
@@ -86,7 +156,7 @@ pub(super) struct RawConstraint {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawEdgeLoop {
     pub threshold: Option<Spanned<u32>>,
-    pub edges: Option<BTreeMap<String, Spanned<u32>>>,
+    pub edges: Option<BoundedMap<Spanned<u32>, MAX_LIST_ENTRIES>>,
     pub max_steps: Option<Spanned<u32>>,
     pub action: Option<RuleAction>,
 }
@@ -94,21 +164,21 @@ pub(super) struct RawEdgeLoop {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawPaths {
-    pub tests: Option<Vec<Spanned<String>>>,
+    pub tests: Option<Globs>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawOnTrip {
     pub action: Option<TripAction>,
-    pub notify: Option<Vec<Notify>>,
+    pub notify: Option<List<Notify>>,
     pub cooldown: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawEscalation {
-    pub models: Option<Vec<String>>,
+    pub models: Option<List<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]

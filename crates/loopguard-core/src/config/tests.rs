@@ -247,3 +247,142 @@ fn the_dashboard_title_is_configurable() {
     let long = format!("github: {{dashboard_title: \"{}\"}}\n", "x".repeat(300));
     assert!(err(&long).2.contains("256 characters"));
 }
+
+/// `n` entries of a YAML block list, each `item(i)` quoted, at `indent`.
+fn block(indent: &str, n: usize, item: impl Fn(usize) -> String) -> String {
+    (0..n)
+        .map(|i| format!("{indent}- '{}'\n", item(i)))
+        .collect()
+}
+
+#[test]
+fn lists_past_their_limit_are_refused_naming_the_key_and_line() {
+    let glob = |i: usize| format!("dir{i}/**/*.rs");
+    let name = |i: usize| format!("model-{i}");
+    // (the config with `n` entries, its key, the line the list starts on, the limit)
+    type Case = (Box<dyn Fn(usize) -> String>, &'static str, u32, usize);
+    let cases: Vec<Case> = vec![
+        (
+            Box::new(move |n| format!("window: 5\npaths:\n  tests:\n{}", block("    ", n, glob))),
+            "paths.tests",
+            4,
+            MAX_GLOBS,
+        ),
+        (
+            Box::new(move |n| {
+                format!(
+                    "rules:\n  constraint:\n    protected:\n{}",
+                    block("      ", n, glob)
+                )
+            }),
+            "rules.constraint.protected",
+            4,
+            MAX_GLOBS,
+        ),
+        (
+            Box::new(move |n| format!("agents:\n{}", block("  ", n, |i| format!("bot{i} <*>")))),
+            "agents",
+            2,
+            MAX_GLOBS,
+        ),
+        (
+            Box::new(move |n| {
+                format!(
+                    "completion_patterns:\n{}",
+                    block("  ", n, |i| format!("done{i}"))
+                )
+            }),
+            "completion_patterns",
+            2,
+            MAX_COMPLETION_PATTERNS,
+        ),
+        (
+            Box::new(move |n| format!("escalation:\n  models:\n{}", block("    ", n, name))),
+            "escalation.models",
+            3,
+            MAX_LIST_ENTRIES,
+        ),
+        (
+            Box::new(move |n| {
+                format!(
+                    "on_trip:\n  notify:\n{}",
+                    block("    ", n, |_| "summary".into())
+                )
+            }),
+            "on_trip.notify",
+            3,
+            MAX_LIST_ENTRIES,
+        ),
+        (
+            Box::new(move |n| {
+                let edges: String = (0..n).map(|i| format!("      e{i}: 2\n")).collect();
+                format!("rules:\n  edge_loop:\n    edges:\n{edges}")
+            }),
+            "rules.edge_loop.edges",
+            4,
+            MAX_LIST_ENTRIES,
+        ),
+    ];
+    for (config, key, line, limit) in cases {
+        parse(&config(limit)).unwrap_or_else(|e| panic!("{key} at its limit: {e}"));
+        let (at, k, message) = err(&config(limit + 1));
+        assert_eq!((k.as_str(), at), (key, line), "{message}");
+        assert!(
+            message.contains(&format!("more than {limit} entries")) && message.contains("hint:"),
+            "{key}: {message}"
+        );
+    }
+}
+
+#[test]
+fn patterns_and_names_past_their_size_are_refused_naming_the_entry() {
+    let long_glob = format!("src/{}", "a".repeat(MAX_GLOB_BYTES));
+    let text = format!("paths:\n  tests:\n    - 'tests/**'\n    - '{long_glob}'\n");
+    let (line, key, message) = err(&text);
+    assert_eq!((line, key.as_str()), (4, "paths.tests[1]"), "{message}");
+    assert!(
+        message.contains(&format!("more than the {MAX_GLOB_BYTES}")),
+        "{message}"
+    );
+
+    let long_re = format!("done|{}", "x".repeat(MAX_REGEX_BYTES));
+    let (line, key, _) = err(&format!("completion_patterns:\n  - '{long_re}'\n"));
+    assert_eq!((line, key.as_str()), (2, "completion_patterns[0]"));
+
+    // Short, but compiled too large: refused by the regex size limit, with its own hint.
+    let (line, key, message) = err("window: 3\ncompletion_patterns: ['(?i)\\w{100}']\n");
+    assert_eq!(
+        (line, key.as_str()),
+        (2, "completion_patterns[0]"),
+        "{message}"
+    );
+    assert!(message.contains("limit"), "{message}");
+    assert!(message.contains("hint: it compiles too large"), "{message}");
+    // The contract's example pattern and a few Unicode classes stay well within it.
+    parse(&format!(
+        "completion_patterns:\n  - '{DEFAULT_COMPLETION}'\n  - '(?i)\\b(done|fixed)\\s+\\w+\\s+\\w+\\b'\n"
+    ))
+    .unwrap();
+
+    let model = "m".repeat(MAX_NAME_BYTES + 1);
+    let (line, key, _) = err(&format!("escalation:\n  models: [haiku, '{model}']\n"));
+    assert_eq!((line, key.as_str()), (2, "escalation.models[1]"));
+    let edge = "e".repeat(MAX_NAME_BYTES + 1);
+    let (line, key, _) = err(&format!(
+        "rules:\n  edge_loop:\n    edges:\n      {edge}: 2\n"
+    ));
+    assert_eq!((line, key.as_str()), (4, "rules.edge_loop.edges"));
+}
+
+#[test]
+fn a_file_past_the_size_limit_is_refused_before_it_is_parsed() {
+    let mut text = String::from("window: 5\n");
+    while text.len() <= MAX_CONFIG_BYTES {
+        text.push_str("# padding\n");
+    }
+    let (line, key, message) = err(&text);
+    assert_eq!((line, key.as_str()), (1, "(file)"));
+    assert!(message.contains("more than the 1048576"), "{message}");
+    let bytes = Config::parse_bytes(text.as_bytes(), Path::new("x.yml"));
+    assert!(matches!(bytes, Err(Error::Config { .. })));
+}

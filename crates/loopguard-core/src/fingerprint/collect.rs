@@ -143,6 +143,10 @@ impl Collector {
 
     pub(crate) fn into_fingerprint(self) -> Fingerprint {
         let any_specific = self.drafts.iter().any(|d| !d.fallback && !d.withdrawn);
+        // A parser recognised something: a failure of its own (withdrawn or not) or a
+        // runner's summary; the generic fallback's error lines alone are no test result.
+        let recognised = self.drafts.iter().any(|d| !d.fallback)
+            || self.seen.iter().any(|r| *r != Runner::Generic);
         let failures = self
             .drafts
             .into_iter()
@@ -157,7 +161,9 @@ impl Collector {
             })
             .collect();
         let fallback_runner = self.seen.into_iter().find(|r| *r != Runner::Generic);
-        Fingerprint::from_failures(failures, fallback_runner)
+        let mut fp = Fingerprint::from_failures(failures, fallback_runner);
+        fp.recognised = recognised;
+        fp
     }
 }
 

@@ -1,6 +1,6 @@
 //! Hashing failures into a signature, and the `fingerprint` document.
 
-use super::failure::{Failure, Runner};
+use super::failure::{Failure, FailureKind, Runner};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -45,6 +45,12 @@ pub struct Fingerprint {
     pub runner: Option<Runner>,
     /// Sorted by id, kind, message; one entry per distinct failure.
     pub failures: Vec<Failure>,
+    /// A test runner's output was recognised — a failure one of the parsers knows, a
+    /// runner's summary, JUnit XML — not only error-looking lines of the generic fallback
+    /// (`error: no such command: tset`). Output without it is no test result.
+    pub recognised: bool,
+    /// The input held nothing but whitespace (a command that printed nothing).
+    pub silent: bool,
 }
 
 impl Fingerprint {
@@ -56,10 +62,18 @@ impl Fingerprint {
         });
         failures.dedup_by(|b, a| a.id == b.id && a.kind == b.kind && a.message == b.message);
         let runner = dominant_runner(&failures).or(fallback_runner);
+        // What only the generic fallback makes: error failures of runner `generic` (tsc's
+        // are build failures). The parsers say it exactly; see `Collector`.
+        let recognised = fallback_runner.is_some_and(|r| r != Runner::Generic)
+            || failures
+                .iter()
+                .any(|f| f.runner != Runner::Generic || f.kind != FailureKind::Error);
         Fingerprint {
             signature: signature_of(&failures),
             runner,
             failures,
+            recognised,
+            silent: false,
         }
     }
 
@@ -73,11 +87,17 @@ impl Fingerprint {
     pub fn combine(parts: impl IntoIterator<Item = Fingerprint>) -> Fingerprint {
         let mut failures = Vec::new();
         let mut fallback = None;
+        let (mut recognised, mut silent) = (false, true);
         for part in parts {
             fallback = fallback.or(part.runner);
+            recognised |= part.recognised;
+            silent &= part.silent;
             failures.extend(part.failures);
         }
-        Fingerprint::from_failures(failures, fallback)
+        let mut fp = Fingerprint::from_failures(failures, fallback);
+        fp.recognised = recognised;
+        fp.silent = silent;
+        fp
     }
 
     /// The `fingerprint --json` document (docs/contract.md).
@@ -152,7 +172,6 @@ fn dominant_runner(failures: &[Failure]) -> Option<Runner> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fingerprint::FailureKind;
 
     fn failure(id: &str, message: &str, runner: Runner) -> Failure {
         Failure {

@@ -89,6 +89,8 @@ pub struct Fingerprinter {
     parsers: Parsers,
     collector: Collector,
     junit: JunitParser,
+    /// A byte other than whitespace was fed.
+    printed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,11 +157,15 @@ impl Fingerprinter {
             parsers: Parsers::default(),
             collector: Collector::default(),
             junit: JunitParser::default(),
+            printed: false,
         }
     }
 
     /// Feeds the next chunk of input.
     pub fn feed(&mut self, chunk: &[u8]) {
+        if !self.printed {
+            self.printed = chunk.iter().any(|b| !b.is_ascii_whitespace());
+        }
         match self.mode {
             Mode::Text => self.feed_text(chunk),
             Mode::Junit => self.junit.feed(chunk),
@@ -178,7 +184,8 @@ impl Fingerprinter {
             let mode = sniff(&self.sniffed, true).unwrap_or(Mode::Text);
             self.start(mode);
         }
-        match self.mode {
+        let silent = !self.printed;
+        let mut fp = match self.mode {
             Mode::Junit => self.junit.finish(),
             _ => {
                 if self.carrying {
@@ -191,7 +198,9 @@ impl Fingerprinter {
                 }
                 self.collector.into_fingerprint()
             }
-        }
+        };
+        fp.silent = silent;
+        fp
     }
 
     fn start(&mut self, mode: Mode) {

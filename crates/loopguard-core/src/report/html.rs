@@ -10,7 +10,8 @@ use super::{Row, Status};
 use crate::breaker::State;
 
 /// Text for HTML (element content and double-quoted attributes): `&`, `<`, `>`, `"` and
-/// `'` as entities, control characters dropped.
+/// `'` as entities, control characters dropped, bidi overrides and isolates shown
+/// (`\u{202e}`) rather than reordering the text around them.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -21,6 +22,9 @@ pub fn escape(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(' '),
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
             c if c.is_control() => {}
             c => out.push(c),
         }
@@ -296,6 +300,10 @@ mod tests {
         assert_eq!(
             escape("<script>alert('x')</script> & \"q\"\u{7}"),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+        );
+        assert_eq!(
+            escape("fix-\u{202e}gnp.exe\u{2066}"),
+            "fix-\\u{202e}gnp.exe\\u{2066}"
         );
     }
 }
