@@ -41,33 +41,8 @@ export GIT_AUTHOR_NAME=Agent GIT_AUTHOR_EMAIL=agent@example.com
 export GIT_COMMITTER_NAME=Agent GIT_COMMITTER_EMAIL=agent@example.com
 mkdir -p "$work/home"
 
-# median_ms RUNS PREPARE COMMAND: "WALL CPU" in milliseconds (CPU "-" without hyperfine).
-median_ms() {
-  local n=$1 prepare=$2 cmd=$3
-  if command -v hyperfine >/dev/null 2>&1; then
-    local json
-    json=$(mktemp)
-    local args=(--style none --runs "$n" --warmup 2 -i --export-json "$json")
-    if [ -n "$prepare" ]; then args+=(--prepare "$prepare"); fi
-    hyperfine "${args[@]}" "$cmd" >/dev/null 2>&1
-    perl -0777 -ne '
-      my ($m) = /"median":\s*([0-9.eE+-]+)/; my ($u) = /"user":\s*([0-9.eE+-]+)/;
-      my ($s) = /"system":\s*([0-9.eE+-]+)/;
-      printf "%.1f %.1f\n", $m * 1000, ($u + $s) * 1000' "$json"
-    rm -f "$json"
-  else
-    local i t0 t1 times=()
-    for ((i = 0; i < n; i++)); do
-      if [ -n "$prepare" ]; then sh -c "$prepare" >/dev/null 2>&1; fi
-      t0=$(date +%s%N)
-      sh -c "$cmd" >/dev/null 2>&1 || true
-      t1=$(date +%s%N)
-      times+=($(( (t1 - t0) / 1000 )))
-    done
-    printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END {
-      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; printf "%.1f -\n", m / 1000 }'
-  fi
-}
+# shellcheck source=scripts/bench-lib.sh
+. "$root/scripts/bench-lib.sh"
 
 # A repository whose run has $iterations recorded commits (hooks run by `bin`), and its
 # state saved aside; then one more commit made with the hooks off (HEAD, not recorded).
@@ -101,16 +76,16 @@ for bin in "${bins[@]}"; do
   setup "$bin" "$repo"
   cd "$repo"
   restore="rm -rf '$repo/.git/loopguard' && cp -a '$work/state' '$repo/.git/loopguard'"
-  read -r pc_w pc_c <<<"$(median_ms "$runs" "$restore" "'$bin' hook post-commit")"
+  read -r pc_w pc_c <<<"$(median_ms "$runs" "$restore" "'$bin' hook post-commit" 2)"
   eval "$restore"
-  read -r pre_w pre_c <<<"$(median_ms "$runs" "" "'$bin' hook pre-commit")"
-  read -r st_w st_c <<<"$(median_ms "$runs" "" "'$bin' status --json")"
+  read -r pre_w pre_c <<<"$(median_ms "$runs" "" "'$bin' hook pre-commit" 2)"
+  read -r st_w st_c <<<"$(median_ms "$runs" "" "'$bin' status --json" 2)"
   # The catch-up: $catchup more commits with the hooks off, then one post-commit.
   for ((i = 0; i < catchup; i++)); do
     printf 'pub fn q%d() {}\n' "$i" >"quiet_$i.rs"
     git add -A && git -c core.hooksPath=/dev/null commit -q -m "Quiet $i"
   done
-  read -r cu_w cu_c <<<"$(median_ms "$(( runs < 10 ? runs : 10 ))" "$restore" "'$bin' hook post-commit")"
+  read -r cu_w cu_c <<<"$(median_ms "$(( runs < 10 ? runs : 10 ))" "$restore" "'$bin' hook post-commit" 2)"
   cd - >/dev/null
   printf '%-40s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s\n' "$(basename "$(dirname "$bin")")/$(basename "$bin")" \
     "$pc_w" "$pc_c" "$pre_w" "$pre_c" "$st_w" "$st_c" "$cu_w" "$cu_c"

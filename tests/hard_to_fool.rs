@@ -8,24 +8,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{Ran, TestRepo, fixture, git_within, guarded, lg, replay_log, state, status};
+use support::{
+    Ran, TestRepo, fixture, git_within, guarded, lg, productive, replay_log, state, status,
+};
 
 /// Long enough for a slow machine, short enough that a read blocked forever shows.
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Commits that each add new content, with the hooks on.
-fn productive(repo: &TestRepo, n: usize, tag: &str) {
-    for i in 0..n {
-        repo.write(
-            &format!("src/{tag}_{i}.rs"),
-            format!("pub fn f{i}() {{}}\n"),
-        );
-        repo.commit(&format!("Add {tag} {i}"));
-    }
 }
 
 /// Commits that each add new content, made with the hooks off; their ids, oldest first.
@@ -183,14 +174,7 @@ fn a_person_changes_the_policy_with_reset_accept_config() {
 #[test]
 fn a_branch_from_an_open_run_inherits_its_breaker() {
     let repo = guarded("");
-    let remote = TestRepo::new();
-    remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
-    repo.git(&[
-        "remote",
-        "add",
-        "origin",
-        &remote.path().display().to_string(),
-    ]);
+    let _remote = repo.with_remote();
     repo.checkout_new("stuck");
     productive(&repo, 2, "s");
     get_stuck(&repo);

@@ -80,19 +80,6 @@ fn git_env(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("git runs")
 }
 
-/// A bare remote `origin` for `repo`.
-fn with_remote(repo: &TestRepo) -> TestRepo {
-    let remote = TestRepo::new();
-    remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
-    repo.git(&[
-        "remote",
-        "add",
-        "origin",
-        &remote.path().display().to_string(),
-    ]);
-    remote
-}
-
 // --- 1. reference-transaction --------------------------------------------------------
 
 #[test]
@@ -257,7 +244,7 @@ fn update_ref_forward_is_refused_backwards_and_deletes_are_not() {
 #[test]
 fn refs_it_does_not_guard_move_freely() {
     let repo = stuck("");
-    let remote = with_remote(&repo);
+    let remote = repo.with_remote();
     remote.write("r.txt", "r\n");
     remote.commit("Remote work");
     // Another branch, tags, remote-tracking refs, a new branch, a checkout.
@@ -481,7 +468,7 @@ fn make_executable(path: &Path) {
 #[test]
 fn a_push_naming_a_ref_that_is_not_utf8_is_still_judged() {
     let repo = stuck("");
-    let _remote = with_remote(&repo);
+    let _remote = repo.with_remote();
     // One branch at main's tip (it continues main's open run), one at the commit where
     // main's run started (a run of its own).
     let side = OsStr::from_bytes(b"side\xff");
@@ -521,7 +508,7 @@ fn a_push_naming_a_ref_that_is_not_utf8_is_still_judged() {
 #[test]
 fn an_unwritable_tmpdir_does_not_open_the_push() {
     let repo = stuck("");
-    let _remote = with_remote(&repo);
+    let _remote = repo.with_remote();
     // A chained pre-push hook still reads git's input.
     let hook = repo.path().join(".git/hooks/pre-push");
     let kept = repo.path().join(".git/loopguard/chained/pre-push");
@@ -548,7 +535,7 @@ fn an_unwritable_tmpdir_does_not_open_the_push() {
 #[test]
 fn a_pre_push_hook_that_cannot_read_its_input_refuses_while_a_branch_is_open() {
     let repo = stuck("");
-    let _remote = with_remote(&repo);
+    let _remote = repo.with_remote();
     repo.git(&["-c", "core.hooksPath=/dev/null", "checkout", "-q", "side"]);
     // git's input lost (stdin closed): the hook cannot tell which refs are pushed.
     let mut cmd = repo.command("sh");

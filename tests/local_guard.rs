@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
-use support::{Ran, TestRepo, bin, lg as lg_cmd, lg_at};
+use support::{Ran, TestRepo, bin, lg as lg_cmd, lg_at, productive};
 
 /// `loopguard ARGS` in `dir`.
 fn lg_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> Ran {
@@ -40,17 +40,6 @@ fn state(repo: &TestRepo) -> String {
 
 fn guarded() -> TestRepo {
     support::guarded("")
-}
-
-/// Commits that each add new content.
-fn productive(repo: &TestRepo, n: usize, tag: &str) {
-    for i in 0..n {
-        repo.write(
-            &format!("src/{tag}_{i}.rs"),
-            format!("pub fn f{i}() -> usize {{ {i} }}\n"),
-        );
-        repo.commit(&format!("Add {tag} step {i}"));
-    }
 }
 
 #[test]
@@ -465,16 +454,7 @@ fn hooks_racing_on_one_commit_record_it_once() {
 fn commits_made_with_hooks_off_are_caught_up() {
     let repo = guarded();
     for i in 0..2 {
-        repo.tick();
-        repo.git(&[
-            "-c",
-            "core.hooksPath=/dev/null",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            &format!("quiet {i}"),
-        ]);
+        repo.commit_hooks_off(&format!("quiet {i}"));
     }
     repo.commit_empty("loud");
     let s = status(&repo);

@@ -250,6 +250,20 @@ impl TestRepo {
         self.head()
     }
 
+    /// A remote `origin` for this repository (a non-bare one that accepts pushes to its
+    /// checked-out branch), returned so that it lives as long as the test needs it.
+    pub fn with_remote(&self) -> TestRepo {
+        let remote = TestRepo::new();
+        remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
+        self.git(&[
+            "remote",
+            "add",
+            "origin",
+            &remote.path().display().to_string(),
+        ]);
+        remote
+    }
+
     /// Stages everything and commits with the hooks off (`-c core.hooksPath=/dev/null`), as
     /// an agent dodging the guard would; returns the new commit id.
     pub fn commit_hooks_off(&self, message: &str) -> String {

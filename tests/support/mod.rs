@@ -373,6 +373,17 @@ pub fn guarded(config: &str) -> TestRepo {
     repo
 }
 
+/// `n` commits that each add new content (`src/{tag}_{i}.rs`), with the hooks on.
+pub fn productive(repo: &TestRepo, n: usize, tag: &str) {
+    for i in 0..n {
+        repo.write(
+            &format!("src/{tag}_{i}.rs"),
+            format!("pub fn f{i}() -> usize {{ {i} }}\n"),
+        );
+        repo.commit(&format!("Add {tag} step {i}"));
+    }
+}
+
 /// A "test command" that prints a real runner log and exits as that runner did.
 pub fn replay_log(log: &Path, code: i32) -> Vec<String> {
     vec![
