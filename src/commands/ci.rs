@@ -27,7 +27,6 @@ use crate::fingerprint::{Fingerprint, fingerprint_bytes};
 use crate::git::Repo;
 use crate::github::actions_io::{
     ActionsFiles, AnnotationLevel, AnnotationProps, annotation, append_summary, write_outputs,
-    write_untrusted,
 };
 use crate::github::sticky::{
     STICKY_MARKER, StickyState, TrustedAuthors, find_issue_for_pr, find_sticky_comment,
@@ -530,7 +529,7 @@ impl Session<'_> {
                 .ui
                 .warn("the step summary was cut to fit GitHub's 1 MiB");
         }
-        self.print_untrusted(&view.text())?;
+        super::print_untrusted(&view.text(), self.ctx.env.in_actions())?;
         if status.state == State::Open {
             let line = annotation(
                 AnnotationLevel::Error,
@@ -700,16 +699,7 @@ impl Session<'_> {
         for w in &planned {
             text.push_str(&format!("  {w}\n"));
         }
-        self.print_untrusted(&text)
-    }
-
-    /// Prints text that may quote logs or commit messages to the log, where none of its
-    /// lines can act as a workflow command.
-    fn print_untrusted(&self, text: &str) -> Result<()> {
-        let mut out = std::io::stdout().lock();
-        write_untrusted(&mut out, text, self.ctx.env.in_actions())?;
-        out.flush()?;
-        Ok(())
+        super::print_untrusted(&text, self.ctx.env.in_actions())
     }
 }
 

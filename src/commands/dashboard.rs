@@ -22,7 +22,6 @@ use crate::ci::state::CiState;
 use crate::cli::DashboardArgs;
 use crate::config::{CONFIG_FILE, Config};
 use crate::error::{Error, exit};
-use crate::github::actions_io::write_untrusted;
 use crate::github::event::IssuesEvent;
 use crate::github::sticky::{
     STICKY_MARKER, StickyState, TrustedAuthors, find_sticky_comment, parse_sticky_state,
@@ -181,7 +180,7 @@ pub fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
         for w in &planned {
             text.push_str(&format!("  {w}\n"));
         }
-        d.print_untrusted(&text)?;
+        super::print_untrusted(&text, d.ctx.env.in_actions())?;
     }
     Ok(exit::OK)
 }
@@ -514,14 +513,6 @@ impl Session<'_> {
             "{} GitHub request(s)\n",
             self.client.requests_sent()
         ));
-        self.print_untrusted(&text)
-    }
-
-    fn print_untrusted(&self, text: &str) -> Result<()> {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        write_untrusted(&mut out, text, self.ctx.env.in_actions())?;
-        out.flush()?;
-        Ok(())
+        super::print_untrusted(&text, self.ctx.env.in_actions())
     }
 }

@@ -159,6 +159,15 @@ pub fn guarded_workflows_at(repo: &crate::git::Repo, rev: &str) -> Result<Vec<St
     Ok(guarded_workflows(files))
 }
 
+/// Prints text that may quote logs or commit messages to stdout, where none of its lines
+/// can act as a workflow command (`in_actions`: fenced as GitHub Actions wants).
+pub fn print_untrusted(text: &str, in_actions: bool) -> Result<()> {
+    let mut out = io::stdout().lock();
+    crate::github::actions_io::write_untrusted(&mut out, text, in_actions)?;
+    out.flush()?;
+    Ok(())
+}
+
 /// sha256 hex of some content (the trusted config).
 pub fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -3,7 +3,7 @@
 use http::Method;
 use serde_json::json;
 
-use super::client::{Call, GitHubClient, Paged};
+use super::client::{Call, GitHubClient};
 use super::dry_run::describe_body;
 use super::encode;
 use super::paging::PageShape;
@@ -213,24 +213,7 @@ impl GitHubClient {
     /// Open issues (PRs left out) carrying `label` — `GET /repos/{o}/{r}/issues?state=open
     /// &labels=…`, 1 request per 100. A label that does not exist gives an empty list.
     pub fn open_issues_with_label(&self, label: &str) -> Result<Vec<Issue>, Error> {
-        let path = format!(
-            "{}/issues?state=open&labels={}",
-            self.repo_path(),
-            encode::component(label)
-        );
-        let issues: Vec<Issue> = match self.get_paged(
-            &path,
-            PageShape::Array,
-            Permission::IssuesWrite,
-            &[404, 422],
-        )? {
-            Paged::Items(items) => items,
-            Paged::Status(_) => Vec::new(),
-        };
-        Ok(issues
-            .into_iter()
-            .filter(|i| !i.is_pull_request())
-            .collect())
+        self.issues_with_label(label, "open")
     }
 
     /// Open issues whose body contains `marker`, narrowed to `label` when given. This

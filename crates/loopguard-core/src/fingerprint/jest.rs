@@ -89,20 +89,15 @@ fn jest_file_line(trimmed: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    use crate::fingerprint::testing::{fingerprint_as, triples};
     use crate::fingerprint::{FailureKind, Runner, fingerprint_bytes};
 
     #[test]
     fn blocks_and_suite_failures() {
         let log = "FAIL __tests__/a.test.js\n  \u{25cf} count \u{203a} counts three words\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: 3\n\nFAIL __tests__/b.test.js\n  \u{25cf} Test suite failed to run\n\n    Cannot find module '../src/x' from '__tests__/b.test.js'\n\nTests:       1 failed, 2 passed, 3 total\n";
-        let fp = fingerprint_bytes(log.as_bytes());
-        assert_eq!(fp.runner, Some(Runner::Jest));
-        let got: Vec<_> = fp
-            .failures
-            .iter()
-            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
-            .collect();
+        let fp = fingerprint_as(log.as_bytes(), Runner::Jest);
         assert_eq!(
-            got,
+            triples(&fp),
             [
                 (
                     "__tests__/b.test.js",

@@ -294,6 +294,7 @@ fn pytest_node_id(classname: &str, name: &str, kind: FailureKind) -> String {
 mod tests {
     use super::*;
     use crate::fingerprint::fingerprint_bytes;
+    use crate::fingerprint::testing::{fingerprint_as, triples};
 
     #[test]
     fn surefire_report() {
@@ -312,15 +313,9 @@ mod tests {
   </testcase>
   <testcase name="passes" classname="com.example.WordCountTest"/>
 </testsuite>"#;
-        let fp = fingerprint_bytes(xml);
-        assert_eq!(fp.runner, Some(Runner::Junit));
-        let got: Vec<_> = fp
-            .failures
-            .iter()
-            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
-            .collect();
+        let fp = fingerprint_as(xml, Runner::Junit);
         assert_eq!(
-            got,
+            triples(&fp),
             [
                 (
                     "com.example.WordCountTest.countsThreeWords",

@@ -115,20 +115,15 @@ impl MochaParser {
 
 #[cfg(test)]
 mod tests {
+    use crate::fingerprint::testing::{fingerprint_as, triples};
     use crate::fingerprint::{FailureKind, Runner, fingerprint_bytes};
 
     #[test]
     fn failures_and_hooks() {
         let log = "\n  2 passing (25ms)\n  2 failing\n\n  1) countWords\n       counts three words:\n\n      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n4 !== 3\n\n      at Context.<anonymous> (test/a.spec.js:9:12)\n\n  2) readWords\n       \"before each\" hook for \"reads a file\":\n     Error: ENOENT: no such file or directory, scandir '/tmp/wc-D3HGmW/fixtures'\n      at Object.readdirSync (node:fs:1521:26)\n\n";
-        let fp = fingerprint_bytes(log.as_bytes());
-        assert_eq!(fp.runner, Some(Runner::Mocha));
-        let got: Vec<_> = fp
-            .failures
-            .iter()
-            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
-            .collect();
+        let fp = fingerprint_as(log.as_bytes(), Runner::Mocha);
         assert_eq!(
-            got,
+            triples(&fp),
             [
                 (
                     "countWords counts three words",

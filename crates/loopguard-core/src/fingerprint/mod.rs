@@ -55,6 +55,9 @@ mod tsc;
 mod vitest;
 mod xml;
 
+#[cfg(test)]
+mod testing;
+
 pub use failure::{Failure, FailureKind, Runner, UnknownRunner};
 pub use normalize::{normalize_id, normalize_message};
 pub use signature::{FINGERPRINT_VERSION, Fingerprint, failure_hash};

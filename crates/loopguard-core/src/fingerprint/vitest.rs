@@ -65,20 +65,15 @@ impl LineParser for VitestParser {
 
 #[cfg(test)]
 mod tests {
+    use crate::fingerprint::testing::{fingerprint_as, triples};
     use crate::fingerprint::{FailureKind, Runner, fingerprint_bytes};
 
     #[test]
     fn failed_tests_and_suites() {
         let log = " \u{276f} test/a.test.js (2 tests | 1 failed)\n   \u{00d7} count > three 3ms\n\n\u{23af}\u{23af} Failed Suites 1 \u{23af}\u{23af}\n\n FAIL  test/b.test.js [ test/b.test.js ]\nError: Cannot find module '../src/x.js'\n\u{23af}\u{23af} Failed Tests 1 \u{23af}\u{23af}\n\n FAIL  test/a.test.js > count > three\nAssertionError: expected 4 to be 3 // Object.is equality\n\n Test Files  2 failed (2)\n";
-        let fp = fingerprint_bytes(log.as_bytes());
-        assert_eq!(fp.runner, Some(Runner::Vitest));
-        let got: Vec<_> = fp
-            .failures
-            .iter()
-            .map(|f| (f.id.as_str(), f.kind, f.message.as_str()))
-            .collect();
+        let fp = fingerprint_as(log.as_bytes(), Runner::Vitest);
         assert_eq!(
-            got,
+            triples(&fp),
             [
                 (
                     "test/a.test.js > count > three",
