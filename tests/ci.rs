@@ -14,23 +14,6 @@ use support::github_fake::{
 };
 use support::gitrepo::TestRepo;
 
-/// Different code each time, the same failing test with the same error.
-const SAME: [(&str, &str); 4] = [
-    ("s.split(' ').filter(|w| w.len() > 1).count()", SAME_LOGS[0]),
-    (
-        "s.split_whitespace().filter(|w| w.len() >= 2).count()",
-        SAME_LOGS[1],
-    ),
-    (
-        "s.split(' ').filter(|w| w.len() > 1).count() + 0",
-        SAME_LOGS[0],
-    ),
-    (
-        "s.split_whitespace().filter(|w| w.chars().count() > 1).count()",
-        SAME_LOGS[1],
-    ),
-];
-
 #[test]
 fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
     let mut p = Project::new(CONFIG);
@@ -39,13 +22,7 @@ fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
     for (i, (body, log)) in SAME.iter().enumerate() {
         let head = p.attempt(body, &format!("Fix word counting, try {}", i + 1));
         gh.add_pr(p.pr(7, &head));
-        let out = run_ci(
-            &gh,
-            &p.repo,
-            "pull_request",
-            &p.sync_event(&head),
-            &["--log", &log_path(log)],
-        );
+        let out = p.ci_on_push(&gh, &head, log);
         match i {
             0 | 1 => {
                 assert_eq!(out.code, 0, "{out:#?}");
@@ -158,13 +135,7 @@ fn a_pr_making_progress_never_trips() {
     for (i, (body, log)) in steps.iter().enumerate() {
         let head = p.attempt(body, &format!("Counting, step {}", i + 1));
         gh.add_pr(p.pr(7, &head));
-        let out = run_ci(
-            &gh,
-            &p.repo,
-            "pull_request",
-            &p.sync_event(&head),
-            &["--log", &log_path(log)],
-        );
+        let out = p.ci_on_push(&gh, &head, log);
         assert_eq!(out.code, 0, "step {i}: {out:#?}");
         assert_eq!(out.outputs["tripped"], "false");
     }
@@ -189,13 +160,7 @@ fn a_config_change_on_the_pr_head_is_ignored_and_trips_constraint() {
     );
     let head = p.attempt("s.split_whitespace().count()", "Relax the guard");
     gh.add_pr(p.pr(7, &head));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(PASS_LOG)],
-    );
+    let out = p.ci_on_push(&gh, &head, PASS_LOG);
     assert_eq!(out.code, 1, "{out:#?}");
     assert_eq!(out.outputs["rule"], "constraint");
     assert_eq!(out.outputs["terminal-status"], "aborted_constraint");
@@ -224,13 +189,7 @@ fn a_workflow_that_runs_loopguard_is_protected_and_other_ci_changes_are_a_note()
     p.repo.write(TEST_WORKFLOW.0, "on: push\njobs: {}\n");
     let head = p.attempt("s.split_whitespace().count()", "Run the tests on push");
     gh.add_pr(p.pr(7, &head));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(PASS_LOG)],
-    );
+    let out = p.ci_on_push(&gh, &head, PASS_LOG);
     assert_eq!(out.code, 0, "{out:#?}");
     assert_eq!(out.outputs["state"], "closed");
     assert!(
@@ -248,13 +207,7 @@ fn a_workflow_that_runs_loopguard_is_protected_and_other_ci_changes_are_a_note()
         .write(GUARD_WORKFLOW.0, "on: pull_request\njobs: {}\n");
     let head = p.attempt("s.split_whitespace().count()", "Simplify CI");
     gh.add_pr(p.pr(7, &head));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(PASS_LOG)],
-    );
+    let out = p.ci_on_push(&gh, &head, PASS_LOG);
     assert_eq!(out.code, 1, "{out:#?}");
     assert_eq!(out.outputs["rule"], "constraint");
     assert!(
@@ -491,13 +444,7 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
     for (i, (body, log)) in SAME[..3].iter().enumerate() {
         head = p.attempt(body, &format!("Try {i}"));
         gh.add_pr(p.pr(7, &head));
-        run_ci(
-            &gh,
-            &p.repo,
-            "pull_request",
-            &p.sync_event(&head),
-            &["--log", &log_path(log)],
-        );
+        p.ci_on_push(&gh, &head, log);
     }
     assert_eq!(gh.labels(7), [LABEL]);
     // A maintainer takes the label off.
@@ -529,13 +476,7 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
     // label back. (A code change would have been progress: half-open closes on it.)
     let next = p.attempt_empty("Retry CI");
     gh.add_pr(p.pr(7, &next));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&next),
-        &["--log", &log_path(SAME_LOGS[1])],
-    );
+    let out = p.ci_on_push(&gh, &next, SAME_LOGS[1]);
     assert_eq!(out.code, 1, "{out:#?}");
     assert!(
         out.outputs["reason"].starts_with("no progress after resume"),
@@ -546,13 +487,7 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
     // Then it fixes the bug: the breaker closes, the label comes off, the issue closes.
     let fixed = p.attempt("s.split_whitespace().count()", "Fix it for real");
     gh.add_pr(p.pr(7, &fixed));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&fixed),
-        &["--log", &log_path(PASS_LOG)],
-    );
+    let out = p.ci_on_push(&gh, &fixed, PASS_LOG);
     assert_eq!(out.code, 0, "{out:#?}");
     assert_eq!(out.outputs["state"], "closed");
     assert!(gh.labels(7).is_empty());
@@ -576,13 +511,7 @@ fn hostile_log_text_comes_out_inert() {
     let gh = FakeGitHub::start_blocking();
     let head = p.attempt("s.split_whitespace().count()", "Add a test cc @org/team");
     gh.add_pr(p.pr(7, &head));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path("hostile.log")],
-    );
+    let out = p.ci_on_push(&gh, &head, "hostile.log");
     assert_eq!(out.code, 1, "{out:#?}");
     let comment = sticky_body(&gh, 7);
     let issue = gh.issues()[0].body.clone();
@@ -638,13 +567,7 @@ fn server_errors_and_rate_limits_are_retried_without_duplicates() {
         Fault::TooManyRequests { retry_after: 2 },
         1,
     );
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(SAME_LOGS[0])],
-    );
+    let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
     assert_eq!(out.code, 0, "{out:#?}");
     let requests = gh.requests();
     assert_eq!(
@@ -666,13 +589,7 @@ fn a_missing_permission_fails_with_the_permissions_hint() {
     let head = p.attempt(SAME[0].0, "Try 1");
     gh.add_pr(p.pr(7, &head));
     gh.fail_next("GET", r"/issues$", Fault::NotAccessibleByIntegration, 1);
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(SAME_LOGS[0])],
-    );
+    let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
     assert_eq!(out.code, 2, "{out:#?}");
     assert!(
         out.stderr
@@ -889,34 +806,16 @@ fn only_the_agents_commits_are_attempts() {
     let gh = FakeGitHub::start_blocking();
     let first = p.attempt(SAME[0].0, "Fix counting");
     gh.add_pr(p.pr(7, &first));
-    run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&first),
-        &["--log", &log_path(SAME_LOGS[0])],
-    );
+    p.ci_on_push(&gh, &first, SAME_LOGS[0]);
     p.repo.author("Maintainer", "maintainer@example.com");
     let human = p.attempt(SAME[1].0, "Review suggestion");
     gh.add_pr(p.pr(7, &human));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&human),
-        &["--log", &log_path(SAME_LOGS[1])],
-    );
+    let out = p.ci_on_push(&gh, &human, SAME_LOGS[1]);
     assert_eq!(out.code, 0, "{out:#?}");
     p.repo.author(COPILOT.0, COPILOT.1);
     let second = p.attempt(SAME[2].0, "Fix counting again");
     gh.add_pr(p.pr(7, &second));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&second),
-        &["--log", &log_path(SAME_LOGS[2])],
-    );
+    let out = p.ci_on_push(&gh, &second, SAME_LOGS[2]);
     assert_eq!(out.code, 0, "{out:#?}");
     assert!(out.summary.contains("**Iterations:** 2"), "{}", out.summary);
     assert!(gh.labels(7).is_empty());
@@ -1063,13 +962,7 @@ fn the_sticky_comment_is_found_by_marker_and_author_and_a_corrupt_one_is_mended(
         Some(BOT_LOGIN),
         "<!-- loopguard:sticky -->\n<!-- loopguard:state v1 %%%not-base64%%% -->\n\nold",
     );
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(SAME_LOGS[0])],
-    );
+    let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
     assert_eq!(out.code, 0, "{out:#?}");
     assert!(out.stderr.contains("could not be read"), "{}", out.stderr);
     let comments = gh.comments_on(7);
@@ -1095,13 +988,7 @@ fn escalation_hands_out_the_next_model() {
     let gh = FakeGitHub::start_blocking();
     let head = p.attempt(SAME[0].0, "Try 1");
     gh.add_pr(p.pr(7, &head));
-    let out = run_ci(
-        &gh,
-        &p.repo,
-        "pull_request",
-        &p.sync_event(&head),
-        &["--log", &log_path(SAME_LOGS[0])],
-    );
+    let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
     assert_eq!(
         out.code, 0,
         "escalated: closed on the next model, the step passes: {out:#?}"

@@ -15,23 +15,6 @@ use loopguard::github::{GitHubClient, RepoId, Token};
 
 const MARKER: &str = "<!-- loopguard:dashboard -->";
 
-/// Different code each time, the same failing test with the same error.
-const SAME: [(&str, &str); 4] = [
-    ("s.split(' ').filter(|w| w.len() > 1).count()", SAME_LOGS[0]),
-    (
-        "s.split_whitespace().filter(|w| w.len() >= 2).count()",
-        SAME_LOGS[1],
-    ),
-    (
-        "s.split(' ').filter(|w| w.len() > 1).count() + 0",
-        SAME_LOGS[0],
-    ),
-    (
-        "s.split_whitespace().filter(|w| w.chars().count() > 1).count()",
-        SAME_LOGS[1],
-    ),
-];
-
 /// One agent PR and its checkout.
 struct Agent {
     p: Project,

@@ -15,6 +15,18 @@ fn read(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
+/// `loopguard replay --config FILE` of the sample, FILE (`name` in `dir`) holding `yaml`.
+fn replay_with(dir: &Path, name: &str, yaml: &str) -> support::Ran {
+    let config = dir.join(name);
+    std::fs::write(&config, yaml).unwrap();
+    lg_at(dir)
+        .arg("replay")
+        .arg("--config")
+        .arg(&config)
+        .arg(root().join("examples/replay/iterations.jsonl"))
+        .run()
+}
+
 #[test]
 fn the_replay_sample_gives_what_the_contract_shows() {
     let contract = read("docs/contract.md");
@@ -44,7 +56,6 @@ fn the_replay_sample_gives_what_the_contract_shows() {
 #[test]
 fn the_config_examples_parse() {
     let tmp = tempfile::tempdir().unwrap();
-    let sample = root().join("examples/replay/iterations.jsonl");
     let mut checked = 0;
     for file in ["README.md", "docs/contract.md"] {
         for yaml in blocks(&read(file), "yaml") {
@@ -52,14 +63,7 @@ fn the_config_examples_parse() {
             if !yaml.contains("rules:") {
                 continue;
             }
-            let config = tmp.path().join("config.yml");
-            std::fs::write(&config, yaml).unwrap();
-            let ran = lg_at(tmp.path())
-                .arg("replay")
-                .arg("--config")
-                .arg(&config)
-                .arg(&sample)
-                .run();
+            let ran = replay_with(tmp.path(), "config.yml", yaml);
             assert_ne!(ran.code, Some(2), "{file}: {}\n{yaml}", ran.stderr);
             checked += 1;
         }
@@ -71,7 +75,6 @@ fn the_config_examples_parse() {
 fn every_config_key_of_the_contract_is_accepted() {
     let contract = read("docs/contract.md");
     let tmp = tempfile::tempdir().unwrap();
-    let sample = root().join("examples/replay/iterations.jsonl");
     let section = contract
         .split("## Configuration")
         .nth(1)
@@ -99,14 +102,11 @@ fn every_config_key_of_the_contract_is_accepted() {
             yaml.push('\n');
         }
         // A null value parses for every optional key: the key itself must be known.
-        let config = tmp.path().join("key.yml");
-        std::fs::write(&config, yaml.trim_end().to_owned() + " null\n").unwrap();
-        let ran = lg_at(tmp.path())
-            .arg("replay")
-            .arg("--config")
-            .arg(&config)
-            .arg(&sample)
-            .run();
+        let ran = replay_with(
+            tmp.path(),
+            "key.yml",
+            &(yaml.trim_end().to_owned() + " null\n"),
+        );
         assert!(
             !ran.stderr.contains("unknown field"),
             "{key} is in the contract but not accepted: {}",

@@ -146,14 +146,7 @@ fn merges_are_refused_while_open_fast_forward_or_not() {
     // cut from main's tip, continues main's open run, so the hooks refuse its commit too.)
     repo.git(&["branch", "ahead", "main"]);
     repo.tick();
-    let ahead = repo.git(&[
-        "commit-tree",
-        "-p",
-        "main",
-        "-m",
-        "ahead",
-        &repo.tree("main"),
-    ]);
+    let ahead = repo.commit_tree("main", "main", "ahead");
     refused(
         &repo.try_git(&["update-ref", "refs/heads/ahead", &ahead]),
         "update-ref of a branch that continues the open run",
@@ -175,14 +168,7 @@ fn update_ref_forward_is_refused_backwards_and_deletes_are_not() {
     let repo = stuck("");
     let head = repo.head();
     repo.tick();
-    let next = repo.git(&[
-        "commit-tree",
-        "-p",
-        "HEAD",
-        "-m",
-        "plumbing",
-        &repo.tree("HEAD"),
-    ]);
+    let next = repo.commit_tree("HEAD", "HEAD", "plumbing");
     // With and without the old value: git passes zeros for an unknown old value.
     refused(
         &repo.try_git(&["update-ref", "refs/heads/main", &next]),
@@ -193,14 +179,7 @@ fn update_ref_forward_is_refused_backwards_and_deletes_are_not() {
         "update-ref with old value",
     );
     // Replacing the tip (an amend, a rebase) adds a commit too.
-    let sibling = repo.git(&[
-        "commit-tree",
-        "-p",
-        "HEAD~1",
-        "-m",
-        "amended",
-        &repo.tree("HEAD"),
-    ]);
+    let sibling = repo.commit_tree("HEAD~1", "HEAD", "amended");
     refused(
         &repo.try_git(&["update-ref", "refs/heads/main", &sibling]),
         "update-ref to a sibling",
@@ -248,14 +227,7 @@ fn refs_it_does_not_guard_move_freely() {
     remote.write("r.txt", "r\n");
     remote.commit("Remote work");
     // Another branch, tags, remote-tracking refs, a new branch, a checkout.
-    let next = repo.git(&[
-        "commit-tree",
-        "-p",
-        "side",
-        "-m",
-        "more side",
-        &repo.tree("side"),
-    ]);
+    let next = repo.commit_tree("side", "side", "more side");
     allowed(
         &repo.try_git(&["update-ref", "refs/heads/side", &next]),
         "other branch",
@@ -305,14 +277,7 @@ fn a_guarded_branch_deleted_and_made_again_is_judged_against_its_run() {
     let repo = stuck("");
     let head = repo.head();
     repo.tick();
-    let next = repo.git(&[
-        "commit-tree",
-        "-p",
-        "HEAD",
-        "-m",
-        "plumbing",
-        &repo.tree("HEAD"),
-    ]);
+    let next = repo.commit_tree("HEAD", "HEAD", "plumbing");
     repo.git(&["-c", "core.hooksPath=/dev/null", "checkout", "-q", "side"]);
     allowed(&repo.try_git(&["branch", "-D", "main"]), "delete main");
     refused(
@@ -377,14 +342,7 @@ fn a_branch_that_continues_an_open_run_gains_no_commit_through_any_gate() {
     assert_eq!(s["inherited"]["branch"], "stuck", "{s}");
 
     // Plumbing: a branch made ahead of the run, or one inside it moved ahead.
-    let next = repo.git(&[
-        "commit-tree",
-        "-p",
-        "stuck",
-        "-m",
-        "plumbing",
-        &repo.tree("stuck"),
-    ]);
+    let next = repo.commit_tree("stuck", "stuck", "plumbing");
     refused(
         &repo.try_git(&["update-ref", "refs/heads/stuck-3", &next]),
         "a new branch ahead of the open run",

@@ -309,14 +309,7 @@ fn half_open_closes_on_progress_and_reopens_without() {
 #[test]
 fn pre_push_refuses_an_open_branch() {
     let repo = guarded();
-    let remote = TestRepo::new();
-    remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
-    repo.git(&[
-        "remote",
-        "add",
-        "origin",
-        &remote.path().display().to_string(),
-    ]);
+    let _remote = repo.with_remote();
     for _ in 0..3 {
         repo.commit_empty("nothing");
     }

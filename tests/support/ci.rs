@@ -61,6 +61,23 @@ pub const SAME_LOGS: [&str; 4] = [
     "cargo/assert-count/color.log",
     "cargo/assert-count/threads1-backtrace.log",
 ];
+/// Different code each time, the same failing test with the same error.
+pub const SAME: [(&str, &str); 4] = [
+    ("s.split(' ').filter(|w| w.len() > 1).count()", SAME_LOGS[0]),
+    (
+        "s.split_whitespace().filter(|w| w.len() >= 2).count()",
+        SAME_LOGS[1],
+    ),
+    (
+        "s.split(' ').filter(|w| w.len() > 1).count() + 0",
+        SAME_LOGS[0],
+    ),
+    (
+        "s.split_whitespace().filter(|w| w.chars().count() > 1).count()",
+        SAME_LOGS[1],
+    ),
+];
+
 /// The same failure in a GitHub Actions job log.
 pub const SAME_JOB_LOG: &str = "cargo/assert-count/gha.log";
 pub const OTHER_LOG: &str = "cargo/two-failures/plain.log";
@@ -384,6 +401,18 @@ impl Project {
                     .map(|sha| commit_spec(&self.repo, sha))
                     .collect(),
             )
+    }
+
+    /// `loopguard ci --log LOG` on the push of `head` to the PR (`pull_request`
+    /// synchronize), LOG a runner log fixture.
+    pub fn ci_on_push(&self, gh: &FakeGitHub, head: &str, log: &str) -> Outcome {
+        run_ci(
+            gh,
+            &self.repo,
+            "pull_request",
+            &self.sync_event(head),
+            &["--log", &log_path(log)],
+        )
     }
 
     pub fn sync_event(&self, head: &str) -> String {

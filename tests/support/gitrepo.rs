@@ -250,6 +250,12 @@ impl TestRepo {
         self.head()
     }
 
+    /// A commit of `tree`'s tree on the parent `parent`, made with plumbing: no ref moves
+    /// and no hook runs. Its id.
+    pub fn commit_tree(&self, parent: &str, tree: &str, message: &str) -> String {
+        self.git(&["commit-tree", "-p", parent, "-m", message, &self.tree(tree)])
+    }
+
     /// A remote `origin` for this repository (a non-bare one that accepts pushes to its
     /// checked-out branch), returned so that it lives as long as the test needs it.
     pub fn with_remote(&self) -> TestRepo {
