@@ -136,3 +136,23 @@ fn the_hooks_protect_the_workflows_that_ran_loopguard_where_the_config_came_from
         "{s}"
     );
 }
+
+#[test]
+fn a_shallow_clone_says_the_workflows_before_the_range_are_not_known() {
+    let repo = repo_with_workflows();
+    repo.write(
+        ".github/workflows/guard.yml",
+        "on: pull_request\njobs: {}\n",
+    );
+    repo.commit("Simplify CI");
+    let shallow = TestRepo::clone_from(&repo, &["--depth", "1", "--branch", "agent"]);
+    let ran = lg(&shallow).args(["check", "--json"]).run();
+    assert!(
+        ran.stderr.contains("is not in this clone")
+            && ran
+                .stderr
+                .contains("only rules.constraint.protected is protected"),
+        "{}",
+        ran.stderr
+    );
+}

@@ -67,8 +67,14 @@ pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
             let guarded = super::guarded_workflows_at(&ws.repo, base.as_str())?;
             ws.config.rules.constraint.guard(guarded);
         } else {
+            // What the workspace protected where the run's config came from still holds.
+            let also = if ws.config.rules.constraint.guarded.is_empty() {
+                ""
+            } else {
+                " and the workflows that ran loopguard where the run's config came from"
+            };
             ws.warn(&format!(
-                "the commit before the range ({}) is not in this clone: the workflows that run loopguard are not known, so only rules.constraint.protected is protected; hint: `git fetch --unshallow`",
+                "the commit before the range ({}) is not in this clone: the workflows that run loopguard there are not known, so only rules.constraint.protected{also} is protected; hint: `git fetch --unshallow`",
                 base.short()
             ));
         }
