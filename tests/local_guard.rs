@@ -545,16 +545,7 @@ fn check_is_stateless_and_gates() {
     let base = repo.head();
     productive(&repo, 2, "x");
     for _ in 0..3 {
-        repo.tick();
-        repo.git(&[
-            "-c",
-            "core.hooksPath=/dev/null",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "noop",
-        ]);
+        repo.commit_hooks_off("noop");
     }
     let store = repo.path().join(".git/loopguard/runs/main.json");
     let before = std::fs::read(&store).unwrap();
