@@ -20,6 +20,19 @@ pub(crate) trait LineParser {
     fn wants_every_line(&self) -> bool {
         false
     }
+    /// Inside the runner's own run, while only its passing lines go by: the bytes (1 to 3)
+    /// that every line it must still see holds (its failures, the end of the run, a
+    /// GitHub Actions marker). The front end then looks for these bytes alone. A parser
+    /// that gets a line in this state it cannot call harmless must stop narrowing.
+    fn run_bytes(&self) -> Option<&'static [u8]> {
+        None
+    }
+    /// A line the narrowed scan found ([`Self::run_bytes`]): handles it, and says whether it
+    /// was the runner's own (its failure, the end of its run), which no other parser needs.
+    fn run_line(&mut self, line: &CleanLine, out: &mut Collector) -> bool {
+        self.line(line, out);
+        false
+    }
     /// End of input: report what is still pending.
     fn finish(&mut self, _out: &mut Collector) {}
 }
