@@ -77,8 +77,12 @@ shift_lines() {
     while IFS= read -r -d '' f; do
         case $f in
         *.py) printf '# shifted\n# shifted\n# shifted\n\n# shifted\n' | cat - "$f" >"$f.new" ;;
-        *.rs | *.go | *.js | *.ts | *.mjs | *.java)
+        *.rs | *.go | *.js | *.ts | *.mjs | *.java | *.cpp | *.h | *.cs)
             printf '// shifted\n// shifted\n// shifted\n\n// shifted\n' | cat - "$f" >"$f.new" ;;
+        *.rb | *.ex | *.exs | *.t | *.pm | CMakeLists.txt)
+            printf '# shifted\n# shifted\n# shifted\n\n# shifted\n' | cat - "$f" >"$f.new" ;;
+        *.php) # after the opening tag, which must stay first
+            { head -n 1 "$f"; printf '// shifted\n// shifted\n// shifted\n\n// shifted\n'; tail -n +2 "$f"; } >"$f.new" ;;
         *) continue ;;
         esac
         mv "$f.new" "$f"
@@ -219,7 +223,7 @@ def rewrite(m):
     rest = m["rest"].replace("pytest-of-root", "pytest-of-" + user)
     if os_name == "windows":
         sep = "\\"
-        if runner == "pytest" and m.start() > 0 and m.string[m.start() - 1] == "'":
+        if runner.split("/")[-1] in ("pytest", "unittest") and m.start() > 0 and m.string[m.start() - 1] == "'":
             sep, head = "\\\\", head.replace("\\", "\\\\")
         rest = rest.replace("/", sep)
     return head + rest
@@ -484,9 +488,110 @@ gen_junit() {
     rm -rf "${LOGS:?}/surefire"
 }
 
+# Python's unittest (the interpreter's own; `py39` runs an older Python, whose ids and
+# tracebacks look different, when pyenv has one).
+gen_unittest() {
+    local s py39=${LG_FIXTURE_PY39:-$HOME/.pyenv/versions/3.9.18/bin/python3}
+    local ut=(python3 -m unittest)
+    for s in passing assert-count type-error key-error missing-file setup-error import-error \
+        subtest two-failures; do
+        wanted "$s" || continue
+        emit unittest "$s" plain "${ut[@]}"
+        emit unittest "$s" verbose "${ut[@]}" -v
+        emit unittest "$s" discover "${ut[@]}" discover -s tests -t . -v
+        emit unittest "$s" buffer "${ut[@]}" -b
+        emit unittest "$s" shifted "${ut[@]}"
+        emit unittest "$s" extra "${ut[@]}" -v
+        emit unittest "$s" gha "${ut[@]}"
+        [[ -x $py39 ]] && emit unittest "$s" py39 "$py39" -m unittest
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit unittest "$s" plain "${ut[@]}"
+        emit unittest "$s" rerun "${ut[@]}"
+        emit unittest "$s" verbose "${ut[@]}" -v
+        emit unittest "$s" discover "${ut[@]}" discover -s tests -t .
+    done
+    os_variants unittest missing-file
+}
+
+# RSpec (Debian's ruby-rspec).
+gen_rspec() {
+    local s rspec=(rspec)
+    for s in passing assert-count no-method missing-file let-error load-error param-failure \
+        two-failures; do
+        wanted "$s" || continue
+        emit rspec "$s" plain "${rspec[@]}"
+        emit rspec "$s" documentation "${rspec[@]}" --format documentation
+        emit rspec "$s" random "${rspec[@]}" --order random
+        emit rspec "$s" color "${rspec[@]}" --force-color
+        emit rspec "$s" shifted "${rspec[@]}"
+        emit rspec "$s" extra "${rspec[@]}" --format documentation
+        emit rspec "$s" gha "${rspec[@]}" --force-color
+        emit rspec "$s" backtrace "${rspec[@]}" --backtrace
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit rspec "$s" plain "${rspec[@]}"
+        emit rspec "$s" rerun "${rspec[@]}"
+        emit rspec "$s" random "${rspec[@]}" --order random
+        emit rspec "$s" documentation "${rspec[@]}" --format documentation
+    done
+    os_variants rspec missing-file
+}
+
+# minitest through rake's test task (Debian's ruby-minitest and rake); minitest orders the
+# tests at random by itself, `seed` fixes the seed.
+gen_minitest() {
+    local s rake=(rake test)
+    for s in passing assert-count no-method missing-file setup-error load-error two-failures; do
+        wanted "$s" || continue
+        emit minitest "$s" plain "${rake[@]}"
+        emit minitest "$s" verbose "${rake[@]}" TESTOPTS=-v
+        emit minitest "$s" seed "${rake[@]}" TESTOPTS=--seed=4242
+        emit minitest "$s" direct ruby -Ilib -Itest -e 'Dir["test/**/*_test.rb"].sort.each { |f| require_relative f }'
+        emit minitest "$s" shifted "${rake[@]}"
+        emit minitest "$s" extra "${rake[@]}" TESTOPTS=-v
+        emit minitest "$s" gha "${rake[@]}"
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit minitest "$s" plain "${rake[@]}"
+        emit minitest "$s" rerun "${rake[@]}"
+        emit minitest "$s" verbose "${rake[@]}" TESTOPTS=-v
+        emit minitest "$s" seed "${rake[@]}" TESTOPTS=--seed=4242
+    done
+    os_variants minitest missing-file
+}
+
+# PHPUnit (Debian's phpunit, 9.x), default output and --testdox.
+gen_phpunit() {
+    local s php=(phpunit)
+    for s in passing assert-count type-error missing-file setup-error provider-failure \
+        two-failures; do
+        wanted "$s" || continue
+        emit phpunit "$s" plain "${php[@]}"
+        emit phpunit "$s" testdox "${php[@]}" --testdox
+        emit phpunit "$s" random "${php[@]}" --order-by=random
+        emit phpunit "$s" color "${php[@]}" --colors=always
+        emit phpunit "$s" testdox-color "${php[@]}" --testdox --colors=always
+        emit phpunit "$s" shifted "${php[@]}"
+        emit phpunit "$s" extra "${php[@]}" --testdox
+        emit phpunit "$s" gha "${php[@]}" --colors=always
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit phpunit "$s" plain "${php[@]}"
+        emit phpunit "$s" rerun "${php[@]}"
+        emit phpunit "$s" testdox "${php[@]}" --testdox
+        emit phpunit "$s" random "${php[@]}" --order-by=random
+    done
+    os_variants phpunit missing-file
+}
+
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}

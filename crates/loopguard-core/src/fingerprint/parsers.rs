@@ -44,10 +44,14 @@ use super::cargo::CargoParser;
 use super::generic::GenericParser;
 use super::gotest::GoParser;
 use super::jest::JestParser;
+use super::minitest::MinitestParser;
 use super::mocha::MochaParser;
 use super::nextest::NextestParser;
+use super::phpunit::PhpunitParser;
 use super::pytest::PytestParser;
+use super::rspec::RspecParser;
 use super::tsc::TscParser;
+use super::unittest::UnittestParser;
 use super::vitest::VitestParser;
 
 parser_table! {
@@ -59,6 +63,10 @@ parser_table! {
     vitest: VitestParser = super::vitest::TRIGGERS,
     mocha: MochaParser = super::mocha::TRIGGERS,
     tsc: TscParser = super::tsc::TRIGGERS,
+    unittest: UnittestParser = super::unittest::TRIGGERS,
+    rspec: RspecParser = super::rspec::TRIGGERS,
+    minitest: MinitestParser = super::minitest::TRIGGERS,
+    phpunit: PhpunitParser = super::phpunit::TRIGGERS,
     generic: GenericParser = super::generic::TRIGGERS,
 }
 

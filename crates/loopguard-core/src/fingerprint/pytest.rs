@@ -30,7 +30,7 @@ static RULE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^=+( .* )?=+$").expect("because it is valid"));
 static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[]+(?:\[[^\]]*\])?)(?: - (.*))?$",
+        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[(][^\s\[]*(?:\[[^\]]*\])?)(?: - (.*))?$",
     )
     .expect("because it is valid")
 });
@@ -337,6 +337,11 @@ ERROR tests/test_parse.py\n\
                 "SyntaxError: expected ':'".into()
             )]
         );
+    }
+
+    #[test]
+    fn unittests_closing_counts_are_no_node() {
+        assert!(failures("FAILED (failures=1, errors=2)\n").is_empty());
     }
 
     #[test]
