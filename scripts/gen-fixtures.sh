@@ -589,9 +589,35 @@ gen_phpunit() {
     os_variants phpunit missing-file
 }
 
+# ExUnit through mix (Debian's elixir); ExUnit orders tests at random by itself, `seed`
+# fixes the seed, `serial` runs one case at a time.
+gen_exunit() {
+    local s mix=(mix test)
+    for s in passing assert-count function-clause missing-file setup-error compile-error \
+        generated-failure two-failures; do
+        wanted "$s" || continue
+        emit exunit "$s" plain "${mix[@]}"
+        emit exunit "$s" trace "${mix[@]}" --trace
+        emit exunit "$s" seed "${mix[@]}" --seed 4242
+        emit exunit "$s" serial "${mix[@]}" --max-cases 1
+        emit exunit "$s" color "${mix[@]}" --color
+        emit exunit "$s" shifted "${mix[@]}"
+        emit exunit "$s" extra "${mix[@]}" --trace
+        emit exunit "$s" gha "${mix[@]}" --color
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit exunit "$s" plain "${mix[@]}"
+        emit exunit "$s" rerun "${mix[@]}"
+        emit exunit "$s" trace "${mix[@]}" --trace
+        emit exunit "$s" seed "${mix[@]}" --seed 4242
+    done
+    os_variants exunit missing-file
+}
+
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}

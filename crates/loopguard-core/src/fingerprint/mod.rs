@@ -39,6 +39,7 @@
 
 mod cargo;
 mod collect;
+mod exunit;
 mod failure;
 mod generic;
 mod ghactions;

@@ -41,6 +41,7 @@ macro_rules! parser_table {
 }
 
 use super::cargo::CargoParser;
+use super::exunit::ExunitParser;
 use super::generic::GenericParser;
 use super::gotest::GoParser;
 use super::jest::JestParser;
@@ -67,6 +68,7 @@ parser_table! {
     rspec: RspecParser = super::rspec::TRIGGERS,
     minitest: MinitestParser = super::minitest::TRIGGERS,
     phpunit: PhpunitParser = super::phpunit::TRIGGERS,
+    exunit: ExunitParser = super::exunit::TRIGGERS,
     generic: GenericParser = super::generic::TRIGGERS,
 }
 

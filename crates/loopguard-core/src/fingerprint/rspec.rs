@@ -54,7 +54,7 @@ impl LineParser for RspecParser {
         {
             self.close(out);
             self.in_failures = false;
-            if SUMMARY.is_match(trimmed) || trimmed.starts_with("Finished in ") {
+            if SUMMARY.is_match(trimmed) || trimmed.contains("(files took ") {
                 out.saw(Runner::Rspec);
             }
             return;
