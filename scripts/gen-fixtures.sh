@@ -615,9 +615,72 @@ gen_exunit() {
     os_variants exunit missing-file
 }
 
+# ctest on a small CMake project (Debian's cmake and g++); each log has the configure and
+# build output before the test run, as a CI step shows it. Without --output-on-failure
+# ctest shows no test output: the runs of a test that printed something are their own
+# failure directories (`<failure>-summary`), since the output is what tells two failures
+# of one test apart; a crash or a timeout that printed nothing fails alike either way.
+gen_ctest() {
+    local s build='cmake -S . -B build && cmake --build build -j 2 && ctest --test-dir build'
+    for s in passing assert-count segfault abort timeout missing-file two-failures; do
+        wanted "$s" || continue
+        emit ctest "$s" plain sh -c "$build --output-on-failure"
+        emit ctest "$s" verbose sh -c "$build -V"
+        emit ctest "$s" parallel sh -c "$build -j 2 --output-on-failure"
+        emit ctest "$s" random sh -c "$build --schedule-random --output-on-failure"
+        CLICOLOR_FORCE=1 emit ctest "$s" color sh -c "$build --output-on-failure"
+        emit ctest "$s" shifted sh -c "$build --output-on-failure"
+        emit ctest "$s" extra sh -c "$build --output-on-failure"
+        CLICOLOR_FORCE=1 emit ctest "$s" gha sh -c "$build --output-on-failure"
+        # A test that printed nothing fails alike either way.
+        local summary=$s-summary prefix=
+        case $s in passing | segfault | timeout) summary=$s prefix=summary- ;; esac
+        AS=$summary emit ctest "$s" "${prefix}plain" sh -c "$build"
+        AS=$summary emit ctest "$s" "${prefix}parallel" sh -c "$build -j 2"
+        AS=$summary emit ctest "$s" "${prefix}shifted" sh -c "$build"
+        AS=$summary emit ctest "$s" "${prefix}gha" sh -c "$build"
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit ctest "$s" plain sh -c "$build --output-on-failure"
+        emit ctest "$s" rerun sh -c "$build --output-on-failure"
+        emit ctest "$s" verbose sh -c "$build -V"
+        emit ctest "$s" parallel sh -c "$build -j 2 --output-on-failure"
+    done
+    os_variants ctest missing-file
+}
+
+# TAP through Perl's prove (Debian's perl): plain, verbose (the TAP itself), parallel,
+# shuffled, timed. (`--merge` hides Test::More's diagnostics, names and messages: only
+# prove's closing report says what failed, a failure of its own.)
+gen_tap() {
+    local s
+    for s in passing assert-count undef-value missing-file dies compile-error case-failure \
+        two-failures; do
+        wanted "$s" || continue
+        emit tap "$s" plain prove
+        emit tap "$s" verbose prove -v
+        emit tap "$s" parallel prove -j 2
+        emit tap "$s" shuffle prove --shuffle
+        emit tap "$s" timer prove --timer
+        emit tap "$s" shifted prove
+        # A module that does not compile fails every script, an extra one too.
+        [[ $s == compile-error ]] || emit tap "$s" extra prove -v
+        emit tap "$s" gha prove --color
+    done
+    for s in volatile-values; do
+        wanted "$s" || continue
+        emit tap "$s" plain prove
+        emit tap "$s" rerun prove
+        emit tap "$s" verbose prove -v
+        emit tap "$s" parallel prove -j 2
+    done
+    os_variants tap missing-file
+}
+
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}
@@ -626,7 +689,7 @@ main() {
             ONLY=" ${arg#*/} "
             ONLY=${ONLY//,/ }
             for s in $ONLY; do
-                rm -rf "${LOGS:?}/$r/$s"
+                rm -rf "${LOGS:?}/$r/$s" "${LOGS:?}/$r/$s-summary"
             done
         else
             rm -rf "${LOGS:?}/$r"

@@ -39,6 +39,7 @@
 
 mod cargo;
 mod collect;
+mod ctest;
 mod exunit;
 mod failure;
 mod generic;
@@ -57,6 +58,7 @@ mod report;
 mod rspec;
 mod signature;
 mod stream;
+mod tap;
 mod tsc;
 mod unittest;
 mod vitest;

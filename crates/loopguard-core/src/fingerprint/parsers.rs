@@ -41,6 +41,7 @@ macro_rules! parser_table {
 }
 
 use super::cargo::CargoParser;
+use super::ctest::CtestParser;
 use super::exunit::ExunitParser;
 use super::generic::GenericParser;
 use super::gotest::GoParser;
@@ -51,6 +52,7 @@ use super::nextest::NextestParser;
 use super::phpunit::PhpunitParser;
 use super::pytest::PytestParser;
 use super::rspec::RspecParser;
+use super::tap::TapParser;
 use super::tsc::TscParser;
 use super::unittest::UnittestParser;
 use super::vitest::VitestParser;
@@ -69,6 +71,8 @@ parser_table! {
     minitest: MinitestParser = super::minitest::TRIGGERS,
     phpunit: PhpunitParser = super::phpunit::TRIGGERS,
     exunit: ExunitParser = super::exunit::TRIGGERS,
+    ctest: CtestParser = super::ctest::TRIGGERS,
+    tap: TapParser = super::tap::TRIGGERS,
     generic: GenericParser = super::generic::TRIGGERS,
 }
 
