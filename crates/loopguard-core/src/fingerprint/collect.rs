@@ -155,7 +155,9 @@ impl Collector {
     }
 
     pub(crate) fn into_fingerprint(self) -> Fingerprint {
-        let any_specific = self.drafts.iter().any(|d| !d.fallback && !d.withdrawn);
+        // A runner that reported a failure, even one that then passed on a retry, said what
+        // happened: the error lines of its report (a flaky test's) are not another failure.
+        let any_specific = self.drafts.iter().any(|d| !d.fallback);
         // A parser recognised something: a failure of its own (withdrawn or not) or a
         // runner's summary; the generic fallback's error lines alone are no test result.
         let recognised = self.drafts.iter().any(|d| !d.fallback)
@@ -240,6 +242,20 @@ mod tests {
         let fp = c.into_fingerprint();
         assert_eq!(fp.failures.len(), 1);
         assert_eq!(fp.runner, Some(Runner::Go));
+    }
+
+    #[test]
+    fn a_flaky_tests_error_line_is_no_failure_of_its_own() {
+        let mut c = Collector::default();
+        c.fail(
+            Runner::Playwright,
+            FailureKind::Test,
+            "t",
+            Some("Error: expect"),
+        );
+        c.fallback(FailureKind::Error, "error", "Error: expect(received)");
+        c.withdraw(Runner::Playwright, "t");
+        assert_eq!(c.into_fingerprint().signature, None);
     }
 
     #[test]

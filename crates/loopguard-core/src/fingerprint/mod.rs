@@ -37,9 +37,13 @@
 //! - A passing log gives `signature: None`; its `runner` is the runner recognised from its
 //!   summary lines, if any.
 
+mod bun;
 mod cargo;
 mod collect;
 mod ctest;
+mod deno;
+mod dotnet;
+mod dotnet_xml;
 mod exunit;
 mod failure;
 mod generic;
@@ -50,15 +54,18 @@ mod junit;
 mod minitest;
 mod mocha;
 mod nextest;
+mod nodetest;
 mod normalize;
 mod parsers;
 mod phpunit;
+mod playwright;
 mod pytest;
 mod report;
 mod rspec;
 mod signature;
 mod stream;
 mod tap;
+mod trx;
 mod tsc;
 mod unittest;
 mod vitest;

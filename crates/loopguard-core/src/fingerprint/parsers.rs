@@ -40,8 +40,11 @@ macro_rules! parser_table {
     };
 }
 
+use super::bun::BunParser;
 use super::cargo::CargoParser;
 use super::ctest::CtestParser;
+use super::deno::DenoParser;
+use super::dotnet::DotnetParser;
 use super::exunit::ExunitParser;
 use super::generic::GenericParser;
 use super::gotest::GoParser;
@@ -49,7 +52,9 @@ use super::jest::JestParser;
 use super::minitest::MinitestParser;
 use super::mocha::MochaParser;
 use super::nextest::NextestParser;
+use super::nodetest::NodeTestParser;
 use super::phpunit::PhpunitParser;
+use super::playwright::PlaywrightParser;
 use super::pytest::PytestParser;
 use super::rspec::RspecParser;
 use super::tap::TapParser;
@@ -73,6 +78,11 @@ parser_table! {
     exunit: ExunitParser = super::exunit::TRIGGERS,
     ctest: CtestParser = super::ctest::TRIGGERS,
     tap: TapParser = super::tap::TRIGGERS,
+    node: NodeTestParser = super::nodetest::TRIGGERS,
+    playwright: PlaywrightParser = super::playwright::TRIGGERS,
+    bun: BunParser = super::bun::TRIGGERS,
+    deno: DenoParser = super::deno::TRIGGERS,
+    dotnet: DotnetParser = super::dotnet::TRIGGERS,
     generic: GenericParser = super::generic::TRIGGERS,
 }
 
@@ -81,6 +91,7 @@ const PARSERS: usize = TRIGGER_LISTS.len();
 
 /// A set of parsers, one bit each in table order.
 type Mask = u32;
+
 const _: () = assert!(PARSERS <= Mask::BITS as usize);
 
 /// How the front end finds the next line that matters, given the parsers' state.

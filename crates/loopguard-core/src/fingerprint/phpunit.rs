@@ -90,7 +90,10 @@ impl LineParser for PhpunitParser {
             }
             return;
         }
-        self.testdox_line(text, out);
+        // Testdox lines only inside PHPUnit's run: `✘` is Playwright's too.
+        if self.running {
+            self.testdox_line(text, out);
+        }
     }
 
     fn wants_every_line(&self) -> bool {

@@ -3,8 +3,10 @@
 //! `<assembly>`) and NUnit 3 (`<test-run>`). One push tokenizer reads them all in bounded
 //! memory; the first start tag decides which reader gets its events.
 
+use super::dotnet_xml::{Dialect, DotnetXmlReport};
 use super::junit::JunitReport;
 use super::signature::Fingerprint;
+use super::trx::TrxReport;
 use super::xml::{XmlSink, XmlTokenizer};
 
 #[derive(Debug, Default)]
@@ -22,6 +24,8 @@ impl ReportParser {
         match self.reader {
             Reader::Undecided => JunitReport::default().finish(),
             Reader::Junit(r) => r.finish(),
+            Reader::Trx(r) => r.finish(),
+            Reader::Dotnet(r) => r.finish(),
         }
     }
 }
@@ -32,17 +36,28 @@ enum Reader {
     #[default]
     Undecided,
     Junit(Box<JunitReport>),
+    Trx(Box<TrxReport>),
+    Dotnet(Box<DotnetXmlReport>),
 }
 
 impl Reader {
-    fn for_root(_name: &str) -> Self {
-        Reader::Junit(Box::default())
+    fn for_root(name: &str) -> Self {
+        match name {
+            "TestRun" => Reader::Trx(Box::default()),
+            "assemblies" | "assembly" => {
+                Reader::Dotnet(Box::new(DotnetXmlReport::new(Dialect::Xunit)))
+            }
+            "test-run" => Reader::Dotnet(Box::new(DotnetXmlReport::new(Dialect::Nunit))),
+            _ => Reader::Junit(Box::default()),
+        }
     }
 
     fn sink(&mut self) -> &mut dyn XmlSink {
         match self {
             Reader::Undecided => unreachable!("decided at the first start tag"),
             Reader::Junit(r) => r.as_mut(),
+            Reader::Trx(r) => r.as_mut(),
+            Reader::Dotnet(r) => r.as_mut(),
         }
     }
 }

@@ -10,7 +10,7 @@
 //! guessed at: under `-j` they come in any order.
 //!
 //! Other TAP (`not ok 3 - name`, a YAML block with `message:`) is read the same way; the
-//! TAP of `node --test` (its `# Subtest:` lines) is the `node` runner's. `# TODO` tests
+//! TAP of `node --test` (its `# Subtest:` lines) is [`super::nodetest`]'s. `# TODO` tests
 //! are expected to fail and are no failures.
 
 use super::collect::{Collector, LineParser, MAX_FAILURES};
