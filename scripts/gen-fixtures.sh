@@ -1385,11 +1385,259 @@ if not HELD:
     write("passing", "report.trx", trx(Ctx("linux"), [], ALL, "xunit"))
     write("passing", "xunit.xml", xunit_xml(Ctx("linux"), [], ALL, "xunit"))
     write("passing", "nunit.xml", nunit_xml(Ctx("linux"), [], short, "nunit"))
+if HELD:
+    # Stock: an inventory. Other tests, other frameworks' other messages.
+    ALL = ["Stock.Tests.StockTests.TotalsTheStock", "Stock.Tests.StockTests.TakesItems", "Stock.Tests.ReportTests.ReadsTheReportBack",
+           'Stock.Tests.ParseTests.ParsesALine(line: "apple, 3")', 'Stock.Tests.ParseTests.ParsesALine(line: "pear,1")', "Stock.Tests.ParseTests.KeepsItemNames"]
+    EXTRA = ["Stock.Tests.MoreTests.TotalsNothing", "Stock.Tests.MoreTests.AddsTwice"]
+    SHORT = lambda names: [n.split(".")[-1] if "(" not in n else n.split(".", 3)[-1] for n in names]
+
+    def rest(fails, names=ALL):
+        shown = {f.display for f in fails} | {f.fqn for f in fails}
+        return [n for n in names if n not in shown]
+
+    def sframe(cls, meth, line):
+        return ("Stock.Tests.%s.%s()" % (cls, meth), "tests/Stock.Tests/%s.cs" % cls, line)
+
+    wrong = Failure("StockTests", "TotalsTheStock", xunit_equal(12, 11), [sframe("StockTests", "TotalsTheStock", 21)])
+    oos = Failure("StockTests", "TakesItems",
+                  exception("Stock.OutOfStockException", "cannot take 2 apple: 5 left"),
+                  [("Stock.Inventory.Take(String item, Int32 qty)", "src/Stock/Inventory.cs", 18), sframe("StockTests", "TakesItems", 27)])
+    oos.etype = "Stock.OutOfStockException"
+    keyerr = Failure("ParseTests", "KeepsItemNames",
+                     exception("System.Collections.Generic.KeyNotFoundException", "The given key 'pear' was not present in the dictionary."),
+                     [sframe("ParseTests", "KeepsItemNames", 30)])
+    keyerr.etype = "System.Collections.Generic.KeyNotFoundException"
+    report = Failure("ReportTests", "ReadsTheReportBack",
+                     exception("System.IO.DirectoryNotFoundException", lambda ctx: "Could not find a part of the path '%s'." % ctx.tmpfile("report.csv")),
+                     [sframe("ReportTests", "ReadsTheReportBack", 14)])
+    report.etype = "System.IO.DirectoryNotFoundException"
+    case = Failure("ParseTests", "ParsesALine", xunit_strings("apple", "APPLE"), [sframe("ParseTests", "ParsesALine", 12)],
+                   display='Stock.Tests.ParseTests.ParsesALine(line: "apple, 3")')
+    variants("xunit-wrong-total", "xunit", [wrong], rest([wrong]), EXTRA)
+    variants("xunit-out-of-stock", "xunit", [oos], rest([oos]), EXTRA)
+    variants("xunit-missing-report", "xunit", [report], rest([report]), EXTRA)
+    variants("xunit-two-failures", "xunit", [wrong, keyerr], rest([wrong, keyerr]), EXTRA)
+    variants("xunit-case", "xunit", [case], rest([case]), EXTRA)
+
+    short = SHORT(ALL)
+    n_wrong = Failure("StockTests", "TotalsTheStock", nunit_equal("Inventory.Total(stock)", 12, 11), [sframe("StockTests", "TotalsTheStock", 23)], display="TotalsTheStock")
+    n_null = Failure("ParseTests", "KeepsItemNames", exception("System.ArgumentNullException", "Value cannot be null. (Parameter 'line')"),
+                     [sframe("ParseTests", "KeepsItemNames", 33)], display="KeepsItemNames")
+    variants("nunit-wrong-total", "nunit", [n_wrong], [n for n in short if n != "TotalsTheStock"], SHORT(EXTRA))
+    variants("nunit-null-argument", "nunit", [n_null], [n for n in short if n != "KeepsItemNames"], SHORT(EXTRA))
+
+    m_oos = Failure("StockTests", "TakesItems", lambda ctx: ["Test method Stock.Tests.StockTests.TakesItems threw exception: ",
+                    "Stock.OutOfStockException: cannot take 2 apple: 5 left"], [sframe("StockTests", "TakesItems", 29)], display="TakesItems")
+    m_true = Failure("ReportTests", "ReadsTheReportBack", lambda ctx: ["Assert.IsTrue failed. report.csv was not written"],
+                     [sframe("ReportTests", "ReadsTheReportBack", 16)], display="ReadsTheReportBack")
+    variants("mstest-out-of-stock", "mstest", [m_oos], [n for n in short if n != "TakesItems"], SHORT(EXTRA))
+    variants("mstest-is-true", "mstest", [m_true], [n for n in short if n != "ReadsTheReportBack"], SHORT(EXTRA))
+
+    t_wrong = Failure("StockTests", "TotalsTheStock", tunit_equal(12, 11), [sframe("StockTests", "TotalsTheStock", 19)], display="TotalsTheStock")
+    variants("tunit-wrong-total", "tunit", [t_wrong], [n for n in short if n != "TotalsTheStock"], SHORT(EXTRA))
+
+    errors = [("src/Stock/Inventory.cs", 31, 37, "CS1002", "; expected"),
+              ("src/Stock/Inventory.cs", 40, 16, "CS0029", "Cannot implicitly convert type 'string' to 'int'")]
+    write("compile-errors", "classic.log", compile_classic(Ctx("linux"), errors))
+    write("compile-errors", "classic-windows.log", compile_classic(Ctx("windows"), errors))
+    write("compile-errors", "terminal.log", compile_terminal(Ctx("linux"), errors))
+    write("compile-errors", "gha.log", gha(compile_terminal(Ctx("linux", shift=2), errors), "dotnet build", 1))
+
+    vol = Failure("AuditTests", "AuditIsSigned",
+                  exception("System.Security.SecurityException",
+                            lambda ctx: "audit %s rejected at %s by worker %d" % (uuid.uuid4(), datetime.datetime(2026, 11, rng.randint(1, 28), rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59)).isoformat() + "Z", rng.randint(1000, 60000))),
+                  [sframe("AuditTests", "AuditIsSigned", 9)])
+    for v in ("vstest", "vstest-rerun", "mtp"):
+        write("volatile", v + ".log", vstest(Ctx("linux"), [vol], ALL, "xunit") if v.startswith("vstest") else mtp(Ctx("linux"), [vol], ALL, "xunit"))
+    write("volatile", "report.trx", trx(Ctx("linux"), [vol], ALL, "xunit"))
+
+    write("passing", "vstest.log", vstest(Ctx("linux"), [], ALL, "xunit"))
+    write("passing", "vstest-mstest.log", vstest(Ctx("windows"), [], short, "mstest", normal=True))
+    write("passing", "mtp-nunit.log", mtp(Ctx("linux"), [], short, "nunit"))
+    write("passing", "dotnet-test-mtp.log", dotnet_test_mtp(Ctx("macos"), [], ALL, "xunit"))
+    write("passing", "report.trx", trx(Ctx("linux"), [], ALL, "xunit"))
+    write("passing", "nunit.xml", nunit_xml(Ctx("linux"), [], short, "nunit"))
 PY
+
+# The held-out set (`heldout/<runner>`): other projects (tests/fixtures/projects/heldout,
+# an inventory) with other failures, through the same runners and the same kinds of noise.
+# The parsers are not written against these: tests/fingerprint.rs scores them.
+#
+#   scripts/gen-fixtures.sh heldout              # every runner's
+#   scripts/gen-fixtures.sh heldout/RUNNER[,..]  # some runners'
+HELDOUT_RUNNERS="unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet"
+HELDOUT_FAILING="wrong-total out-of-stock bad-parse missing-report setup-error two-files"
+
+gen_heldout() {
+    local r runners=${ONLY:-" $HELDOUT_RUNNERS "}
+    for r in $runners; do
+        rm -rf "${LOGS:?}/heldout/$r"
+        "heldout_$r"
+    done
+}
+
+# hemit RUNNER SCENARIO VARIANT CMD...: emit for the held-out project of RUNNER, skipping
+# scenarios its project does not have.
+hemit() {
+    local r=$1 s=$2
+    shift 2
+    [[ -f $PROJECTS/heldout/$r/scenarios/$s.sh ]] || return 0
+    emit "heldout/$r" "$s" "$@"
+}
+
+heldout_failures() {
+    printf '%s\n' passing $HELDOUT_FAILING
+}
+
+heldout_unittest() {
+    local s ut=(python3 -m unittest)
+    for s in $(heldout_failures); do
+        hemit unittest "$s" plain "${ut[@]}"
+        hemit unittest "$s" verbose "${ut[@]}" -v
+        hemit unittest "$s" discover "${ut[@]}" discover -s tests -t .
+        hemit unittest "$s" shifted "${ut[@]}"
+        hemit unittest "$s" extra "${ut[@]}" -v
+        hemit unittest "$s" gha "${ut[@]}" -b
+    done
+    for v in plain rerun verbose gha; do hemit unittest volatile "$v" "${ut[@]}" -v; done
+}
+
+heldout_rspec() {
+    local s
+    for s in $(heldout_failures); do
+        hemit rspec "$s" plain rspec
+        hemit rspec "$s" documentation rspec --format documentation --order random
+        hemit rspec "$s" shifted rspec
+        hemit rspec "$s" extra rspec
+        hemit rspec "$s" gha rspec --force-color
+    done
+    for v in plain rerun documentation gha; do hemit rspec volatile "$v" rspec --order random; done
+}
+
+heldout_minitest() {
+    local s
+    for s in $(heldout_failures); do
+        hemit minitest "$s" plain rake test
+        hemit minitest "$s" verbose rake test TESTOPTS=-v
+        hemit minitest "$s" shifted rake test
+        hemit minitest "$s" extra rake test TESTOPTS=-v
+        hemit minitest "$s" gha rake test
+    done
+    for v in plain rerun verbose gha; do hemit minitest volatile "$v" rake test; done
+}
+
+heldout_phpunit() {
+    local s
+    for s in $(heldout_failures); do
+        hemit phpunit "$s" plain phpunit
+        hemit phpunit "$s" testdox phpunit --testdox
+        hemit phpunit "$s" random phpunit --order-by=random --colors=always
+        hemit phpunit "$s" shifted phpunit
+        hemit phpunit "$s" extra phpunit --testdox --colors=always
+        hemit phpunit "$s" gha phpunit --colors=always
+    done
+    for v in plain rerun testdox gha; do hemit phpunit volatile "$v" phpunit; done
+}
+
+heldout_exunit() {
+    local s
+    for s in $(heldout_failures); do
+        hemit exunit "$s" plain mix test
+        hemit exunit "$s" trace mix test --trace
+        hemit exunit "$s" shifted mix test
+        hemit exunit "$s" extra mix test --color
+        hemit exunit "$s" gha mix test --color
+    done
+    for v in plain rerun trace gha; do hemit exunit volatile "$v" mix test; done
+}
+
+heldout_ctest() {
+    local s build='cmake -S . -B build && cmake --build build -j 2 && ctest --test-dir build'
+    for s in $(heldout_failures) null-deref; do
+        hemit ctest "$s" plain sh -c "$build --output-on-failure"
+        hemit ctest "$s" verbose sh -c "$build -V"
+        hemit ctest "$s" parallel sh -c "$build -j 2 --output-on-failure"
+        hemit ctest "$s" shifted sh -c "$build --output-on-failure"
+        hemit ctest "$s" extra sh -c "$build --schedule-random --output-on-failure"
+        hemit ctest "$s" gha sh -c "$build --output-on-failure"
+    done
+    for v in plain rerun verbose gha; do hemit ctest volatile "$v" sh -c "$build --output-on-failure"; done
+}
+
+heldout_tap() {
+    local s
+    for s in $(heldout_failures) dies-loading; do
+        hemit tap "$s" plain prove
+        hemit tap "$s" verbose prove -v
+        hemit tap "$s" parallel prove -j 2 --shuffle
+        hemit tap "$s" shifted prove
+        hemit tap "$s" extra prove -v
+        hemit tap "$s" gha prove --timer
+    done
+    for v in plain rerun verbose gha; do hemit tap volatile "$v" prove; done
+}
+
+heldout_node() {
+    local s nt=(node --test)
+    for s in $(heldout_failures); do
+        hemit node "$s" plain "${nt[@]}" --test-reporter=spec
+        hemit node "$s" tap "${nt[@]}" --test-reporter=tap
+        hemit node "$s" serial "${nt[@]}" --test-reporter=spec --test-concurrency=1
+        hemit node "$s" shifted "${nt[@]}" --test-reporter=tap
+        hemit node "$s" extra "${nt[@]}" --test-reporter=spec
+        FORCE_COLOR=1 hemit node "$s" gha "${nt[@]}" --test-reporter=spec
+    done
+    for v in plain rerun tap gha; do hemit node volatile "$v" "${nt[@]}" --test-reporter=spec; done
+}
+
+heldout_playwright() {
+    local s pw=(node_modules/.bin/playwright test)
+    for s in $(heldout_failures); do
+        hemit playwright "$s" plain "${pw[@]}" --reporter=list
+        hemit playwright "$s" line "${pw[@]}" --reporter=line
+        PW_WORKERS=2 PW_PARALLEL=1 hemit playwright "$s" parallel "${pw[@]}" --reporter=dot
+        PW_RETRIES=1 hemit playwright "$s" retries "${pw[@]}" --reporter=list
+        hemit playwright "$s" shifted "${pw[@]}" --reporter=list
+        hemit playwright "$s" extra "${pw[@]}" --reporter=line
+        FORCE_COLOR=1 hemit playwright "$s" gha "${pw[@]}" --reporter=list
+    done
+    for v in plain rerun dot gha; do hemit playwright volatile "$v" "${pw[@]}" --reporter=list; done
+}
+
+heldout_bun() {
+    local s bun=(node_modules/.bin/bun test)
+    for s in $(heldout_failures); do
+        hemit bun "$s" plain "${bun[@]}"
+        hemit bun "$s" random "${bun[@]}" --randomize
+        hemit bun "$s" shifted "${bun[@]}"
+        hemit bun "$s" extra "${bun[@]}"
+        FORCE_COLOR=1 hemit bun "$s" gha "${bun[@]}"
+    done
+    for v in plain rerun random gha; do hemit bun volatile "$v" "${bun[@]}"; done
+}
+
+heldout_deno() {
+    local s deno
+    deno="$(js_tools)/node_modules/.bin/deno"
+    for s in $(heldout_failures) type-check; do
+        NO_COLOR=1 hemit deno "$s" plain "$deno" test -A
+        NO_COLOR=1 hemit deno "$s" dot "$deno" test -A --reporter=dot
+        NO_COLOR=1 hemit deno "$s" parallel "$deno" test -A --parallel --shuffle
+        NO_COLOR=1 hemit deno "$s" shifted "$deno" test -A
+        NO_COLOR=1 hemit deno "$s" extra "$deno" test -A
+        hemit deno "$s" gha "$deno" test -A
+    done
+    for v in plain rerun dot gha; do NO_COLOR=1 hemit deno volatile "$v" "$deno" test -A; done
+}
+
+heldout_dotnet() {
+    python3 "$WORK/dotnet_fixtures.py" "$LOGS" heldout/dotnet
+}
 
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet heldout)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}

@@ -703,7 +703,7 @@ impl Session<'_> {
     }
 }
 
-/// The evidence of log and JUnit files, fingerprinted together as one run.
+/// The evidence of logs and test reports, fingerprinted together as one run.
 pub fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
     let fp = super::fingerprint_files(paths)?;
     let shown: Vec<String> = paths
@@ -734,7 +734,7 @@ pub fn expand_globs(patterns: &[String], base: &Path) -> Result<(Vec<PathBuf>, V
             let path = base.join(pattern);
             if !path.is_file() {
                 return Err(Error::input(format!(
-                    "{pattern}: no such file; hint: pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)"
+                    "{pattern}: no such file; hint: pass the test log or the test report (JUnit, TRX, xUnit or NUnit XML) the test step wrote (globs like `reports/*.xml` are fine)"
                 ))
                 .into());
             }

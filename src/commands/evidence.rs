@@ -1,5 +1,6 @@
 //! Test evidence: `fingerprint` (print), `run -- CMD` (run, show, record), `ingest` (record
-//! existing logs / JUnit XML).
+//! existing logs / test reports: JUnit, TRX, xUnit.net or NUnit XML, told apart by the core
+//! from their content).
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -18,7 +19,7 @@ use super::progress::{Progress, Reading};
 use super::{Ctx, Workspace, hook, print, print_json};
 
 /// What to do about output that holds no test result.
-const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, ...), or ingest its JUnit XML";
+const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, dotnet test, ...), or ingest its test report (JUnit, TRX, xUnit or NUnit XML)";
 
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
@@ -43,7 +44,7 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
         } else {
             if f.is_dir() {
                 return Err(Error::input(format!(
-                    "{}: is a directory; hint: pass the log or JUnit XML files in it",
+                    "{}: is a directory; hint: pass the log or test report files in it",
                     f.display()
                 ))
                 .into());

@@ -43,12 +43,13 @@ static VSTEST_FAILED: LazyLock<Regex> = LazyLock::new(|| {
 static XUNIT_FAIL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\[xUnit\.net [\d:.]+\]\s+(\S.*?) \[FAIL\]$").expect("because it is valid")
 });
+/// The testing platform's duration: `14ms`, `6s 220ms`, `1m 02s 003ms`.
+const DURATION: &str = r"(?:\d+(?:ms|h|m|s) ?)+";
 static MTP_FAILED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^failed (\S.*?) \((?:\d+[hms]|\d+ms|[\d ]+[hms]+)(?: \d+m?s)*\)$")
-        .expect("because it is valid")
+    Regex::new(&format!(r"^failed (\S.*?) \({DURATION}\)$")).expect("because it is valid")
 });
 static MSBUILD_FAILED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(\S.*?)\s\((?:\d+[hms]|\d+ms)(?: \d+m?s)*\):$").expect("because it is valid")
+    Regex::new(&format!(r"^\s*(\S.*?)\s\({DURATION}\):$")).expect("because it is valid")
 });
 static COMPILER_ERROR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(

@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 pub(crate) const TRIGGERS: &[&str] = &["FAIL: ", "ERROR: ", "Ran "];
 
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(FAIL|ERROR): (\S+) \(([\w.]+)\)(?: \((.*)\))?$").expect("because it is valid")
+    Regex::new(r"^(?:FAIL|ERROR): (\S+) \(([\w.]+)\)(?: \((.*)\))?$").expect("because it is valid")
 });
 static RAN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^Ran \d+ tests? in ").expect("because it is valid"));
@@ -74,12 +74,7 @@ impl LineParser for UnittestParser {
             .flatten()
         {
             out.saw(Runner::Unittest);
-            self.block = Some(Block::new(
-                &c[1],
-                &c[2],
-                &c[3],
-                c.get(4).map(|m| m.as_str()),
-            ));
+            self.block = Some(Block::new(&c[1], &c[2], c.get(3).map(|m| m.as_str())));
         } else if text.starts_with("Ran ") && RAN.is_match(text) {
             out.saw(Runner::Unittest);
         }
@@ -104,7 +99,7 @@ impl UnittestParser {
 }
 
 impl Block {
-    fn new(outcome: &str, name: &str, place: &str, params: Option<&str>) -> Self {
+    fn new(name: &str, place: &str, params: Option<&str>) -> Self {
         let failed_import = place.starts_with("unittest.loader._FailedTest");
         let fixture = [
             "setUpClass",
@@ -131,7 +126,6 @@ impl Block {
             Some(p) => format!("{id} ({p})"),
             None => id,
         };
-        let _ = outcome;
         Block {
             id,
             kind,
