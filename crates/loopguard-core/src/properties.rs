@@ -6,7 +6,7 @@
 //!
 //! Each property runs `PROPTEST_CASES` cases, 64 when unset (`cargo test`): the fuzz step of
 //! `.ci/run` raises it. Mutations of the real fixtures are in the shell's
-//! `tests/fuzz.rs`, which reads them.
+//! `tests/it/fuzz.rs`, which reads them.
 
 use jiff::Timestamp;
 use proptest::prelude::*;

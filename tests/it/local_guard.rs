@@ -1,12 +1,10 @@
 //! The local guard end to end: real repositories, real `git` commits running the real
 //! hooks that `loopguard init` installs, the real binary.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::{Ran, TestRepo, bin, lg as lg_cmd, lg_at, productive};
 use serde_json::Value;
-use support::{Ran, TestRepo, bin, lg as lg_cmd, lg_at, productive};
 
 /// `loopguard ARGS` in `dir`.
 fn lg_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> Ran {
@@ -31,15 +29,15 @@ fn status_in(repo: &TestRepo, dir: &Path) -> Value {
 }
 
 fn status(repo: &TestRepo) -> Value {
-    support::status(repo)
+    crate::support::status(repo)
 }
 
 fn state(repo: &TestRepo) -> String {
-    support::state(repo)
+    crate::support::state(repo)
 }
 
 fn guarded() -> TestRepo {
-    support::guarded("")
+    crate::support::guarded("")
 }
 
 #[test]
@@ -371,7 +369,7 @@ fn an_existing_hook_keeps_running_and_uninstall_restores_it() {
 #[test]
 fn hooks_go_to_core_hooks_path_and_chain_what_is_there() {
     // A hooks directory git ignores: nothing loopguard writes there gets committed
-    // (tests/hook_gates.rs covers one that would be).
+    // (tests/it/hook_gates.rs covers one that would be).
     let repo = TestRepo::new();
     repo.write("README.md", "demo\n");
     repo.write(".gitignore", ".githooks/\nlint.log\n");

@@ -1,18 +1,16 @@
 //! `loopguard ci` end to end: the real binary, a real git repository built here, real
 //! `cargo test` logs (tests/fixtures/github/logs, made by its generate.sh), real-shaped
 //! event payloads (tests/fixtures/github/events), and the wiremock GitHub of
-//! tests/support/github_fake.rs standing in for the API.
+//! tests/it/support/github_fake.rs standing in for the API.
 
-mod support;
-
+use crate::support::ci::*;
 use std::path::{Path, PathBuf};
-use support::ci::*;
 
-use loopguard::github::{GitHubClient, RepoId, Token};
-use support::github_fake::{
+use crate::support::github_fake::{
     BOT_LOGIN, CommitSpec, FakeGitHub, Fault, FileSpec, JobSpec, LogSpec, PrSpec, RunSpec,
 };
-use support::gitrepo::TestRepo;
+use crate::support::gitrepo::TestRepo;
+use loopguard::github::{GitHubClient, RepoId, Token};
 
 #[test]
 fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {

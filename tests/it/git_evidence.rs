@@ -1,14 +1,12 @@
 //! `loopguard::git` against real repositories made by real `git`, checked against what
 //! git itself reports (`diff-tree --numstat`, `rev-list --topo-order`, `patch-id`).
 
-mod support;
-
 use std::collections::HashMap;
 use std::path::Path;
 
+use crate::support::TestRepo;
 use loopguard::git::{GitError, Repo};
 use loopguard::iteration::{FileChange, FileStatus, Iteration};
-use support::TestRepo;
 
 fn open(repo: &TestRepo) -> Repo {
     Repo::discover(repo.path()).unwrap()
@@ -487,13 +485,13 @@ fn ranges_survive_skewed_commit_dates() {
     }
     r.checkout_new("topic");
     // The topic's clock runs two days behind its base.
-    r.set_now(support::gitrepo::EPOCH - 2 * 86_400);
+    r.set_now(crate::support::gitrepo::EPOCH - 2 * 86_400);
     for i in 0..3 {
         r.write("t.txt", format!("{i}\n"));
         r.commit(&format!("topic {i}"));
     }
     r.checkout("main");
-    r.set_now(support::gitrepo::EPOCH + 86_400);
+    r.set_now(crate::support::gitrepo::EPOCH + 86_400);
     r.write("f.txt", "later\n");
     r.commit("main later");
     r.merge("topic", "Merge topic");

@@ -1,13 +1,11 @@
 //! `loopguard dashboard` end to end: agent PRs in different states made by the real
-//! `loopguard ci` against the fake GitHub (tests/support), then the real binary keeping the
+//! `loopguard ci` against the fake GitHub (tests/it/support), then the real binary keeping the
 //! dashboard issue — order and rows, edited in place, resumes ticked by people with write
 //! access, faults on the way — and the requests it makes for 10, 100 and 1,000 PRs.
 
-mod support;
-
+use crate::support::ci::*;
+use crate::support::github_fake::{BOT_LOGIN, FakeGitHub, Fault, PrSpec};
 use serde_json::Value;
-use support::ci::*;
-use support::github_fake::{BOT_LOGIN, FakeGitHub, Fault, PrSpec, RecordedRequest};
 
 use loopguard::ci::state::{CiState, Verdict};
 use loopguard::github::sticky::render_sticky;
@@ -112,14 +110,14 @@ fn dashboard_on_edit(
         .run()
 }
 
-fn dashboards(gh: &FakeGitHub) -> Vec<support::github_fake::FakeIssue> {
+fn dashboards(gh: &FakeGitHub) -> Vec<crate::support::github_fake::FakeIssue> {
     gh.issues()
         .into_iter()
         .filter(|i| i.body.starts_with(MARKER))
         .collect()
 }
 
-fn the_dashboard(gh: &FakeGitHub) -> support::github_fake::FakeIssue {
+fn the_dashboard(gh: &FakeGitHub) -> crate::support::github_fake::FakeIssue {
     let d = dashboards(gh);
     assert_eq!(d.len(), 1, "exactly one dashboard: {d:#?}");
     d.into_iter().next().unwrap()
@@ -454,7 +452,7 @@ fn dry_run_writes_nothing_and_json_says_what_it_saw() {
 
 /// `n` open agent PRs whose sticky comments hold a verdict (3 in 10 stuck), each with two
 /// comments of people besides; and 5 PRs closed lately.
-fn many_prs(n: u64) -> FakeGitHub {
+pub(crate) fn many_prs(n: u64) -> FakeGitHub {
     let gh = FakeGitHub::start_blocking();
     let head = "a".repeat(40);
     for number in 1..=n + 5 {
@@ -493,83 +491,6 @@ fn many_prs(n: u64) -> FakeGitHub {
     gh
 }
 
-/// The requests of a first run (creating the label and the issue) and of the next run an
-/// hour later (the issue found open and edited: its "updated" line changed).
-fn dashboard_requests(n: u64) -> (Vec<RecordedRequest>, Vec<RecordedRequest>) {
-    let gh = many_prs(n);
-    let checkout = support::TestRepo::new();
-    let mut runs = Vec::new();
-    for now in ["2026-11-25T12:00:00Z", "2026-11-25T13:00:00Z"] {
-        gh.clear_requests();
-        let out = CiStep::new(&gh, &checkout)
-            .event("schedule", "{}")
-            .env("LOOPGUARD_NOW", now)
-            .args(["dashboard", "--json"])
-            .run();
-        assert_eq!(out.code, 0, "{out:#?}");
-        let doc: Value =
-            serde_json::from_str(out.stdout.lines().find(|l| l.starts_with('{')).unwrap()).unwrap();
-        let c = &doc["counts"];
-        assert_eq!(
-            c["stuck"].as_u64().unwrap() + c["healthy"].as_u64().unwrap(),
-            n
-        );
-        assert_eq!(c["closed"], 5);
-        assert_eq!(
-            doc["requests"].as_u64().unwrap() as usize,
-            gh.requests().len()
-        );
-        runs.push(gh.requests());
-    }
-    let second = runs.pop().unwrap();
-    (runs.pop().unwrap(), second)
-}
-
-#[test]
-fn requests_for_10_100_and_1000_prs() {
-    // The config: 1; open PRs: 1 per 100; closed lately: 1; every comment since the oldest
-    // PR: 1 per 100 (3 per PR here); the dashboard: 1 (open, +1 closed while there is
-    // none); the label: 2 (first run); the issue: 1 (created, then edited).
-    for (n, first, next) in [(10, 9, 6), (100, 12, 9), (1000, 48, 45)] {
-        let (a, b) = dashboard_requests(n);
-        let shown = |requests: &[RecordedRequest]| -> Vec<String> {
-            requests
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{} {}?{}",
-                        r.method,
-                        r.path,
-                        r.query.clone().unwrap_or_default()
-                    )
-                })
-                .collect()
-        };
-        for requests in [&a, &b] {
-            let per_pr = requests
-                .iter()
-                .filter(|r| r.path.ends_with("/comments") && !r.path.ends_with("/issues/comments"))
-                .count();
-            assert_eq!(per_pr, 0, "no PR read one by one: {:#?}", shown(requests));
-        }
-        assert_eq!(a.len(), first, "{n} PRs, first run: {:#?}", shown(&a));
-        assert_eq!(b.len(), next, "{n} PRs, next run: {:#?}", shown(&b));
-        assert_eq!(
-            writes_of(&b),
-            ["PATCH /repos/octo-org/widgets/issues/".to_owned() + &(n + 6).to_string()],
-            "the next run edits the issue in place"
-        );
-    }
-}
-
-fn writes_of(requests: &[RecordedRequest]) -> Vec<String> {
-    requests
-        .iter()
-        .filter(|r| r.is_write())
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect()
-}
-
 #[test]
 fn a_long_comment_history_is_read_pr_by_pr_instead() {
     // 3 PRs in a repository whose comments since the oldest of them fill 12 pages: one
@@ -578,7 +499,7 @@ fn a_long_comment_history_is_read_pr_by_pr_instead() {
     for i in 0..1200 {
         gh.add_comment(900 + i % 7, Some("someone"), "chatter on an issue");
     }
-    let checkout = support::TestRepo::new();
+    let checkout = crate::support::TestRepo::new();
     let out = CiStep::new(&gh, &checkout)
         .event("schedule", "{}")
         .args(["dashboard", "--json"])

@@ -4,14 +4,12 @@
 //! gives up; a hooks directory in the working tree is never written; `status` says when
 //! nothing guards the repository. Real repositories, real `git`, the real binary.
 
-mod support;
-
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use support::{TestRepo, bin, guarded, lg, state, status};
+use crate::support::{TestRepo, bin, guarded, lg, state, status};
 
 /// What a git command (running the hooks) printed on stderr.
 fn stderr(out: &Output) -> String {

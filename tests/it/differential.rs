@@ -4,12 +4,10 @@
 //! commit pushed to a PR of the fake GitHub with its test log; a resume is a maintainer
 //! removing the label) must end in the same state, rule, counters and terminal status.
 
-mod support;
-
+use crate::support::ci::{BRANCH, LABEL, commit_spec, payload, run_ci_at};
+use crate::support::github_fake::{FakeGitHub, PrSpec};
+use crate::support::{TestRepo, fixture, lg};
 use serde_json::Value;
-use support::ci::{BRANCH, LABEL, commit_spec, payload, run_ci_at};
-use support::github_fake::{FakeGitHub, PrSpec};
-use support::{TestRepo, fixture, lg};
 
 /// What happens, in order.
 #[derive(Debug, Clone, Copy)]

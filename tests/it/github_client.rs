@@ -1,19 +1,17 @@
 //! The GitHub client against the wiremock fake: pagination, retries, rate limits, the
 //! log redirect, permissions, idempotent creates, dry-run, token hygiene, null tolerance.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::github_fake::{
+    CommitSpec, FakeGitHub, Fault, FileSpec, Host, JobSpec, LogSpec, PrSpec, RunSpec,
+};
 use loopguard::github::sticky::{
     STICKY_MARKER, TrustedAuthors, find_sticky_comment, issue_marker, render_issue_body,
     render_sticky,
 };
 use loopguard::github::{GitHubClient, IssueUpdate, JobLog, RepoId, RunFilter, Token};
 use loopguard::sanitize::{code_block, inline};
-use support::github_fake::{
-    CommitSpec, FakeGitHub, Fault, FileSpec, Host, JobSpec, LogSpec, PrSpec, RunSpec,
-};
 
 const TOKEN: &str = "ghs_test0SECRET0token0value0123456789";
 

@@ -3,11 +3,9 @@
 //! bar's one-second delay is set to 0 here (`LOOPGUARD_PROGRESS_DELAY_MS`), so no test
 //! waits on the clock.
 
-mod support;
-
 use std::process::Command;
 
-use support::{bin, fixture};
+use crate::support::{bin, fixture};
 
 /// `loopguard ARGS` with stdout and stderr on a terminal; what the terminal showed.
 fn in_a_terminal(args: &[&str], env: &[(&str, &str)]) -> String {

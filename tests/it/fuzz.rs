@@ -12,8 +12,6 @@
 //! `.ci/run` raises it. Random (unmutated) inputs are the core's properties
 //! (`crates/loopguard-core/src/properties.rs`).
 
-mod support;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -162,7 +160,7 @@ static EVENTS: LazyLock<Vec<(String, Vec<u8>)>> = LazyLock::new(|| {
         .map(|p| {
             let file = p.file_name().unwrap().to_str().unwrap();
             let name = file.split('.').next().unwrap().to_owned();
-            let text = support::ci::payload(
+            let text = crate::support::ci::payload(
                 file,
                 &[
                     ("{{HEAD_SHA}}", "1111111111111111111111111111111111111111"),
@@ -183,7 +181,7 @@ static CONFIGS: LazyLock<Vec<Vec<u8>>> = LazyLock::new(|| {
         .iter()
         .flat_map(|doc| {
             let md = std::fs::read_to_string(root().join(doc)).unwrap();
-            support::fenced_blocks(&md, "yaml")
+            crate::support::fenced_blocks(&md, "yaml")
                 .into_iter()
                 .filter(|b| b.contains("rules:"))
                 .map(|b| b.as_bytes().to_vec())

@@ -7,11 +7,9 @@
 //! `.ci/run` parses every mermaid block of the committed snapshots with the real mermaid
 //! parser (`scripts/check-mermaid.mjs`).
 
-mod support;
-
 use std::path::PathBuf;
 
-use support::{TestRepo, guarded, lg, run_log};
+use crate::support::{TestRepo, guarded, lg, run_log};
 
 fn snapshot_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")

@@ -3,11 +3,9 @@
 //! command outside a stop-commands fence; on a terminal no control character of it reaches
 //! the screen raw (docs/contract.md, "Untrusted text").
 
-mod support;
-
-use support::ci::*;
-use support::github_fake::{FakeGitHub, JobSpec, LogSpec, RunSpec};
-use support::gitrepo::TestRepo;
+use crate::support::ci::*;
+use crate::support::github_fake::{FakeGitHub, JobSpec, LogSpec, RunSpec};
+use crate::support::gitrepo::TestRepo;
 
 /// A line break and a workflow command, as a name may carry them.
 const CMD: &str = "\n::error::injected";
@@ -138,7 +136,7 @@ fn assert_shown_not_executed(what: &str, text: &str) {
 
 #[test]
 fn escape_codes_in_commit_messages_are_shown_never_executed() {
-    let repo = support::guarded(
+    let repo = crate::support::guarded(
         "rules:\n  stagnation: {threshold: 2}\nreport:\n  dir: reports\n  issues_file: ISSUES.md\n",
     );
     let branch = "fix-\u{202e}gnp.exe";
@@ -157,13 +155,13 @@ fn escape_codes_in_commit_messages_are_shown_never_executed() {
     );
     assert_shown_not_executed("the trip message", &trip_stderr);
 
-    let refusal = support::lg(&repo)
+    let refusal = crate::support::lg(&repo)
         .args(["hook", "pre-commit"])
         .run()
         .code(1);
     assert!(refusal.stderr.contains("refused"), "{}", refusal.stderr);
     assert_shown_not_executed("the pre-commit refusal", &refusal.stderr);
-    let push = support::lg(&repo)
+    let push = crate::support::lg(&repo)
         .args(["hook", "pre-push", "origin", "https://example.com/r.git"])
         .stdin(format!(
             "refs/heads/{branch} {} refs/heads/{branch} {}\n",
@@ -182,12 +180,12 @@ fn escape_codes_in_commit_messages_are_shown_never_executed() {
         &["report", "--html"],
         &["check", "--range", "main..HEAD"],
     ] {
-        let out = support::lg(&repo).args(args).run();
+        let out = crate::support::lg(&repo).args(args).run();
         assert!(out.code.is_some(), "{args:?}: {out:?}");
         assert_shown_not_executed(&format!("{args:?} stdout"), &out.stdout);
         assert_shown_not_executed(&format!("{args:?} stderr"), &out.stderr);
     }
-    let json = support::status(&repo);
+    let json = crate::support::status(&repo);
     assert!(
         json.to_string().contains("\\u001b[2K"),
         "JSON escapes the text rather than dropping it: {json}"
@@ -214,12 +212,13 @@ fn escape_codes_in_commit_messages_are_shown_never_executed() {
 fn escape_codes_in_test_logs_are_shown_never_executed() {
     // A failing test whose message carries the escapes: its first error and its id reach the
     // trip message, status, the report and the report file.
-    let repo = support::guarded("report:\n  dir: reports\n");
+    let repo = crate::support::guarded("report:\n  dir: reports\n");
     let log = repo.path().join("hostile.log");
     // A CR in a log is a progress line overwritten (what a terminal shows is what is
     // parsed): the rest of the escapes stay in the line.
     let escapes = HOSTILE.replace('\r', "");
-    let real = std::fs::read_to_string(support::fixture("pytest/assert-count/quiet.log")).unwrap();
+    let real =
+        std::fs::read_to_string(crate::support::fixture("pytest/assert-count/quiet.log")).unwrap();
     let hostile = real
         .replace("assert 4 == 3", &escapes)
         .replace("test_counts_three_words", &format!("test_counts{escapes}"));
@@ -228,9 +227,9 @@ fn escape_codes_in_test_logs_are_shown_never_executed() {
     let mut last = None;
     for i in 0..3 {
         repo.append("src/lib.rs", &format!("// attempt {i}\n"));
-        let out = support::lg(&repo)
+        let out = crate::support::lg(&repo)
             .args(["run", "--"])
-            .args(support::replay_log(&log, 1))
+            .args(crate::support::replay_log(&log, 1))
             .run();
         // The test command's own output passes through as it printed it; what loopguard
         // says about it is shown, not obeyed.
@@ -239,7 +238,7 @@ fn escape_codes_in_test_logs_are_shown_never_executed() {
     }
     let trip = last.unwrap().code(86);
     assert!(trip.stderr.contains("same_error"), "{}", trip.stderr);
-    let s = support::status(&repo);
+    let s = crate::support::status(&repo);
     assert_eq!(s["rule"], "same_error", "{s}");
     // The fingerprinter drops the escape sequences a terminal would have swallowed; the
     // bidi override is text, kept (escaped on the wire: the loop below reads it raw).
@@ -257,7 +256,7 @@ fn escape_codes_in_test_logs_are_shown_never_executed() {
         &["report", "--json"],
         &["report", "--html"],
     ] {
-        let out = support::lg(&repo).args(args).run();
+        let out = crate::support::lg(&repo).args(args).run();
         assert!(out.code.is_some(), "{args:?}: {out:?}");
         assert_shown_not_executed(&format!("{args:?} stdout"), &out.stdout);
         assert_shown_not_executed(&format!("{args:?} stderr"), &out.stderr);

@@ -2,12 +2,10 @@
 //! (its blob is never loaded), and a config is bounded in entries and pattern sizes
 //! (docs/contract.md, "Limits").
 
-mod support;
-
 use std::io::Write;
 use std::path::Path;
 
-use support::{TestRepo, guarded, lg, status};
+use crate::support::{TestRepo, guarded, lg, status};
 
 /// `len` bytes of pseudo-random data (xorshift64*): incompressible, with NUL bytes early.
 fn random_file(path: &Path, len: usize) {
@@ -161,7 +159,7 @@ fn replay_takes_a_config_at_the_limits_and_refuses_one_past_them() {
     for (config, error) in cases {
         let path = dir.path().join("cfg.yml");
         std::fs::write(&path, &config).unwrap();
-        let out = support::lg_at(dir.path())
+        let out = crate::support::lg_at(dir.path())
             .arg("replay")
             .arg("--config")
             .arg(&path)
@@ -185,19 +183,19 @@ fn a_config_blob_past_the_size_limit_is_refused_from_its_header() {
     while config.len() <= 2 << 20 {
         config.push_str("# a comment to pad the file past a mebibyte\n");
     }
-    let mut p = support::ci::Project::new(&config);
+    let mut p = crate::support::ci::Project::new(&config);
     let head = p.attempt("s.len()", "Try 1");
     let r = loopguard::git::Repo::discover(p.repo.path()).unwrap();
     match r.blob_at(&p.base, ".loopguard.yml") {
         Err(e @ loopguard::git::GitError::TooLarge { .. }) => assert!(e.is_usage(), "{e}"),
         other => panic!("{other:?}"),
     }
-    let gh = support::github_fake::FakeGitHub::start_blocking();
-    let event = support::ci::payload(
+    let gh = crate::support::github_fake::FakeGitHub::start_blocking();
+    let event = crate::support::ci::payload(
         "push.json",
         &[("{{HEAD_SHA}}", &head), ("{{BEFORE}}", &p.base)],
     );
-    let out = support::ci::run_ci(&gh, &p.repo, "push", &event, &[]);
+    let out = crate::support::ci::run_ci(&gh, &p.repo, "push", &event, &[]);
     assert_eq!(out.code, 2, "{out:#?}");
     assert!(
         out.stderr.contains(".loopguard.yml at ") && out.stderr.contains("more than the 1048576"),

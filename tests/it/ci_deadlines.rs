@@ -3,16 +3,14 @@
 //! request gives up at its deadline (`LOOPGUARD_GITHUB_REQUEST_DEADLINE`), is retried
 //! within the run's (`LOOPGUARD_CI_DEADLINE`), and the command exits 3 naming the request.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use support::ci::*;
-use support::github_fake::FakeGitHub;
+use crate::support::ci::*;
+use crate::support::github_fake::FakeGitHub;
 
 /// A server that answers every request with a valid response, one byte every `gap`.
 struct Trickle {

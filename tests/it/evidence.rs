@@ -1,10 +1,8 @@
 //! Test evidence end to end: `run -- CMD`, `ingest`, `fingerprint`, and the rules that use
 //! it (`same_error`, `false_completion` with real evidence, progress through tests).
 
-mod support;
-
+use crate::support::{Ran, TestRepo, fixture, lg as lg_cmd, lg_at, replay_log, status};
 use serde_json::Value;
-use support::{Ran, TestRepo, fixture, lg as lg_cmd, lg_at, replay_log, status};
 
 fn lg(repo: &TestRepo, args: &[&str]) -> Ran {
     lg_cmd(repo).args(args).run()

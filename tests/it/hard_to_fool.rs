@@ -2,15 +2,13 @@
 //! breaker, and no input that loses a commit. Real repositories, real `git` running the
 //! hooks `loopguard init` installs, the real binary.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::Value;
-use support::{
+use crate::support::{
     Ran, TestRepo, fixture, git_within, guarded, lg, productive, replay_log, state, status,
 };
+use serde_json::Value;
 
 /// Long enough for a slow machine, short enough that a read blocked forever shows.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -275,7 +273,7 @@ fn run_and_ingest_on_a_head_made_with_hooks_off_keep_the_commits_before_it() {
     let repo = guarded("");
     let ids = quiet(&repo, 3, "c");
     // A failing test run (a silent `false` is no test result: nothing would be recorded).
-    support::run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
+    crate::support::run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
     productive(&repo, 1, "c4");
     let history = history_ids(&repo);
     assert_eq!(history.len(), 4, "{history:?}");
@@ -297,7 +295,7 @@ fn run_and_ingest_on_a_head_made_with_hooks_off_keep_the_commits_before_it() {
     let repo = guarded("");
     let ids = quiet(&repo, 2, "e");
     repo.write("src/wip.rs", "pub fn wip() {}\n");
-    support::run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
+    crate::support::run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
     let history = history_ids(&repo);
     assert_eq!(history.len(), 3, "{history:?}");
     assert_eq!(&history[..2], &ids[..]);
@@ -310,7 +308,7 @@ fn a_fix_committed_with_hooks_off_and_tested_still_mends_the_trip() {
     for i in 0..3 {
         repo.write("src/lib.rs", format!("pub fn answer() -> u32 {{ {i} }}\n"));
         repo.commit(&format!("Try {i}"));
-        support::run_log(&repo, "cargo/assert-count/plain.log", 101);
+        crate::support::run_log(&repo, "cargo/assert-count/plain.log", 101);
     }
     assert_eq!(status(&repo)["rule"], "same_error");
     repo.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");

@@ -6,7 +6,6 @@
 //!
 //! Include it with `#[path = "support/gitrepo.rs"] mod gitrepo;` (or from a `support`
 //! module). Every method panics with git's stderr when git fails: these are tests.
-#![allow(dead_code)]
 
 use std::cell::{Cell, RefCell};
 use std::ffi::OsStr;

@@ -1,15 +1,13 @@
 //! Agent harnesses and trip actions end to end: the three classic loops, `event`,
 //! `finish`, and what a trip does (pause, alert, abort, escalate, webhook, the prompt).
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::support::{Ran, TestRepo, bin, fixture, guarded, lg as lg_cmd, status};
 use serde_json::Value;
-use support::{Ran, TestRepo, bin, fixture, guarded, lg as lg_cmd, status};
 
 fn lg(repo: &TestRepo, args: &[&str]) -> Ran {
     lg_cmd(repo).args(args).run()

@@ -3,7 +3,6 @@
 //! packer) makes of the real binary, served over HTTP on 127.0.0.1 at GitHub's release paths.
 //! The script runs as action.yml runs it (bash, the runner's variables); `gh` is a stub on
 //! PATH, so the attestation step is exercised without GitHub.
-#![cfg(unix)]
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,9 +1,7 @@
 //! `check` and the hooks over real histories: the workflows they protect, and what they
 //! only note.
 
-mod support;
-
-use support::{TestRepo, lg, status};
+use crate::support::{TestRepo, lg, status};
 
 const GUARD: &str = "on: pull_request\njobs:\n  guard:\n    runs-on: ubuntu-latest\n    steps:\n      - run: loopguard ci --log test.log\n";
 const TESTS: &str = "on: pull_request\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo test\n";
