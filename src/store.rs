@@ -45,6 +45,7 @@
 //! not a regular file is set aside and the run rebuilt; an event log that is a link or a
 //! special file is set aside and a new one started.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -757,7 +758,7 @@ pub fn branch_key_bytes(branch: Option<&[u8]>) -> String {
         if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.' {
             out.push(b as char);
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = write!(out, "%{b:02X}");
         }
     }
     if out.starts_with('.') {

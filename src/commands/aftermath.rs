@@ -20,7 +20,7 @@ use crate::sanitize::code_block;
 use super::Workspace;
 
 /// Runs the aftermath of `events` (the changes one command made to the run).
-pub fn after(ws: &Workspace<'_>, events: &[Event]) {
+pub(super) fn after(ws: &Workspace<'_>, events: &[Event]) {
     let ended = events.iter().any(|e| {
         matches!(
             e.kind,

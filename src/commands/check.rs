@@ -19,7 +19,7 @@ use super::{Ctx, Workspace, print, print_json};
 /// Commits read between two moves of the progress bar.
 const PROGRESS_CHUNK: usize = 512;
 
-pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
+pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     let mut ws = Workspace::open(ctx, args.config.as_deref())?;
     let run = ws.read_run().ok().flatten();
     let ids = match &args.range {
@@ -102,7 +102,7 @@ fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Ve
         .branch_commits(head, ws.head.branch.as_deref(), limit)?)
 }
 
-pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
+pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
     let config = match &args.config {
         Some(p) => {
             let p = ctx.dir.join(p);

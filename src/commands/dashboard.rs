@@ -10,6 +10,7 @@
 //! and edited in place. Nothing is judged again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -41,7 +42,7 @@ struct Sticky {
     state: CiState,
 }
 
-pub fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
+pub(super) fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
     if ctx.env.var("GITHUB_REPOSITORY").is_none() {
         return Err(Error::input(
             "GITHUB_REPOSITORY is not set\nhint: `loopguard dashboard` runs in a GitHub Actions job (examples/workflows/dashboard.yml), or set GITHUB_REPOSITORY=owner/name and GITHUB_TOKEN",
@@ -178,7 +179,7 @@ pub fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
             planned.len()
         );
         for w in &planned {
-            text.push_str(&format!("  {w}\n"));
+            let _ = writeln!(text, "  {w}");
         }
         super::print_untrusted(&text, d.ctx.env.in_actions())?;
     }
@@ -503,16 +504,13 @@ impl Session<'_> {
             c.stuck, c.half_open, c.healthy, c.closed
         );
         if let Some(n) = issue {
-            text.push_str(&format!(" (issue #{n})"));
+            let _ = write!(text, " (issue #{n})");
         }
         text.push('\n');
         for n in resumed {
-            text.push_str(&format!("resumed #{n} (ticked on the dashboard)\n"));
+            let _ = writeln!(text, "resumed #{n} (ticked on the dashboard)");
         }
-        text.push_str(&format!(
-            "{} GitHub request(s)\n",
-            self.client.requests_sent()
-        ));
+        let _ = writeln!(text, "{} GitHub request(s)", self.client.requests_sent());
         super::print_untrusted(&text, self.ctx.env.in_actions())
     }
 }

@@ -61,7 +61,7 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
     Ok(Fingerprint::combine(parts))
 }
 
-pub fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
+pub(super) fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
     let mut progress = Progress::new(&ctx.env, args.json);
     let fp = fingerprint_files_with(&args.files, &mut progress)?;
     progress.finish();
@@ -120,7 +120,7 @@ fn status_code(status: std::process::ExitStatus) -> u8 {
     1
 }
 
-pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
+pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let command = shell_words(&args.command);
     let mut child = Command::new(&args.command[0])
@@ -340,7 +340,7 @@ fn record_run(
     Ok(run.record(config, it, now))
 }
 
-pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
+pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let files: Vec<PathBuf> = args
         .files

@@ -26,7 +26,7 @@ use crate::store::{Peeked, Store};
 use super::workspace::{BranchRun, status_of};
 use super::{Ctx, Ui, Workspace};
 
-pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
+pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
         HookName::PostCommit => "post-commit",
         HookName::PostRewrite => "post-rewrite",

@@ -1,5 +1,6 @@
 //! `init` and `uninstall`.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -128,29 +129,31 @@ fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Erro
         dir.display()
     );
     for hook in hooks::HOOKS {
-        msg.push_str(&format!(
+        let _ = write!(
+            msg,
             "  # {}\n  {}\n",
             dir.join(hook).display(),
             hooks::chain_line(hook)
-        ));
+        );
     }
     msg.push_str(
         "then commit them and run `loopguard init --no-hooks` to start the run. \
          Or, with nothing tracked there, add the directory to .gitignore and run `loopguard init` again.",
     );
     if !ours.is_empty() {
-        msg.push_str(&format!(
+        let _ = write!(
+            msg,
             "\nnote: {} {} loopguard's hook shim from an earlier `loopguard init`, with a machine's path \
              in it: replace {} with the line above",
             ours.join(", "),
             if ours.len() == 1 { "is" } else { "are" },
             if ours.len() == 1 { "it" } else { "them" },
-        ));
+        );
     }
     Ok(Some(Error::input(msg)))
 }
 
-pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
+pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let config_path = ws.config_path();
     if !args.no_hooks
@@ -254,7 +257,7 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-pub fn uninstall(ctx: &Ctx) -> Result<u8> {
+pub(super) fn uninstall(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let hooks_dir = ws.repo.hooks_dir();
     let changes =

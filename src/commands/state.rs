@@ -20,7 +20,7 @@ pub(super) fn current(ws: &Workspace<'_>) -> Result<Run> {
     }
 }
 
-pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
+pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
     let missing = hooks
@@ -42,7 +42,7 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     })
 }
 
-pub fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
+pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let run = current(&ws)?;
     let (events, bad) = ws.store.read_events(&ws.key)?;
@@ -65,7 +65,7 @@ pub fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-pub fn resume(ctx: &Ctx) -> Result<u8> {
+pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
     let result = ws.with_run(now, |run| {
@@ -97,7 +97,7 @@ pub fn resume(ctx: &Ctx) -> Result<u8> {
     }
 }
 
-pub fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
+pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
     let mut ws = Workspace::open_quietly(ctx, None)?;
     let accepted = if args.accept_config {
         // The file is what is being accepted: it must be valid, and it is not "ignored".

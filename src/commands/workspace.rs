@@ -891,7 +891,7 @@ impl<'c> Workspace<'c> {
 }
 
 /// The status document of `run` by `config`, its cooldown applied at `now`.
-pub fn status_of(config: &Config, run: &Run, events: &[Event], now: Timestamp) -> Status {
+pub(super) fn status_of(config: &Config, run: &Run, events: &[Event], now: Timestamp) -> Status {
     let mut at_now = run.clone();
     at_now.tick(config, now);
     Status::of_run(config, &at_now, events)

@@ -269,7 +269,7 @@ impl<'r> EvidenceReader<'r> {
         let size = self
             .repo
             .find_header(id)
-            .map_err(|e| GitError::other(format!("cannot read {} ({id})", path), e))?
+            .map_err(|e| GitError::other(format!("cannot read {path} ({id})"), e))?
             .size();
         if size > MAX_LINE_DIFF_BYTES as u64 {
             self.give_back(data);
@@ -285,7 +285,7 @@ impl<'r> EvidenceReader<'r> {
             .repo
             .objects
             .find_blob(&id, &mut data)
-            .map_err(|e| GitError::other(format!("cannot read {} ({id})", path), e))?
+            .map_err(|e| GitError::other(format!("cannot read {path} ({id})"), e))?
             .data
             .len();
         data.truncate(len);
@@ -367,7 +367,7 @@ impl<'r> EvidenceReader<'r> {
                     // directory's entries separately; the file is an add or a delete.
                     (true, false) => added.push(self.load(path, oid, entry_mode)?),
                     (false, true) => {
-                        deleted.push(self.load(path, previous_oid, previous_entry_mode)?)
+                        deleted.push(self.load(path, previous_oid, previous_entry_mode)?);
                     }
                     (true, true) => {}
                 },

@@ -402,7 +402,7 @@ impl Repo {
             .collect::<Result<_, _>>()?;
         const MIN_PER_THREAD: usize = 32;
         let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
+            .map_or(1, std::num::NonZero::get)
             .min(4)
             .min(ids.len() / MIN_PER_THREAD)
             .max(1);

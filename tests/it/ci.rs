@@ -307,7 +307,7 @@ fn a_fork_pr_under_workflow_run_is_found_by_head_and_judged_from_job_logs() {
     assert_eq!(count(&requests, "GET", "/pulls/9/commits"), 1);
     assert_eq!(count(&requests, "GET", "/actions/runs/5002/jobs"), 1);
     // Only the failed jobs' logs are read, one per run.
-    assert_eq!(count(&requests, "GET", "/logs"), 3, "{:#?}", requests);
+    assert_eq!(count(&requests, "GET", "/logs"), 3, "{requests:#?}");
     // The contents API gave the base's config.
     assert_eq!(count(&requests, "GET", "/contents/.loopguard.yml"), 1);
 }

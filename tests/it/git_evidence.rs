@@ -605,7 +605,7 @@ fn detached_head_and_reflog() {
     let head = open(&r).head().unwrap();
     assert_eq!(
         (
-            head.id.as_ref().map(|i| i.as_str()),
+            head.id.as_ref().map(loopguard::iteration::CommitId::as_str),
             head.branch,
             head.detached
         ),

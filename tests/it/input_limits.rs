@@ -2,6 +2,7 @@
 //! (its blob is never loaded), and a config is bounded in entries and pattern sizes
 //! (docs/contract.md, "Limits").
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
@@ -105,7 +106,7 @@ fn a_64_mib_binary_in_a_commit_is_never_loaded_whole() {
 fn forty_thousand_globs() -> String {
     let mut config = String::from("window: 10\npaths:\n  tests:\n");
     for i in 0..40_000 {
-        config.push_str(&format!("    - \"dir{i}/**/*.rs\"\n"));
+        let _ = writeln!(config, "    - \"dir{i}/**/*.rs\"");
     }
     config
 }

@@ -1,6 +1,7 @@
 //! The local guard end to end: real repositories, real `git` commits running the real
 //! hooks that `loopguard init` installs, the real binary.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::support::{Ran, TestRepo, bin, lg as lg_cmd, lg_at, productive};
@@ -193,7 +194,7 @@ fn slow_incremental_progress_never_trips() {
     let repo = guarded();
     let mut body = String::new();
     for i in 0..15 {
-        body.push_str(&format!("// step {i}\n"));
+        let _ = writeln!(body, "// step {i}");
         repo.write("src/slow.rs", &body);
         repo.commit(&format!("Small step {i}"));
         if i % 4 == 0 {

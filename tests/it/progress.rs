@@ -3,6 +3,7 @@
 //! bar's one-second delay is set to 0 here (`LOOPGUARD_PROGRESS_DELAY_MS`), so no test
 //! waits on the clock.
 
+use std::fmt::Write as _;
 use std::process::Command;
 
 use crate::support::{bin, fixture};
@@ -11,7 +12,7 @@ use crate::support::{bin, fixture};
 fn in_a_terminal(args: &[&str], env: &[(&str, &str)]) -> String {
     let mut line = format!("'{}'", bin().display());
     for a in args {
-        line.push_str(&format!(" '{a}'"));
+        let _ = write!(line, " '{a}'");
     }
     let mut cmd = Command::new("script");
     cmd.args(["-qec", &line, "/dev/null"])

@@ -294,7 +294,7 @@ impl Breaker {
         match &self.phase {
             Phase::Aborted(_) => true,
             Phase::Open(_) => action != TripAction::Alert,
-            _ => false,
+            Phase::Closed | Phase::HalfOpen(_) | Phase::Done(_) => false,
         }
     }
 
@@ -395,7 +395,9 @@ impl Breaker {
                 self.baseline = at.len;
                 Ok(self.event(at, EventKind::Resume, State::Open))
             }
-            _ => Err(ResumeError::NotOpen(self.state())),
+            Phase::Closed | Phase::HalfOpen(_) | Phase::Aborted(_) | Phase::Done(_) => {
+                Err(ResumeError::NotOpen(self.state()))
+            }
         }
     }
 
@@ -526,7 +528,7 @@ impl Breaker {
         match &self.phase {
             Phase::Aborted(_) => Err(ResumeError::Aborted),
             Phase::Done(s) => Err(ResumeError::Finished(*s)),
-            _ => Ok(()),
+            Phase::Closed | Phase::Open(_) | Phase::HalfOpen(_) => Ok(()),
         }
     }
 }

@@ -15,6 +15,9 @@
 // The core never prints: output goes through values the shell renders.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+// A new variant (a rule, a state, an event) is decided wherever its enum is matched: no
+// wildcard arm gives it a default.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 pub mod agents;
 pub mod breaker;

@@ -285,7 +285,11 @@ pub fn mends(rule: RuleName, facts: &Facts, it: &Iteration) -> bool {
     match rule {
         RuleName::Constraint | RuleName::Budget => false,
         RuleName::SameError | RuleName::FalseCompletion => passes || facts.test_improved,
-        _ => {
+        RuleName::RepeatedPatch
+        | RuleName::Oscillation
+        | RuleName::Stagnation
+        | RuleName::EdgeLoop
+        | RuleName::TestOnly => {
             passes
                 || facts.test_improved
                 || (facts.progress && facts.repeats.is_none() && facts.returns_to.is_none())
@@ -627,7 +631,7 @@ impl Run {
         let rule = self.breaker.rule()?;
         let mended = match arrival {
             Arrival::Edge { progress } => rule == RuleName::EdgeLoop && progress,
-            _ => {
+            Arrival::Attempt | Arrival::Context | Arrival::Evidence => {
                 let last = eval.last.as_ref()?;
                 last.index + 1 == self.iterations.len()
                     && mends(rule, last, &self.iterations[last.index])
@@ -926,7 +930,7 @@ impl Run {
             TerminalStatus::DonePartial => {
                 "finished with failures left or no test evidence, after making progress".to_owned()
             }
-            _ => self
+            TerminalStatus::AbortedStuck | TerminalStatus::AbortedConstraint => self
                 .breaker
                 .reason()
                 .map_or_else(|| "finished without any progress".to_owned(), str::to_owned),

@@ -21,21 +21,21 @@ use std::time::{Duration, Instant};
 use super::github_fake::{BOT_LOGIN, CommitSpec, FakeGitHub, FileSpec, PrSpec, RecordedRequest};
 use super::gitrepo::TestRepo;
 
-pub const TOKEN: &str = "ghs_ci0test0SECRET0token0value0123456789";
-pub const ZWSP: char = '\u{200B}';
-pub const COPILOT: (&str, &str) = ("Copilot", "198982749+Copilot@users.noreply.github.com");
-pub const BRANCH: &str = "copilot/fix-word-count";
-pub const LABEL: &str = "loopguard:stuck";
+pub(crate) const TOKEN: &str = "ghs_ci0test0SECRET0token0value0123456789";
+pub(crate) const ZWSP: char = '\u{200B}';
+pub(crate) const COPILOT: (&str, &str) = ("Copilot", "198982749+Copilot@users.noreply.github.com");
+pub(crate) const BRANCH: &str = "copilot/fix-word-count";
+pub(crate) const LABEL: &str = "loopguard:stuck";
 /// The config of the base branch in most tests: every PR channel on.
-pub const CONFIG: &str = "on_trip:\n  notify: [summary, label, comment, issue]\n";
+pub(crate) const CONFIG: &str = "on_trip:\n  notify: [summary, label, comment, issue]\n";
 
-pub fn fixtures() -> PathBuf {
+pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/github")
 }
 
 /// A log: `runner/scenario/file` from the real runner logs of tests/fixtures/logs, or a
 /// file name from tests/fixtures/github/logs.
-pub fn log_file(name: &str) -> PathBuf {
+pub(crate) fn log_file(name: &str) -> PathBuf {
     if name.contains('/') {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/logs")
@@ -45,24 +45,24 @@ pub fn log_file(name: &str) -> PathBuf {
     }
 }
 
-pub fn log_path(name: &str) -> String {
+pub(crate) fn log_path(name: &str) -> String {
     log_file(name).display().to_string()
 }
 
-pub fn log_text(name: &str) -> String {
+pub(crate) fn log_text(name: &str) -> String {
     std::fs::read_to_string(log_file(name)).unwrap()
 }
 
 /// `cargo test` failing `counts_three_words` with the same assertion, as four different
 /// runs print it (plain, other line numbers, colour, backtrace).
-pub const SAME_LOGS: [&str; 4] = [
+pub(crate) const SAME_LOGS: [&str; 4] = [
     "cargo/assert-count/plain.log",
     "cargo/assert-count/shifted.log",
     "cargo/assert-count/color.log",
     "cargo/assert-count/threads1-backtrace.log",
 ];
 /// Different code each time, the same failing test with the same error.
-pub const SAME: [(&str, &str); 4] = [
+pub(crate) const SAME: [(&str, &str); 4] = [
     ("s.split(' ').filter(|w| w.len() > 1).count()", SAME_LOGS[0]),
     (
         "s.split_whitespace().filter(|w| w.len() >= 2).count()",
@@ -79,12 +79,12 @@ pub const SAME: [(&str, &str); 4] = [
 ];
 
 /// The same failure in a GitHub Actions job log.
-pub const SAME_JOB_LOG: &str = "cargo/assert-count/gha.log";
-pub const OTHER_LOG: &str = "cargo/two-failures/plain.log";
-pub const PASS_LOG: &str = "cargo/passing/plain.log";
+pub(crate) const SAME_JOB_LOG: &str = "cargo/assert-count/gha.log";
+pub(crate) const OTHER_LOG: &str = "cargo/two-failures/plain.log";
+pub(crate) const PASS_LOG: &str = "cargo/passing/plain.log";
 
 /// An event payload fixture with its placeholders filled.
-pub fn payload(name: &str, fill: &[(&str, &str)]) -> String {
+pub(crate) fn payload(name: &str, fill: &[(&str, &str)]) -> String {
     let mut text = std::fs::read_to_string(fixtures().join("events").join(name)).unwrap();
     for (k, v) in fill {
         text = text.replace(k, v);
@@ -94,7 +94,7 @@ pub fn payload(name: &str, fill: &[(&str, &str)]) -> String {
 
 /// What one run of `loopguard ci` left.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// `-1` when a signal ended it (or [`CiStep::kill_after`] did).
     pub code: i32,
     pub stdout: String,
@@ -108,7 +108,7 @@ pub struct Outcome {
 }
 
 /// Reads a `GITHUB_OUTPUT` file (`name<<DELIMITER\nvalue\nDELIMITER\n` entries).
-pub fn parse_outputs(text: &str) -> BTreeMap<String, String> {
+pub(crate) fn parse_outputs(text: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
@@ -126,7 +126,7 @@ pub fn parse_outputs(text: &str) -> BTreeMap<String, String> {
 }
 
 /// Runs `loopguard ci ARGS` in `checkout` as a GitHub Actions step would.
-pub fn run_ci(
+pub(crate) fn run_ci(
     gh: &FakeGitHub,
     checkout: &TestRepo,
     event: &str,
@@ -141,7 +141,7 @@ pub fn run_ci(
 }
 
 /// [`run_ci`] at the time `now` (RFC 3339).
-pub fn run_ci_at(
+pub(crate) fn run_ci_at(
     gh: &FakeGitHub,
     checkout: &TestRepo,
     event: &str,
@@ -159,7 +159,7 @@ pub fn run_ci_at(
 
 /// One step of a job triggered by an event: the Actions variables and runtime files set,
 /// the API at the fake, the clock pinned. By default it runs the `loopguard` binary.
-pub struct CiStep<'a> {
+pub(crate) struct CiStep<'a> {
     gh: &'a FakeGitHub,
     checkout: &'a TestRepo,
     event: String,
@@ -171,7 +171,7 @@ pub struct CiStep<'a> {
 }
 
 impl<'a> CiStep<'a> {
-    pub fn new(gh: &'a FakeGitHub, checkout: &'a TestRepo) -> Self {
+    pub(crate) fn new(gh: &'a FakeGitHub, checkout: &'a TestRepo) -> Self {
         CiStep {
             gh,
             checkout,
@@ -185,47 +185,47 @@ impl<'a> CiStep<'a> {
     }
 
     /// The API at `url` instead of the fake (a misbehaving server).
-    pub fn api(self, url: &str) -> Self {
+    pub(crate) fn api(self, url: &str) -> Self {
         self.env("GITHUB_API_URL", url)
     }
 
     /// Kills the step when it runs longer than `limit` (the outcome says `killed`): for
     /// tests of what must end by itself.
-    pub fn kill_after(mut self, limit: Duration) -> Self {
+    pub(crate) fn kill_after(mut self, limit: Duration) -> Self {
         self.kill_after = Some(limit);
         self
     }
 
     /// The event that triggered the job, and its payload (`GITHUB_EVENT_PATH`).
-    pub fn event(mut self, name: &str, payload: &str) -> Self {
+    pub(crate) fn event(mut self, name: &str, payload: &str) -> Self {
         name.clone_into(&mut self.event);
         payload.clone_into(&mut self.payload);
         self
     }
 
     /// Another program than `loopguard` (a shell script of the action, say).
-    pub fn program(mut self, program: &Path) -> Self {
+    pub(crate) fn program(mut self, program: &Path) -> Self {
         self.program = program.to_owned();
         self
     }
 
-    pub fn arg(mut self, arg: &str) -> Self {
+    pub(crate) fn arg(mut self, arg: &str) -> Self {
         self.args.push(arg.to_owned());
         self
     }
 
-    pub fn args<S: AsRef<str>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+    pub(crate) fn args<S: AsRef<str>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
         self.args
             .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
         self
     }
 
-    pub fn env(mut self, key: &str, value: &str) -> Self {
+    pub(crate) fn env(mut self, key: &str, value: &str) -> Self {
         self.env.push((key.to_owned(), value.to_owned()));
         self
     }
 
-    pub fn run(self) -> Outcome {
+    pub(crate) fn run(self) -> Outcome {
         let tmp = tempfile::tempdir().unwrap();
         let event_path = tmp.path().join("event.json");
         let output = tmp.path().join("output");
@@ -307,7 +307,7 @@ impl<'a> CiStep<'a> {
 }
 
 /// The fake's view of a commit of `repo`, as the commits API would serve it.
-pub fn commit_spec(repo: &TestRepo, sha: &str) -> CommitSpec {
+pub(crate) fn commit_spec(repo: &TestRepo, sha: &str) -> CommitSpec {
     let field = |fmt: &str| repo.git(&["log", "-1", &format!("--format={fmt}"), sha]);
     let mut spec = CommitSpec::new(sha, field("%B").trim_end())
         .author(&field("%an"), &field("%ae"), None)
@@ -338,19 +338,19 @@ pub fn commit_spec(repo: &TestRepo, sha: &str) -> CommitSpec {
 }
 
 /// A repository whose `main` holds the word counter and `config`, and an agent branch.
-pub struct Project {
+pub(crate) struct Project {
     pub repo: TestRepo,
     pub base: String,
     pub attempts: Vec<String>,
 }
 
 impl Project {
-    pub fn new(config: &str) -> Project {
+    pub(crate) fn new(config: &str) -> Project {
         Project::with_files(config, &[])
     }
 
     /// [`Project::new`] with more files on `main` (workflows, say).
-    pub fn with_files(config: &str, files: &[(&str, &str)]) -> Project {
+    pub(crate) fn with_files(config: &str, files: &[(&str, &str)]) -> Project {
         let repo = TestRepo::new();
         repo.author("Maintainer", "maintainer@example.com");
         repo.write(".loopguard.yml", config);
@@ -372,7 +372,7 @@ impl Project {
     }
 
     /// The agent commits another version of the counter.
-    pub fn attempt(&mut self, body: &str, message: &str) -> String {
+    pub(crate) fn attempt(&mut self, body: &str, message: &str) -> String {
         self.repo.write(
             "src/lib.rs",
             format!("pub fn count_words(s: &str) -> usize {{\n    {body}\n}}\n"),
@@ -383,14 +383,14 @@ impl Project {
     }
 
     /// The agent pushes an empty commit (to re-run CI).
-    pub fn attempt_empty(&mut self, message: &str) -> String {
+    pub(crate) fn attempt_empty(&mut self, message: &str) -> String {
         let sha = self.repo.commit_empty(message);
         self.attempts.push(sha.clone());
         sha
     }
 
     /// The PR as the fake serves it, its head at `head`.
-    pub fn pr(&self, number: u64, head: &str) -> PrSpec {
+    pub(crate) fn pr(&self, number: u64, head: &str) -> PrSpec {
         let upto = self.attempts.iter().position(|a| a == head).unwrap();
         PrSpec::new(number, head)
             .base("main", &self.base)
@@ -405,7 +405,7 @@ impl Project {
 
     /// `loopguard ci --log LOG` on the push of `head` to the PR (`pull_request`
     /// synchronize), LOG a runner log fixture.
-    pub fn ci_on_push(&self, gh: &FakeGitHub, head: &str, log: &str) -> Outcome {
+    pub(crate) fn ci_on_push(&self, gh: &FakeGitHub, head: &str, log: &str) -> Outcome {
         run_ci(
             gh,
             &self.repo,
@@ -415,7 +415,7 @@ impl Project {
         )
     }
 
-    pub fn sync_event(&self, head: &str) -> String {
+    pub(crate) fn sync_event(&self, head: &str) -> String {
         payload(
             "pull_request.synchronize.json",
             &[
@@ -427,21 +427,21 @@ impl Project {
     }
 }
 
-pub fn writes(gh: &FakeGitHub) -> Vec<String> {
+pub(crate) fn writes(gh: &FakeGitHub) -> Vec<String> {
     gh.writes()
         .iter()
         .map(|r| format!("{} {}", r.method, r.path))
         .collect()
 }
 
-pub fn count(requests: &[RecordedRequest], method: &str, suffix: &str) -> usize {
+pub(crate) fn count(requests: &[RecordedRequest], method: &str, suffix: &str) -> usize {
     requests
         .iter()
         .filter(|r| r.method == method && r.path.ends_with(suffix))
         .count()
 }
 
-pub fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
+pub(crate) fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
     let ours: Vec<_> = gh
         .comments_on(pr)
         .into_iter()
@@ -456,7 +456,7 @@ pub fn sticky_body(gh: &FakeGitHub, pr: u64) -> String {
 /// outside a `::stop-commands::TOKEN` … `::TOKEN::` fence, except loopguard's own
 /// annotation (`::error title=loopguard…`) and the fence itself.
 #[track_caller]
-pub fn assert_no_command_outside_fence(what: &str, text: &str) {
+pub(crate) fn assert_no_command_outside_fence(what: &str, text: &str) {
     let mut end: Option<String> = None;
     for line in text.lines() {
         let body = line.trim_start();

@@ -15,9 +15,9 @@ use std::process::{Command, Output};
 use tempfile::TempDir;
 
 /// 2023-11-14T22:13:20Z: commit times start here.
-pub const EPOCH: i64 = 1_700_000_000;
-pub const AGENT_NAME: &str = "Agent";
-pub const AGENT_EMAIL: &str = "agent@example.com";
+pub(crate) const EPOCH: i64 = 1_700_000_000;
+pub(crate) const AGENT_NAME: &str = "Agent";
+pub(crate) const AGENT_EMAIL: &str = "agent@example.com";
 
 /// The variables git reads that a test must not inherit from its caller.
 const INHERITED_GIT_VARS: &[&str] = &[
@@ -45,7 +45,7 @@ const INHERITED_GIT_VARS: &[&str] = &[
     "GIT_COMMITTER_DATE",
 ];
 
-pub struct TestRepo {
+pub(crate) struct TestRepo {
     /// Holds the temp dir (repository and home) alive.
     _tmp: TempDir,
     path: PathBuf,
@@ -62,7 +62,7 @@ impl Default for TestRepo {
 
 impl TestRepo {
     /// An empty repository on branch `main`, committing as the agent.
-    pub fn new() -> TestRepo {
+    pub(crate) fn new() -> TestRepo {
         let repo = TestRepo::bare_dirs();
         repo.git(&["init", "-q", "-b", "main", "."]);
         repo.configure();
@@ -71,7 +71,7 @@ impl TestRepo {
 
     /// A clone of `source` (any `git clone` arguments may follow, e.g. `--depth 3`), in a
     /// fresh temp dir with its own pinned environment.
-    pub fn clone_from(source: &TestRepo, extra: &[&str]) -> TestRepo {
+    pub(crate) fn clone_from(source: &TestRepo, extra: &[&str]) -> TestRepo {
         let repo = TestRepo::bare_dirs();
         let url = format!("file://{}", source.path().display());
         let mut args = vec!["clone", "-q"];
@@ -108,18 +108,18 @@ impl TestRepo {
     }
 
     /// The worktree root.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The pinned `HOME` (empty unless a test writes there).
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         &self.home
     }
 
     /// The environment every command of this repository runs with; apply it to
     /// `assert_cmd` commands with [`TestRepo::command`] or by hand.
-    pub fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         let date = format!("{} +0000", self.clock.get());
         let (name, email) = self.author.borrow().clone();
         let home = self.home.display().to_string();
@@ -141,7 +141,7 @@ impl TestRepo {
     }
 
     /// `program` in the worktree with the pinned environment.
-    pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
+    pub(crate) fn command(&self, program: impl AsRef<OsStr>) -> Command {
         let mut cmd = Command::new(program);
         self.apply_env(&mut cmd);
         cmd.current_dir(&self.path);
@@ -149,7 +149,7 @@ impl TestRepo {
     }
 
     /// Puts the pinned environment on any command (e.g. an `assert_cmd` one).
-    pub fn apply_env(&self, cmd: &mut Command) {
+    pub(crate) fn apply_env(&self, cmd: &mut Command) {
         for var in INHERITED_GIT_VARS {
             cmd.env_remove(var);
         }
@@ -159,7 +159,7 @@ impl TestRepo {
     }
 
     /// Runs git; panics when it fails.
-    pub fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         let out = self.try_git(args);
         assert!(
             out.status.success(),
@@ -173,40 +173,40 @@ impl TestRepo {
     }
 
     /// Runs git and hands back its output, whatever the status.
-    pub fn try_git(&self, args: &[&str]) -> Output {
+    pub(crate) fn try_git(&self, args: &[&str]) -> Output {
         self.command("git").args(args).output().expect("git runs")
     }
 
     /// Moves the clock one minute on; every commit-making helper calls it first.
-    pub fn tick(&self) -> &Self {
+    pub(crate) fn tick(&self) -> &Self {
         self.clock.set(self.clock.get() + 60);
         self
     }
 
     /// Sets the clock (the next commit is a minute later): for histories with skewed dates.
-    pub fn set_now(&self, seconds: i64) -> &Self {
+    pub(crate) fn set_now(&self, seconds: i64) -> &Self {
         self.clock.set(seconds);
         self
     }
 
     /// The current commit time, seconds since the epoch.
-    pub fn now(&self) -> i64 {
+    pub(crate) fn now(&self) -> i64 {
         self.clock.get()
     }
 
     /// Commits from now on are authored by `name <email>`.
-    pub fn author(&self, name: &str, email: &str) -> &Self {
+    pub(crate) fn author(&self, name: &str, email: &str) -> &Self {
         *self.author.borrow_mut() = (name.to_owned(), email.to_owned());
         self
     }
 
     /// Back to the default agent identity.
-    pub fn as_agent(&self) -> &Self {
+    pub(crate) fn as_agent(&self) -> &Self {
         self.author(AGENT_NAME, AGENT_EMAIL)
     }
 
     /// Writes a file (parent directories created).
-    pub fn write(&self, path: &str, content: impl AsRef<[u8]>) -> &Self {
+    pub(crate) fn write(&self, path: &str, content: impl AsRef<[u8]>) -> &Self {
         let full = self.path.join(path);
         if let Some(dir) = full.parent() {
             std::fs::create_dir_all(dir).expect("create parent dirs");
@@ -216,24 +216,24 @@ impl TestRepo {
     }
 
     /// Appends to a file.
-    pub fn append(&self, path: &str, content: &str) -> &Self {
+    pub(crate) fn append(&self, path: &str, content: &str) -> &Self {
         let mut old = self.read(path).unwrap_or_default();
         old.push_str(content);
         self.write(path, old)
     }
 
-    pub fn read(&self, path: &str) -> Option<String> {
+    pub(crate) fn read(&self, path: &str) -> Option<String> {
         std::fs::read_to_string(self.path.join(path)).ok()
     }
 
     /// Removes a file from the worktree (the next commit records the deletion).
-    pub fn remove(&self, path: &str) -> &Self {
+    pub(crate) fn remove(&self, path: &str) -> &Self {
         std::fs::remove_file(self.path.join(path)).expect("remove file");
         self
     }
 
     /// `git mv from to`.
-    pub fn rename(&self, from: &str, to: &str) -> &Self {
+    pub(crate) fn rename(&self, from: &str, to: &str) -> &Self {
         if let Some(dir) = self.path.join(to).parent() {
             std::fs::create_dir_all(dir).expect("create parent dirs");
         }
@@ -242,7 +242,7 @@ impl TestRepo {
     }
 
     /// Stages everything and commits; returns the new commit id.
-    pub fn commit(&self, message: &str) -> String {
+    pub(crate) fn commit(&self, message: &str) -> String {
         self.tick();
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "--allow-empty", "-m", message]);
@@ -251,13 +251,13 @@ impl TestRepo {
 
     /// A commit of `tree`'s tree on the parent `parent`, made with plumbing: no ref moves
     /// and no hook runs. Its id.
-    pub fn commit_tree(&self, parent: &str, tree: &str, message: &str) -> String {
+    pub(crate) fn commit_tree(&self, parent: &str, tree: &str, message: &str) -> String {
         self.git(&["commit-tree", "-p", parent, "-m", message, &self.tree(tree)])
     }
 
     /// A remote `origin` for this repository (a non-bare one that accepts pushes to its
     /// checked-out branch), returned so that it lives as long as the test needs it.
-    pub fn with_remote(&self) -> TestRepo {
+    pub(crate) fn with_remote(&self) -> TestRepo {
         let remote = TestRepo::new();
         remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
         self.git(&[
@@ -271,7 +271,7 @@ impl TestRepo {
 
     /// Stages everything and commits with the hooks off (`-c core.hooksPath=/dev/null`), as
     /// an agent dodging the guard would; returns the new commit id.
-    pub fn commit_hooks_off(&self, message: &str) -> String {
+    pub(crate) fn commit_hooks_off(&self, message: &str) -> String {
         self.tick();
         self.git(&["-c", "core.hooksPath=/dev/null", "add", "-A"]);
         self.git(&[
@@ -288,19 +288,19 @@ impl TestRepo {
 
     /// Commits what is staged (nothing is added) and hands back git's output, refused or
     /// not: for commits a hook may refuse.
-    pub fn try_commit_staged(&self, message: &str) -> Output {
+    pub(crate) fn try_commit_staged(&self, message: &str) -> Output {
         self.tick();
         self.try_git(&["commit", "-q", "--allow-empty", "-m", message])
     }
 
     /// Runs git with arguments that need not be UTF-8 (branch names with any bytes);
     /// hands back its output whatever the status.
-    pub fn try_git_os(&self, args: &[&OsStr]) -> Output {
+    pub(crate) fn try_git_os(&self, args: &[&OsStr]) -> Output {
         self.command("git").args(args).output().expect("git runs")
     }
 
     /// [`TestRepo::try_git_os`], panicking when git fails.
-    pub fn git_os(&self, args: &[&OsStr]) -> String {
+    pub(crate) fn git_os(&self, args: &[&OsStr]) -> String {
         let out = self.try_git_os(args);
         assert!(
             out.status.success(),
@@ -314,14 +314,14 @@ impl TestRepo {
     }
 
     /// An empty commit (no change at all).
-    pub fn commit_empty(&self, message: &str) -> String {
+    pub(crate) fn commit_empty(&self, message: &str) -> String {
         self.tick();
         self.git(&["commit", "-q", "--allow-empty", "-m", message]);
         self.head()
     }
 
     /// `git commit --amend` with everything staged and a new message.
-    pub fn amend(&self, message: &str) -> String {
+    pub(crate) fn amend(&self, message: &str) -> String {
         self.tick();
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "--amend", "--allow-empty", "-m", message]);
@@ -329,74 +329,74 @@ impl TestRepo {
     }
 
     /// The full id of `HEAD`.
-    pub fn head(&self) -> String {
+    pub(crate) fn head(&self) -> String {
         self.rev_parse("HEAD")
     }
 
-    pub fn rev_parse(&self, rev: &str) -> String {
+    pub(crate) fn rev_parse(&self, rev: &str) -> String {
         self.git(&["rev-parse", "--verify", "-q", &format!("{rev}^{{commit}}")])
     }
 
     /// The tree id of `rev`.
-    pub fn tree(&self, rev: &str) -> String {
+    pub(crate) fn tree(&self, rev: &str) -> String {
         self.git(&["rev-parse", &format!("{rev}^{{tree}}")])
     }
 
     /// Creates branch `name` at `HEAD` (without switching).
-    pub fn branch(&self, name: &str) -> &Self {
+    pub(crate) fn branch(&self, name: &str) -> &Self {
         self.git(&["branch", name]);
         self
     }
 
     /// Switches to an existing branch or commit (detached for a commit id).
-    pub fn checkout(&self, rev: &str) -> &Self {
+    pub(crate) fn checkout(&self, rev: &str) -> &Self {
         self.git(&["checkout", "-q", rev]);
         self
     }
 
     /// Creates branch `name` at `HEAD` and switches to it.
-    pub fn checkout_new(&self, name: &str) -> &Self {
+    pub(crate) fn checkout_new(&self, name: &str) -> &Self {
         self.git(&["checkout", "-q", "-b", name]);
         self
     }
 
     /// Merges `rev` into the current branch with a merge commit; returns its id.
-    pub fn merge(&self, rev: &str, message: &str) -> String {
+    pub(crate) fn merge(&self, rev: &str, message: &str) -> String {
         self.tick();
         self.git(&["merge", "-q", "--no-ff", "--no-edit", "-m", message, rev]);
         self.head()
     }
 
     /// `git revert` of `rev` with git's message; returns the new commit id.
-    pub fn revert(&self, rev: &str) -> String {
+    pub(crate) fn revert(&self, rev: &str) -> String {
         self.tick();
         self.git(&["revert", "--no-edit", rev]);
         self.head()
     }
 
     /// `git cherry-pick` of `rev`; returns the new commit id.
-    pub fn cherry_pick(&self, rev: &str) -> String {
+    pub(crate) fn cherry_pick(&self, rev: &str) -> String {
         self.tick();
         self.git(&["cherry-pick", rev]);
         self.head()
     }
 
     /// `git rebase onto` of the current branch; returns the new `HEAD`.
-    pub fn rebase(&self, onto: &str) -> String {
+    pub(crate) fn rebase(&self, onto: &str) -> String {
         self.tick();
         self.git(&["rebase", "-q", onto]);
         self.head()
     }
 
     /// `git reset --hard rev`.
-    pub fn reset_hard(&self, rev: &str) -> &Self {
+    pub(crate) fn reset_hard(&self, rev: &str) -> &Self {
         self.git(&["reset", "-q", "--hard", rev]);
         self
     }
 
     /// Makes the `path` file executable (the next commit records a mode change).
     #[cfg(unix)]
-    pub fn chmod_x(&self, path: &str) -> &Self {
+    pub(crate) fn chmod_x(&self, path: &str) -> &Self {
         use std::os::unix::fs::PermissionsExt;
         let full = self.path.join(path);
         let mut perms = std::fs::metadata(&full).expect("stat").permissions();
@@ -407,7 +407,7 @@ impl TestRepo {
 
     /// `git worktree add -b branch <dir>`: a linked worktree in the same temp dir; returns
     /// its path.
-    pub fn add_worktree(&self, name: &str, branch: &str) -> PathBuf {
+    pub(crate) fn add_worktree(&self, name: &str, branch: &str) -> PathBuf {
         let dir = self.path.parent().expect("repo has a parent").join(name);
         self.git(&[
             "worktree",
@@ -421,7 +421,7 @@ impl TestRepo {
     }
 
     /// The ids of `git rev-list` with the given arguments, in its order.
-    pub fn rev_list(&self, args: &[&str]) -> Vec<String> {
+    pub(crate) fn rev_list(&self, args: &[&str]) -> Vec<String> {
         let mut all = vec!["rev-list"];
         all.extend_from_slice(args);
         self.git(&all).lines().map(str::to_owned).collect()

@@ -11,32 +11,32 @@
 //!
 //! Every module of the test binary reaches it as `crate::support`.
 
-pub mod ci;
-pub mod github_fake;
-pub mod gitrepo;
+pub(crate) mod ci;
+pub(crate) mod github_fake;
+pub(crate) mod gitrepo;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub use gitrepo::TestRepo;
+pub(crate) use gitrepo::TestRepo;
 use serde_json::Value;
 
 /// The `loopguard` binary under test.
-pub fn bin() -> PathBuf {
+pub(crate) fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("loopguard")
 }
 
 /// A real runner log: `runner/failure/variant.log` under `tests/fixtures/logs`.
-pub fn fixture(rel: &str) -> PathBuf {
+pub(crate) fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/logs")
         .join(rel)
 }
 
 /// The fenced blocks of `lang` in a markdown file (the documentation's examples).
-pub fn fenced_blocks<'a>(md: &'a str, lang: &str) -> Vec<&'a str> {
+pub(crate) fn fenced_blocks<'a>(md: &'a str, lang: &str) -> Vec<&'a str> {
     let fence = format!("```{lang}\n");
     md.split(&fence)
         .skip(1)
@@ -45,7 +45,7 @@ pub fn fenced_blocks<'a>(md: &'a str, lang: &str) -> Vec<&'a str> {
 }
 
 /// `loopguard …` in `repo`, with the repository's pinned environment.
-pub fn lg(repo: &TestRepo) -> Lg {
+pub(crate) fn lg(repo: &TestRepo) -> Lg {
     let mut cmd = repo.command(bin());
     // A test never answers the interactive prompt.
     cmd.env("LOOPGUARD_NO_PROMPT", "1");
@@ -58,7 +58,7 @@ pub fn lg(repo: &TestRepo) -> Lg {
 
 /// `loopguard …` outside any test repository, in `dir` (git's variables of the caller
 /// removed, so a test run from a hook still sees no repository).
-pub fn lg_at(dir: &Path) -> Lg {
+pub(crate) fn lg_at(dir: &Path) -> Lg {
     let mut cmd = Command::new(bin());
     for (k, _) in std::env::vars() {
         if k.starts_with("GIT_") || k.starts_with("LOOPGUARD_") {
@@ -74,7 +74,7 @@ pub fn lg_at(dir: &Path) -> Lg {
 }
 
 /// One invocation of the binary, built up and then [`Lg::run`].
-pub struct Lg {
+pub(crate) struct Lg {
     cmd: Command,
     stdin: Option<Vec<u8>>,
     /// Killed (with everything it started) when it runs longer: see [`Lg::within`].
@@ -82,12 +82,12 @@ pub struct Lg {
 }
 
 impl Lg {
-    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+    pub(crate) fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
         self.cmd.arg(arg);
         self
     }
 
-    pub fn args<I, S>(mut self, args: I) -> Self
+    pub(crate) fn args<I, S>(mut self, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -96,18 +96,18 @@ impl Lg {
         self
     }
 
-    pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Self {
+    pub(crate) fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Self {
         self.cmd.env(key, value);
         self
     }
 
     /// Runs in `dir` instead of the repository's root.
-    pub fn dir(mut self, dir: &Path) -> Self {
+    pub(crate) fn dir(mut self, dir: &Path) -> Self {
         self.cmd.current_dir(dir);
         self
     }
 
-    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn stdin(mut self, input: impl Into<Vec<u8>>) -> Self {
         self.stdin = Some(input.into());
         self
     }
@@ -115,12 +115,12 @@ impl Lg {
     /// Kills the command, and every process it started, when it runs longer than `limit`
     /// (a read that blocks forever); [`Ran::code`] is then `None` and [`Ran::timed_out`]
     /// says so.
-    pub fn within(mut self, limit: Duration) -> Self {
+    pub(crate) fn within(mut self, limit: Duration) -> Self {
         self.limit = Some(limit);
         self
     }
 
-    pub fn run(mut self) -> Ran {
+    pub(crate) fn run(mut self) -> Ran {
         if let Some(limit) = self.limit {
             return run_within(self.cmd, self.stdin, limit);
         }
@@ -161,7 +161,7 @@ impl Lg {
     /// tests at once. A small Python process starts it instead and reports its children's
     /// peak: that includes Python's own few MiB, so the figure errs high, never low.
     #[cfg(target_os = "linux")]
-    pub fn run_measured(self) -> (Ran, u64) {
+    pub(crate) fn run_measured(self) -> (Ran, u64) {
         const MEASURE: &str = "import resource, subprocess, sys\n\
             code = subprocess.run(sys.argv[2:]).returncode\n\
             open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
@@ -208,7 +208,7 @@ fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHand
 
 /// Runs `cmd` in its own process group and kills the group when it outlives `limit`, so a
 /// hook blocked on a FIFO cannot hold the test (or the pipes) forever.
-pub fn run_within(mut cmd: Command, stdin: Option<Vec<u8>>, limit: Duration) -> Ran {
+pub(crate) fn run_within(mut cmd: Command, stdin: Option<Vec<u8>>, limit: Duration) -> Ran {
     use std::io::Write;
     #[cfg(unix)]
     {
@@ -255,7 +255,7 @@ pub fn run_within(mut cmd: Command, stdin: Option<Vec<u8>>, limit: Duration) -> 
 }
 
 /// `git ARGS` in `repo` (hooks and all), killed when it outlives `limit`.
-pub fn git_within(repo: &TestRepo, args: &[&str], limit: Duration) -> Ran {
+pub(crate) fn git_within(repo: &TestRepo, args: &[&str], limit: Duration) -> Ran {
     let mut cmd = repo.command("git");
     cmd.args(args);
     run_within(cmd, None, limit)
@@ -263,7 +263,7 @@ pub fn git_within(repo: &TestRepo, args: &[&str], limit: Duration) -> Ran {
 
 /// What one invocation left. The assertions return `self`, so they chain.
 #[derive(Debug, Clone)]
-pub struct Ran {
+pub(crate) struct Ran {
     /// `None` when a signal ended it.
     pub code: Option<i32>,
     pub stdout: String,
@@ -275,7 +275,7 @@ pub struct Ran {
 impl Ran {
     /// It ended by itself before its limit.
     #[track_caller]
-    pub fn finished(self) -> Self {
+    pub(crate) fn finished(self) -> Self {
         assert!(
             !self.timed_out,
             "still running at its limit (killed)\nstdout: {}\nstderr: {}",
@@ -286,12 +286,12 @@ impl Ran {
 
     /// Exit 0, or a panic that shows everything.
     #[track_caller]
-    pub fn ok(self) -> Self {
+    pub(crate) fn ok(self) -> Self {
         self.code(0)
     }
 
     #[track_caller]
-    pub fn code(self, expected: i32) -> Self {
+    pub(crate) fn code(self, expected: i32) -> Self {
         assert_eq!(
             self.code,
             Some(expected),
@@ -303,7 +303,7 @@ impl Ran {
     }
 
     #[track_caller]
-    pub fn stdout_has(self, needle: &str) -> Self {
+    pub(crate) fn stdout_has(self, needle: &str) -> Self {
         assert!(
             self.stdout.contains(needle),
             "stdout lacks {needle:?}:\n{}\nstderr: {}",
@@ -314,7 +314,7 @@ impl Ran {
     }
 
     #[track_caller]
-    pub fn stderr_has(self, needle: &str) -> Self {
+    pub(crate) fn stderr_has(self, needle: &str) -> Self {
         assert!(
             self.stderr.contains(needle),
             "stderr lacks {needle:?}:\n{}",
@@ -325,7 +325,7 @@ impl Ran {
 
     /// stdout as JSON.
     #[track_caller]
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "stdout is not JSON ({e}):\n{}\nstderr: {}",
@@ -334,20 +334,20 @@ impl Ran {
         })
     }
 
-    pub fn success(&self) -> bool {
+    pub(crate) fn success(&self) -> bool {
         self.code == Some(0)
     }
 }
 
 /// `loopguard status --json`.
 #[track_caller]
-pub fn status(repo: &TestRepo) -> Value {
+pub(crate) fn status(repo: &TestRepo) -> Value {
     lg(repo).args(["status", "--json"]).run().ok().json()
 }
 
 /// The breaker's state now.
 #[track_caller]
-pub fn state(repo: &TestRepo) -> String {
+pub(crate) fn state(repo: &TestRepo) -> String {
     status(repo)["state"]
         .as_str()
         .expect("status has a state")
@@ -356,7 +356,7 @@ pub fn state(repo: &TestRepo) -> String {
 
 /// A repository whose maintainer made the first commit (with `config` as `.loopguard.yml`,
 /// when not empty) and ran `loopguard init` on `main`; commits after this are the agent's.
-pub fn guarded(config: &str) -> TestRepo {
+pub(crate) fn guarded(config: &str) -> TestRepo {
     let repo = TestRepo::new();
     repo.author("Maintainer", "maintainer@example.com");
     repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
@@ -371,7 +371,7 @@ pub fn guarded(config: &str) -> TestRepo {
 }
 
 /// `n` commits that each add new content (`src/{tag}_{i}.rs`), with the hooks on.
-pub fn productive(repo: &TestRepo, n: usize, tag: &str) {
+pub(crate) fn productive(repo: &TestRepo, n: usize, tag: &str) {
     for i in 0..n {
         repo.write(
             &format!("src/{tag}_{i}.rs"),
@@ -382,7 +382,7 @@ pub fn productive(repo: &TestRepo, n: usize, tag: &str) {
 }
 
 /// A "test command" that prints a real runner log and exits as that runner did.
-pub fn replay_log(log: &Path, code: i32) -> Vec<String> {
+pub(crate) fn replay_log(log: &Path, code: i32) -> Vec<String> {
     vec![
         "sh".into(),
         "-c".into(),
@@ -391,7 +391,7 @@ pub fn replay_log(log: &Path, code: i32) -> Vec<String> {
 }
 
 /// `loopguard run -- sh -c 'cat LOG; exit CODE'`: a test run that printed `log`.
-pub fn run_log(repo: &TestRepo, log: &str, code: i32) -> Ran {
+pub(crate) fn run_log(repo: &TestRepo, log: &str, code: i32) -> Ran {
     lg(repo)
         .args(["run", "--"])
         .args(replay_log(&fixture(log), code))

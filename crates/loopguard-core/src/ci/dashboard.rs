@@ -114,7 +114,7 @@ pub fn order(entries: &mut [Entry]) {
         let when = match e.section() {
             // Newest first.
             Section::Closed => when.map_or(i64::MAX, |t| -t),
-            _ => when.unwrap_or(i64::MAX),
+            Section::Stuck | Section::HalfOpen | Section::Healthy => when.unwrap_or(i64::MAX),
         };
         (e.section(), when, e.number)
     });
@@ -302,7 +302,7 @@ fn row(e: &Entry, ctx: &Context<'_>) -> String {
             ),
             None => "half-open".to_owned(),
         },
-        _ => "closed".to_owned(),
+        Section::Healthy | Section::Closed => "closed".to_owned(),
     };
     let rule = match (v.rule, &v.reason) {
         (Some(rule), Some(reason)) if section != Section::Healthy => {

@@ -206,7 +206,7 @@ pub(super) struct RawReport {
 impl<'de> Deserialize<'de> for Profile {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        s.parse().map_err(de::Error::custom)
     }
 }
 

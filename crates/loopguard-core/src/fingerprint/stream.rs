@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 
 /// Longer lines are cut to this many bytes (a minified bundle, a base64 blob): what tells
 /// failures apart sits at the start of a line.
-pub const MAX_LINE_BYTES: usize = 4096;
+pub(super) const MAX_LINE_BYTES: usize = 4096;
 
 /// How many leading bytes decide between JUnit XML and text.
 const SNIFF_BYTES: usize = 64;
@@ -187,7 +187,7 @@ impl Fingerprinter {
         let silent = !self.printed;
         let mut fp = match self.mode {
             Mode::Junit => self.junit.finish(),
-            _ => {
+            Mode::Sniffing | Mode::Text => {
                 if self.carrying {
                     let line = std::mem::take(&mut self.carry);
                     self.carrying = false;
@@ -208,7 +208,7 @@ impl Fingerprinter {
         let sniffed = std::mem::take(&mut self.sniffed);
         match mode {
             Mode::Junit => self.junit.feed(&sniffed),
-            _ => self.feed_text(&sniffed),
+            Mode::Sniffing | Mode::Text => self.feed_text(&sniffed),
         }
     }
 

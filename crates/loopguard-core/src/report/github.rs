@@ -288,7 +288,7 @@ impl PrView<'_> {
             ),
             (
                 "signature",
-                signature.map(|sig| sig.to_string()).unwrap_or_default(),
+                signature.map(ToString::to_string).unwrap_or_default(),
             ),
             ("next-model", s.next_model.clone().unwrap_or_default()),
         ]

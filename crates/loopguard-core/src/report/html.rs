@@ -133,7 +133,7 @@ pub fn svg(points: &[Point]) -> String {
         .iter()
         .map(|p| match p.tests {
             Tests::Fail(n) => n.unwrap_or(1).max(1),
-            _ => 0,
+            Tests::Unknown | Tests::Pass => 0,
         })
         .max()
         .unwrap_or(0)

@@ -312,7 +312,13 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
         RuleName::SameError | RuleName::FalseCompletion => {
             facts.iter().rev().find_map(|f| failing(&f)).cloned()
         }
-        _ => None,
+        RuleName::Constraint
+        | RuleName::RepeatedPatch
+        | RuleName::Oscillation
+        | RuleName::Stagnation
+        | RuleName::EdgeLoop
+        | RuleName::TestOnly
+        | RuleName::Budget => None,
     }
 }
 

@@ -175,7 +175,7 @@ fn the_picture_marks_new_failures_progress_and_the_trip() {
         .fail("bbbb2222", 1);
     let s = status_of(&c, &h);
     let p = points(&s);
-    let marks: Vec<Option<Mark>> = p.iter().map(|p| p.mark()).collect();
+    let marks: Vec<Option<Mark>> = p.iter().map(picture::Point::mark).collect();
     assert_eq!(
         marks,
         [

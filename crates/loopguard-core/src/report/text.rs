@@ -132,7 +132,11 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
             EventKind::Escalate => lines.push(format!(
                 "loopguard: {reason}; it starts with fresh counters (the budget still counts the whole run)"
             )),
-            _ => {}
+            EventKind::Resume
+            | EventKind::Cooldown
+            | EventKind::Reset
+            | EventKind::Finish
+            | EventKind::ConfigIgnored => {}
         }
     }
     let tripped = events.iter().any(|e| e.kind.opens());

@@ -3,7 +3,7 @@
 
 use super::{Count, Counter, Window};
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let budget = &w.config.rules.budget;
     let usage = w.usage;
     let total = w.all.len() as u64;

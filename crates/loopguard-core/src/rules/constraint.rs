@@ -10,7 +10,7 @@ use super::{Count, Counter, Window};
 /// CI files named in the note at most.
 const NOTE_FILES: usize = 5;
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let violating: Vec<_> = w
         .since
         .iter()

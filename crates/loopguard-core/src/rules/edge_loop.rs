@@ -4,7 +4,7 @@
 
 use super::{Count, Counter, Window};
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.edge_loop;
     let usage = w.usage;
     let steps = Counter::at_least(usage.steps, rule.max_steps.into());

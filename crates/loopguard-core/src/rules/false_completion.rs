@@ -7,7 +7,7 @@
 use super::{Count, Counter, Facts, Window};
 use crate::iteration::Outcome;
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let require = w.config.rules.false_completion.require_evidence;
     let unbacked = |f: &&Facts| match f.latest_outcome {
         Some(Outcome::Fail) => true,

@@ -6,7 +6,7 @@
 
 use super::{Count, Counter, Window};
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     // Oscillation is about states: once the agent reaches a genuinely new one, earlier
     // returns are history.
     let start = w

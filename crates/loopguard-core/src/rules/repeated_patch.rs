@@ -5,7 +5,7 @@
 
 use super::{Count, Counter, Window};
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let start = w
         .recent
         .iter()

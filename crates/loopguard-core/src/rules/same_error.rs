@@ -7,7 +7,7 @@
 use super::{Count, Counter, Window};
 use crate::iteration::TestEvidence;
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let streak = streak(w);
     let threshold = w.config.rules.same_error.threshold.into();
     Count::new(Counter::at_least(streak.len() as u64, threshold), || {
@@ -31,7 +31,7 @@ pub fn count(w: &Window<'_>) -> Count {
 
 /// The current same-failure streak, newest first: each test run's history index and
 /// evidence.
-pub fn streak<'a>(w: &Window<'a>) -> Vec<(usize, &'a TestEvidence)> {
+pub(super) fn streak<'a>(w: &Window<'a>) -> Vec<(usize, &'a TestEvidence)> {
     let mut streak = Vec::new();
     let mut signature = None;
     for f in w.since.iter().rev() {
@@ -52,7 +52,7 @@ pub fn streak<'a>(w: &Window<'a>) -> Vec<(usize, &'a TestEvidence)> {
 
 /// `cargo: tests::counts, assertion failed`: the runner, the first failing test and the
 /// first error line (or the signature when there is no error line).
-pub fn describe_failure(t: &TestEvidence) -> String {
+pub(super) fn describe_failure(t: &TestEvidence) -> String {
     let mut parts = Vec::new();
     if let Some(runner) = &t.runner {
         parts.push(format!("{runner}:"));

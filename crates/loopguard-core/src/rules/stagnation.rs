@@ -3,7 +3,7 @@
 
 use super::{Count, Counter, Facts, Window};
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let stuck: Vec<&Facts> = w.since.iter().rev().take_while(|f| !f.progress).collect();
     let threshold = w.config.rules.stagnation.threshold.into();
     Count::new(Counter::at_least(stuck.len() as u64, threshold), || {

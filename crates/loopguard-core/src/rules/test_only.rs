@@ -4,7 +4,7 @@
 
 use super::{Count, Counter, Limit, Window};
 
-pub fn count(w: &Window<'_>) -> Count {
+pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.test_only;
     let n = w.recent.len() as u64;
     let k = w.recent.iter().filter(|f| f.test_only).count() as u64;

@@ -44,7 +44,7 @@ fn productive_histories_never_trip() {
 #[test]
 fn disabled_rules_have_no_counter() {
     let mut c = Config::default();
-    c.rules.oscillation.action = crate::config::RuleAction::Off;
+    c.rules.oscillation.action = RuleAction::Off;
     let e = History::new().fresh().eval_with(&c);
     assert!(!e.counters.contains_key(&RuleName::Oscillation));
     assert!(e.counters.contains_key(&RuleName::Stagnation));

@@ -37,7 +37,7 @@ use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// The login that writes made through the fake are authored by (a workflow token's).
-pub const BOT_LOGIN: &str = "github-actions[bot]";
+pub(crate) const BOT_LOGIN: &str = "github-actions[bot]";
 const FILES_PER_PAGE: usize = 300;
 const ENTERPRISE_PREFIX: &str = "/api/v3";
 
@@ -45,7 +45,7 @@ const ENTERPRISE_PREFIX: &str = "/api/v3";
 
 /// A changed file of a seeded commit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FileSpec {
+pub(crate) struct FileSpec {
     pub filename: String,
     /// `added`, `removed`, `modified`, `renamed`.
     pub status: String,
@@ -56,7 +56,7 @@ pub struct FileSpec {
 }
 
 impl FileSpec {
-    pub fn modified(filename: &str, additions: u64, deletions: u64) -> Self {
+    pub(crate) fn modified(filename: &str, additions: u64, deletions: u64) -> Self {
         FileSpec {
             filename: filename.into(),
             status: "modified".into(),
@@ -67,14 +67,14 @@ impl FileSpec {
         }
     }
 
-    pub fn added(filename: &str, additions: u64) -> Self {
+    pub(crate) fn added(filename: &str, additions: u64) -> Self {
         FileSpec {
             status: "added".into(),
             ..FileSpec::modified(filename, additions, 0)
         }
     }
 
-    pub fn removed(filename: &str, deletions: u64) -> Self {
+    pub(crate) fn removed(filename: &str, deletions: u64) -> Self {
         FileSpec {
             status: "removed".into(),
             ..FileSpec::modified(filename, 0, deletions)
@@ -84,7 +84,7 @@ impl FileSpec {
 
 /// A seeded commit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CommitSpec {
+pub(crate) struct CommitSpec {
     pub sha: String,
     pub message: String,
     pub author_name: String,
@@ -98,7 +98,7 @@ pub struct CommitSpec {
 }
 
 impl CommitSpec {
-    pub fn new(sha: &str, message: &str) -> Self {
+    pub(crate) fn new(sha: &str, message: &str) -> Self {
         CommitSpec {
             sha: sha.into(),
             message: message.into(),
@@ -112,29 +112,29 @@ impl CommitSpec {
         }
     }
 
-    pub fn author(mut self, name: &str, email: &str, login: Option<&str>) -> Self {
+    pub(crate) fn author(mut self, name: &str, email: &str, login: Option<&str>) -> Self {
         self.author_name = name.into();
         self.author_email = email.into();
         self.author_login = login.map(Into::into);
         self
     }
 
-    pub fn tree(mut self, tree: &str) -> Self {
+    pub(crate) fn tree(mut self, tree: &str) -> Self {
         self.tree = tree.into();
         self
     }
 
-    pub fn parent(mut self, sha: &str) -> Self {
+    pub(crate) fn parent(mut self, sha: &str) -> Self {
         self.parents.push(sha.into());
         self
     }
 
-    pub fn files(mut self, files: Vec<FileSpec>) -> Self {
+    pub(crate) fn files(mut self, files: Vec<FileSpec>) -> Self {
         self.files = files;
         self
     }
 
-    pub fn date(mut self, date: &str) -> Self {
+    pub(crate) fn date(mut self, date: &str) -> Self {
         self.date = date.into();
         self
     }
@@ -142,7 +142,7 @@ impl CommitSpec {
 
 /// A seeded pull request.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrSpec {
+pub(crate) struct PrSpec {
     pub number: u64,
     pub title: String,
     pub body: Option<String>,
@@ -164,7 +164,7 @@ pub struct PrSpec {
 }
 
 impl PrSpec {
-    pub fn new(number: u64, head_sha: &str) -> Self {
+    pub(crate) fn new(number: u64, head_sha: &str) -> Self {
         PrSpec {
             number,
             title: format!("Agent PR {number}"),
@@ -183,13 +183,13 @@ impl PrSpec {
         }
     }
 
-    pub fn title(mut self, title: &str) -> Self {
+    pub(crate) fn title(mut self, title: &str) -> Self {
         self.title = title.into();
         self
     }
 
     /// Closed (merged or not) at `at`, which is also when it was last updated.
-    pub fn closed(mut self, merged: bool, at: &str) -> Self {
+    pub(crate) fn closed(mut self, merged: bool, at: &str) -> Self {
         self.state = "closed".into();
         self.closed = Some((merged, at.into()));
         self.updated_at = at.into();
@@ -197,34 +197,34 @@ impl PrSpec {
     }
 
     /// The head lives in `owner/name` (a fork).
-    pub fn fork(mut self, full_name: &str) -> Self {
+    pub(crate) fn fork(mut self, full_name: &str) -> Self {
         self.head_repo = Some(full_name.into());
         self
     }
 
     /// The fork the head lived in was deleted.
-    pub fn deleted_fork(mut self) -> Self {
+    pub(crate) fn deleted_fork(mut self) -> Self {
         self.head_repo = Some(String::new());
         self
     }
 
-    pub fn head_ref(mut self, head_ref: &str) -> Self {
+    pub(crate) fn head_ref(mut self, head_ref: &str) -> Self {
         self.head_ref = head_ref.into();
         self
     }
 
-    pub fn base(mut self, base_ref: &str, base_sha: &str) -> Self {
+    pub(crate) fn base(mut self, base_ref: &str, base_sha: &str) -> Self {
         self.base_ref = base_ref.into();
         self.base_sha = base_sha.into();
         self
     }
 
-    pub fn user(mut self, login: Option<&str>) -> Self {
+    pub(crate) fn user(mut self, login: Option<&str>) -> Self {
         self.user = login.map(Into::into);
         self
     }
 
-    pub fn commits(mut self, commits: Vec<CommitSpec>) -> Self {
+    pub(crate) fn commits(mut self, commits: Vec<CommitSpec>) -> Self {
         self.commits = commits;
         self
     }
@@ -232,7 +232,7 @@ impl PrSpec {
 
 /// Where a job's log is.
 #[derive(Debug, Clone, PartialEq)]
-pub enum LogSpec {
+pub(crate) enum LogSpec {
     Text(String),
     /// The logs endpoint answers 404.
     Missing,
@@ -242,7 +242,7 @@ pub enum LogSpec {
 
 /// A seeded job.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JobSpec {
+pub(crate) struct JobSpec {
     pub id: u64,
     pub name: String,
     pub conclusion: Option<String>,
@@ -250,7 +250,7 @@ pub struct JobSpec {
 }
 
 impl JobSpec {
-    pub fn failed(id: u64, name: &str, log: &str) -> Self {
+    pub(crate) fn failed(id: u64, name: &str, log: &str) -> Self {
         JobSpec {
             id,
             name: name.into(),
@@ -259,14 +259,14 @@ impl JobSpec {
         }
     }
 
-    pub fn succeeded(id: u64, name: &str, log: &str) -> Self {
+    pub(crate) fn succeeded(id: u64, name: &str, log: &str) -> Self {
         JobSpec {
             conclusion: Some("success".into()),
             ..JobSpec::failed(id, name, log)
         }
     }
 
-    pub fn log(mut self, log: LogSpec) -> Self {
+    pub(crate) fn log(mut self, log: LogSpec) -> Self {
         self.log = log;
         self
     }
@@ -274,7 +274,7 @@ impl JobSpec {
 
 /// A seeded workflow run.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     pub id: u64,
     pub name: String,
     pub workflow_id: u64,
@@ -292,7 +292,7 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    pub fn new(id: u64, head_sha: &str) -> Self {
+    pub(crate) fn new(id: u64, head_sha: &str) -> Self {
         RunSpec {
             id,
             name: "CI".into(),
@@ -309,24 +309,24 @@ impl RunSpec {
         }
     }
 
-    pub fn conclusion(mut self, conclusion: Option<&str>) -> Self {
+    pub(crate) fn conclusion(mut self, conclusion: Option<&str>) -> Self {
         self.conclusion = conclusion.map(Into::into);
         self
     }
 
-    pub fn workflow(mut self, workflow_id: u64, name: &str) -> Self {
+    pub(crate) fn workflow(mut self, workflow_id: u64, name: &str) -> Self {
         self.workflow_id = workflow_id;
         self.name = name.into();
         self
     }
 
-    pub fn head(mut self, branch: &str, repo: Option<&str>) -> Self {
+    pub(crate) fn head(mut self, branch: &str, repo: Option<&str>) -> Self {
         self.head_branch = branch.into();
         self.head_repo = repo.map(Into::into);
         self
     }
 
-    pub fn job(mut self, job: JobSpec) -> Self {
+    pub(crate) fn job(mut self, job: JobSpec) -> Self {
         self.jobs.push(job);
         self
     }
@@ -334,7 +334,7 @@ impl RunSpec {
 
 /// An answer injected instead of the real one.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// This status with a GitHub-style JSON message (`502`, `404`, `410`, …).
     Status(u16),
     /// The request is applied (a write happens), then this status is answered: the
@@ -354,7 +354,7 @@ pub enum Fault {
 
 /// A comment as the fake stores it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FakeComment {
+pub(crate) struct FakeComment {
     pub id: u64,
     pub issue: u64,
     pub author: Option<String>,
@@ -365,7 +365,7 @@ pub struct FakeComment {
 
 /// An issue as the fake stores it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FakeIssue {
+pub(crate) struct FakeIssue {
     pub number: u64,
     pub title: String,
     pub body: String,
@@ -376,14 +376,14 @@ pub struct FakeIssue {
 
 /// Which server a request reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Host {
+pub(crate) enum Host {
     Api,
     Blob,
 }
 
 /// One request the fake received.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecordedRequest {
+pub(crate) struct RecordedRequest {
     pub host: Host,
     pub method: String,
     /// Without the `/api/v3` prefix.
@@ -395,7 +395,7 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
-    pub fn is_write(&self) -> bool {
+    pub(crate) fn is_write(&self) -> bool {
         self.method != "GET" && self.method != "HEAD"
     }
 }
@@ -473,7 +473,7 @@ impl State {
 // ---- the fake ------------------------------------------------------------------------
 
 /// The fake GitHub: an API server and a blob server sharing one state.
-pub struct FakeGitHub {
+pub(crate) struct FakeGitHub {
     api: MockServer,
     /// Serves the log downloads the API redirects to; kept so that it lives as long as the API.
     _blobs: MockServer,
@@ -484,7 +484,7 @@ pub struct FakeGitHub {
 
 impl FakeGitHub {
     /// Starts the fake from async code.
-    pub async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         let api = MockServer::start().await;
         let blobs = MockServer::start().await;
         let state = Arc::new(Mutex::new(State {
@@ -520,7 +520,7 @@ impl FakeGitHub {
     }
 
     /// Starts the fake from sync code (tests that drive a blocking client or a binary).
-    pub fn start_blocking() -> Self {
+    pub(crate) fn start_blocking() -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -532,17 +532,17 @@ impl FakeGitHub {
     }
 
     /// The API root, for `GITHUB_API_URL`.
-    pub fn uri(&self) -> String {
+    pub(crate) fn uri(&self) -> String {
         self.api.uri()
     }
 
     /// The API root as GitHub Enterprise Server has it (`…/api/v3`).
-    pub fn enterprise_uri(&self) -> String {
+    pub(crate) fn enterprise_uri(&self) -> String {
         format!("{}{ENTERPRISE_PREFIX}", self.api.uri())
     }
 
     /// `owner/name` served (default `octo-org/widgets`).
-    pub fn repository(&self) -> String {
+    pub(crate) fn repository(&self) -> String {
         self.lock().full_name()
     }
 
@@ -552,12 +552,12 @@ impl FakeGitHub {
 
     // -- seeding: builder style (`with_*`) and on a shared fake (`add_*`) -------------
 
-    pub fn with_pr(self, pr: PrSpec) -> Self {
+    pub(crate) fn with_pr(self, pr: PrSpec) -> Self {
         self.add_pr(pr);
         self
     }
 
-    pub fn add_pr(&self, pr: PrSpec) {
+    pub(crate) fn add_pr(&self, pr: PrSpec) {
         let mut s = self.lock();
         for c in &pr.commits {
             s.commits.insert(c.sha.clone(), c.clone());
@@ -565,21 +565,21 @@ impl FakeGitHub {
         s.prs.insert(pr.number, pr);
     }
 
-    pub fn with_commit(self, commit: CommitSpec) -> Self {
+    pub(crate) fn with_commit(self, commit: CommitSpec) -> Self {
         self.lock().commits.insert(commit.sha.clone(), commit);
         self
     }
 
-    pub fn with_run(self, run: RunSpec) -> Self {
+    pub(crate) fn with_run(self, run: RunSpec) -> Self {
         self.add_run(run);
         self
     }
 
-    pub fn add_run(&self, run: RunSpec) {
+    pub(crate) fn add_run(&self, run: RunSpec) {
         self.lock().runs.push(run);
     }
 
-    pub fn with_issue_labels(self, issue: u64, labels: &[&str]) -> Self {
+    pub(crate) fn with_issue_labels(self, issue: u64, labels: &[&str]) -> Self {
         {
             let mut s = self.lock();
             for l in labels {
@@ -592,7 +592,7 @@ impl FakeGitHub {
     }
 
     /// A comment by `author` (`None`: a deleted account); returns its id.
-    pub fn add_comment(&self, issue: u64, author: Option<&str>, body: &str) -> u64 {
+    pub(crate) fn add_comment(&self, issue: u64, author: Option<&str>, body: &str) -> u64 {
         let mut s = self.lock();
         let id = s.next_id();
         let now = now_rfc3339();
@@ -607,13 +607,19 @@ impl FakeGitHub {
         id
     }
 
-    pub fn with_comment(self, issue: u64, author: Option<&str>, body: &str) -> Self {
+    pub(crate) fn with_comment(self, issue: u64, author: Option<&str>, body: &str) -> Self {
         self.add_comment(issue, author, body);
         self
     }
 
     /// An open issue; returns its number.
-    pub fn add_issue(&self, author: Option<&str>, title: &str, body: &str, labels: &[&str]) -> u64 {
+    pub(crate) fn add_issue(
+        &self,
+        author: Option<&str>,
+        title: &str,
+        body: &str,
+        labels: &[&str],
+    ) -> u64 {
         let mut s = self.lock();
         for l in labels {
             s.ensure_repo_label(l);
@@ -634,7 +640,7 @@ impl FakeGitHub {
     }
 
     /// A file served by the contents API at `git_ref` (branch name or sha).
-    pub fn with_file(self, git_ref: &str, path: &str, content: &[u8]) -> Self {
+    pub(crate) fn with_file(self, git_ref: &str, path: &str, content: &[u8]) -> Self {
         self.lock()
             .files
             .insert((git_ref.into(), path.into()), content.to_vec());
@@ -643,13 +649,13 @@ impl FakeGitHub {
 
     /// `GET /user` answers this login (a PAT); by default it answers 403 like a
     /// workflow's installation token.
-    pub fn with_user(self, login: &str) -> Self {
+    pub(crate) fn with_user(self, login: &str) -> Self {
         self.lock().user = Some(login.into());
         self
     }
 
     /// `login`'s permission on the repository (`admin`, `write`, `read`, `none`).
-    pub fn with_permission(self, login: &str, permission: &str) -> Self {
+    pub(crate) fn with_permission(self, login: &str, permission: &str) -> Self {
         self.lock()
             .permissions
             .insert(login.into(), permission.into());
@@ -657,7 +663,7 @@ impl FakeGitHub {
     }
 
     /// Someone edits an issue's body in the web UI (ticks a box, say).
-    pub fn edit_issue_body(&self, number: u64, body: &str) {
+    pub(crate) fn edit_issue_body(&self, number: u64, body: &str) {
         let mut s = self.lock();
         let issue = s
             .issues
@@ -667,7 +673,7 @@ impl FakeGitHub {
     }
 
     /// Closes an issue as a maintainer would.
-    pub fn close_issue(&self, number: u64) {
+    pub(crate) fn close_issue(&self, number: u64) {
         let mut s = self.lock();
         let issue = s
             .issues
@@ -677,14 +683,20 @@ impl FakeGitHub {
     }
 
     /// The author of writes (default `github-actions[bot]`).
-    pub fn with_bot_login(self, login: &str) -> Self {
+    pub(crate) fn with_bot_login(self, login: &str) -> Self {
         self.lock().bot_login = login.into();
         self
     }
 
     /// The next `n` requests with `method` whose path (without `/api/v3`) matches
     /// `path_regex` get `fault` instead of their answer.
-    pub fn fail_next(&self, method: &str, path_regex: &str, fault: Fault, n: usize) -> &Self {
+    pub(crate) fn fail_next(
+        &self,
+        method: &str,
+        path_regex: &str,
+        fault: Fault,
+        n: usize,
+    ) -> &Self {
         self.lock().faults.push(FaultRule {
             method: method.to_ascii_uppercase(),
             path: Regex::new(path_regex).expect("fail_next: a valid regex"),
@@ -696,23 +708,23 @@ impl FakeGitHub {
 
     // -- inspection -------------------------------------------------------------------
 
-    pub fn comments(&self) -> Vec<FakeComment> {
+    pub(crate) fn comments(&self) -> Vec<FakeComment> {
         self.lock().comments.clone()
     }
 
-    pub fn comments_on(&self, issue: u64) -> Vec<FakeComment> {
+    pub(crate) fn comments_on(&self, issue: u64) -> Vec<FakeComment> {
         self.comments()
             .into_iter()
             .filter(|c| c.issue == issue)
             .collect()
     }
 
-    pub fn issues(&self) -> Vec<FakeIssue> {
+    pub(crate) fn issues(&self) -> Vec<FakeIssue> {
         self.lock().issues.values().cloned().collect()
     }
 
     /// Label names on an issue or PR.
-    pub fn labels(&self, issue: u64) -> Vec<String> {
+    pub(crate) fn labels(&self, issue: u64) -> Vec<String> {
         self.lock()
             .issue_labels
             .get(&issue)
@@ -722,25 +734,25 @@ impl FakeGitHub {
 
     /// A person takes `label` off an issue or PR (as the web UI does, not through the
     /// recorded API).
-    pub fn remove_label(&self, issue: u64, label: &str) {
+    pub(crate) fn remove_label(&self, issue: u64, label: &str) {
         if let Some(labels) = self.lock().issue_labels.get_mut(&issue) {
             labels.retain(|l| l != label);
         }
     }
 
-    pub fn requests(&self) -> Vec<RecordedRequest> {
+    pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
         self.lock().requests.clone()
     }
 
     /// Requests other than GET.
-    pub fn writes(&self) -> Vec<RecordedRequest> {
+    pub(crate) fn writes(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| r.is_write())
+            .filter(RecordedRequest::is_write)
             .collect()
     }
 
-    pub fn clear_requests(&self) {
+    pub(crate) fn clear_requests(&self) {
         self.lock().requests.clear();
     }
 }
