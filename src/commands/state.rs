@@ -45,13 +45,15 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
 pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let run = current(&ws)?;
-    let (events, bad) = ws.store.read_events(&ws.key)?;
+    let (mut events, bad) = ws.store.read_events(&ws.key)?;
     for b in bad {
         ws.warn(&format!(
             "{}: {b}: skipped",
             ws.store.events_path(&ws.key).display()
         ));
     }
+    // The branch's log holds the runs a reset ended too: this run's report is its own.
+    events.retain(|e| e.run == run.id);
     let s = ws.status(&run, &events);
     if args.html {
         print(&html::page(&s))?;
@@ -137,8 +139,10 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             terminal_status: old.breaker().terminal_status(),
         };
         if !old.iterations().is_empty() {
-            let md = markdown::report(&ws.status(&old, &[]));
-            ws.store.write_report(&old.id, &md)?;
+            // The run as it ended: its trips and everything else its log holds, and the
+            // reset that ended it.
+            let (id, md) = ws.render_report(&old, std::slice::from_ref(&event))?;
+            ws.store.write_report(&id, &md)?;
         }
         Ok(((old.id, run.id.clone()), vec![event]))
     })?;

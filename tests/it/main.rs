@@ -26,5 +26,6 @@ mod input_limits;
 mod local_guard;
 mod pictures;
 mod progress;
+mod reports;
 mod slow;
 mod untrusted_text;

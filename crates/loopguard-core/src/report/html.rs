@@ -78,10 +78,7 @@ fn facts(s: &Status) -> String {
         h,
         "<dt>Breaker</dt><dd><span class=\"state {state}\">{state}</span></dd>"
     );
-    let status = s
-        .terminal_status
-        .map_or_else(|| "running".to_owned(), |t| t.to_string());
-    let _ = writeln!(h, "<dt>Status</dt><dd>{}</dd>", escape(&status));
+    let _ = writeln!(h, "<dt>Status</dt><dd>{}</dd>", escape(&s.run_status()));
     if let Some(b) = &s.branch {
         let _ = writeln!(h, "<dt>Branch</dt><dd><code>{}</code></dd>", escape(b));
     }

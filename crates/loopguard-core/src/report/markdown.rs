@@ -18,10 +18,7 @@ pub fn cell(s: &str) -> String {
 /// The markdown report.
 pub fn report(s: &Status) -> String {
     let mut md = String::from("# loopguard report\n\n");
-    let status = s
-        .terminal_status
-        .map_or_else(|| "running".to_owned(), |t| t.to_string());
-    let _ = writeln!(md, "- **Status:** {status}");
+    let _ = writeln!(md, "- **Status:** {}", s.run_status());
     let _ = writeln!(md, "- **Breaker:** {}", s.state);
     if let Some(run) = &s.run {
         let _ = writeln!(md, "- **Run:** {}", code_span(run, false));
@@ -31,6 +28,9 @@ pub fn report(s: &Status) -> String {
     }
     let _ = writeln!(md, "- **Profile:** {}", s.profile);
     let _ = writeln!(md, "- **Iterations:** {}", s.iterations);
+    if s.trips > 0 {
+        let _ = writeln!(md, "- **Trips:** {}", s.trips);
+    }
     if let Some(m) = &s.next_model {
         let _ = writeln!(md, "- **Next model:** {}", cell(m));
     }

@@ -165,15 +165,17 @@ pub struct Source<'a> {
 }
 
 impl Status {
-    /// The document of a stored run, with the events of its log.
+    /// The document of a stored run, with the events of its log: the branch's log holds
+    /// the runs before a reset too, and only this run's own are its story.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
         let evaluation = run.evaluate(config);
+        let own: Vec<Event> = events.iter().filter(|e| e.run == run.id).cloned().collect();
         let mut s = Status::build(&Source {
             config,
             history: run.iterations(),
             breaker: run.breaker(),
             evaluation: &evaluation,
-            events,
+            events: &own,
             run: Some(&run.id),
             branch: run.branch.as_deref(),
         });
@@ -288,6 +290,22 @@ impl Status {
     /// The first trip: where the breaker first opened.
     pub fn first_trip(&self) -> Option<&Event> {
         self.transitions.iter().find(|e| e.kind.opens())
+    }
+
+    /// The reset that ended the run, when one did.
+    pub fn reset(&self) -> Option<&Event> {
+        self.transitions.iter().find(|e| e.kind == EventKind::Reset)
+    }
+
+    /// Where the run stands, in words: its terminal status (`running` while it has none),
+    /// and whether a reset ended it.
+    pub fn run_status(&self) -> String {
+        match (self.terminal_status, self.reset().is_some()) {
+            (Some(t), true) => format!("{t}, ended by a reset"),
+            (None, true) => "ended by a reset".to_owned(),
+            (Some(t), false) => t.to_string(),
+            (None, false) => "running".to_owned(),
+        }
     }
 
     /// The newest failing evidence (whatever tripped).
