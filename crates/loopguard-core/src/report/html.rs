@@ -39,7 +39,7 @@ h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}\
 dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}\
 table{border-collapse:collapse;width:100%}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}\
 th{background:#f6f8fa}td.n{text-align:right}code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}\
-tr.trip td{background:#ffebe9}tr.progress td{background:#dafbe1}\
+tr.trip td{background:#ffebe9}tr.fixed td{background:#dafbe1}\
 svg{max-width:100%;height:auto}svg text{font:11px ui-monospace,monospace;fill:#57606a}\
 .legend span{margin-right:1rem}";
 
@@ -184,8 +184,10 @@ pub fn svg(points: &[Point]) -> String {
             let color = match m {
                 Mark::Trip => "#cf222e",
                 Mark::Resume => "#9a6700",
-                Mark::Close | Mark::Progress => "#1a7f37",
+                Mark::Close => "#1a7f37",
                 Mark::NewFailure => "#8250df",
+                Mark::SameFailure => "#bc4c00",
+                Mark::NewCode => "#0969da",
             };
             let _ = writeln!(
                 h,
@@ -245,8 +247,8 @@ fn iterations(s: &Status, points: &[Point]) -> String {
     for (r, p) in s.rows.iter().zip(points) {
         let class = if p.tripped {
             " class=\"trip\""
-        } else if r.progress {
-            " class=\"progress\""
+        } else if r.fixed {
+            " class=\"fixed\""
         } else {
             ""
         };

@@ -49,7 +49,20 @@ pub struct Note {
     pub text: String,
 }
 
-/// One attempt, as the iteration tables show it.
+/// How a failing attempt's failure compares with the failure before it (the newest
+/// earlier failing test run with a signature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Another failure than the one before it, or the first.
+    New,
+    /// Exactly the failure before it: the same signature.
+    Same,
+}
+
+/// One attempt, as the iteration tables and the picture show it: what happened to the code
+/// and to the tests, in facts. "Progress" is the rules' word (a new tree, or better tests:
+/// see docs/rules.md); a report says what changed instead, so a new tree that fails exactly
+/// as before reads "new code, same failure", never "progress".
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     /// 1-based attempt number.
@@ -61,8 +74,17 @@ pub struct Row {
     pub added: u64,
     pub deleted: u64,
     pub test: Option<TestEvidence>,
-    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `progress`, …
+    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `new code`, `same
+    /// failure`, …
     pub notes: Vec<String>,
+    /// The code changed: a tree not seen in the window, not only whitespace.
+    pub new_code: bool,
+    /// How its failure compares with the one before (failing with a signature only).
+    pub failure: Option<Failure>,
+    /// Its tests pass where the test run before them failed.
+    pub fixed: bool,
+    /// The rules' progress (new code, or better tests): what `stagnation` counts and the
+    /// dashboard's "last progress" reads; no table or picture marks it as such.
     pub progress: bool,
     pub violates: bool,
     /// Commit time, when known.
@@ -341,39 +363,56 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
 }
 
 fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
-    facts
-        .iter()
-        .enumerate()
-        .map(|(n, f)| {
-            let it = &history[f.index];
-            let (added, deleted) = it.lines_changed();
-            Row {
-                number: n + 1,
-                id: it.id.clone(),
-                subject: it.subject().to_owned(),
-                files: it.files.as_ref().map_or(0, Vec::len),
-                added,
-                deleted,
-                test: it.test.clone(),
-                notes: {
-                    let mut n = notes(f);
-                    if !it.superseded_tests.is_empty() {
-                        n.push(format!(
-                            "{} earlier test run(s) on amended versions",
-                            it.superseded_tests.len()
-                        ));
-                    }
-                    n
-                },
-                progress: f.progress,
-                violates: !f.violations.is_empty(),
-                at: it.at,
-            }
-        })
-        .collect()
+    let mut last_failure: Option<&crate::ids::Signature> = None;
+    let mut last_outcome = None;
+    let mut rows = Vec::with_capacity(facts.len());
+    for (n, f) in facts.iter().enumerate() {
+        let it = &history[f.index];
+        let (added, deleted) = it.lines_changed();
+        let test = it.test.as_ref();
+        let failure = test
+            .filter(|t| t.fails())
+            .and_then(|t| t.signature.as_ref())
+            .map(|sig| {
+                let same = last_failure == Some(sig);
+                last_failure = Some(sig);
+                if same { Failure::Same } else { Failure::New }
+            });
+        let fixed = test.is_some_and(TestEvidence::passes)
+            && last_outcome == Some(crate::iteration::Outcome::Fail);
+        if let Some(t) = test {
+            last_outcome = Some(t.outcome);
+        }
+        let mut notes = notes(f, failure, fixed);
+        if !it.superseded_tests.is_empty() {
+            notes.push(format!(
+                "{} earlier test run(s) on amended versions",
+                it.superseded_tests.len()
+            ));
+        }
+        rows.push(Row {
+            number: n + 1,
+            id: it.id.clone(),
+            subject: it.subject().to_owned(),
+            files: it.files.as_ref().map_or(0, Vec::len),
+            added,
+            deleted,
+            test: it.test.clone(),
+            notes,
+            new_code: f.new_code,
+            failure,
+            fixed,
+            progress: f.progress,
+            violates: !f.violations.is_empty(),
+            at: it.at,
+        });
+    }
+    rows
 }
 
-fn notes(f: &Facts) -> Vec<String> {
+/// What happened in one attempt, in words: to the code, then to the tests, then what the
+/// rules look at besides.
+fn notes(f: &Facts, failure: Option<Failure>, fixed: bool) -> Vec<String> {
     let mut n = Vec::new();
     if f.empty {
         n.push("empty".to_owned());
@@ -386,6 +425,15 @@ fn notes(f: &Facts) -> Vec<String> {
     }
     if let Some(id) = &f.repeats {
         n.push(format!("repeats {}", id.short()));
+    }
+    if f.new_code {
+        n.push("new code".to_owned());
+    }
+    match failure {
+        Some(Failure::New) => n.push("new failure".to_owned()),
+        Some(Failure::Same) => n.push("same failure".to_owned()),
+        None if fixed => n.push("tests fixed".to_owned()),
+        None => {}
     }
     if f.claims_done {
         n.push(
@@ -402,9 +450,6 @@ fn notes(f: &Facts) -> Vec<String> {
     }
     if !f.violations.is_empty() {
         n.push("constraint".to_owned());
-    }
-    if f.progress {
-        n.push("progress".to_owned());
     }
     n
 }
