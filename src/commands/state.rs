@@ -61,8 +61,10 @@ pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
         let mut doc = s.with_history(run.iterations()).to_json();
         doc["events"] = serde_json::to_value(&events)?;
         print_json(&doc)?;
-    } else {
+    } else if args.markdown || (!args.text && !ctx.env.stdout_tty) {
         print(&markdown::report(&s))?;
+    } else {
+        print(&text::report(&s))?;
     }
     Ok(exit::OK)
 }

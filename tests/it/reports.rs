@@ -2,7 +2,7 @@
 //! `report` on a terminal and in a file, the HTML page in a browser, the failure context of
 //! an escalation — read from the real binary's output on real repositories.
 
-use crate::support::{TestRepo, guarded, lg, status};
+use crate::support::{TestRepo, guarded, lg, run_log, status};
 
 /// The report the store keeps for `run`.
 fn stored_report(repo: &TestRepo, run: &str) -> String {
@@ -91,4 +91,94 @@ fn the_report_a_reset_keeps_shows_the_run_as_it_was() {
     assert!(!new.contains("Breaker events"), "{new}");
     let doc = lg(&repo).args(["report", "--json"]).run().ok().json();
     assert_eq!(doc["events"], serde_json::json!([]), "{doc}");
+}
+
+/// A same-failure loop whose failure message has what markdown escapes: `(`, `<n>`.
+fn stuck_on_pytest() -> TestRepo {
+    let repo = guarded("");
+    for (i, log) in ["plain.log", "shifted.log", "color.log"].iter().enumerate() {
+        repo.write(
+            "src/lib.rs",
+            format!("pub fn answer() -> u32 {{ {} }}\n", 50 + i),
+        );
+        repo.commit(&format!("Fix <the> count (try {})", i + 1));
+        run_log(&repo, &format!("pytest/assert-count/{log}"), 1);
+    }
+    assert_eq!(status(&repo)["rule"], "same_error");
+    repo
+}
+
+/// `report` on a terminal is plain text a person reads; a file or a pipe gets markdown;
+/// `--markdown` and `--text` choose either anywhere.
+#[test]
+fn report_prints_text_to_a_terminal_and_markdown_elsewhere() {
+    let repo = stuck_on_pytest();
+    let shown = lg(&repo).arg("report").on_a_terminal().run().ok().stdout;
+    assert!(
+        shown.starts_with("loopguard report\n\nstatus:     aborted_stuck\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("stop reason: same_error: the same failure (pytest: "),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("AssertionError: assert <n> == <n>"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("next step:  commits and pushes are refused until `loopguard resume`"),
+        "{shown}"
+    );
+    for markup in [
+        "\\(",
+        "&lt;",
+        "**",
+        "| --- |",
+        "```",
+        "<details>",
+        "xychart",
+    ] {
+        assert!(
+            !shown.contains(markup),
+            "{markup:?} on a terminal:\n{shown}"
+        );
+    }
+    // The picture is the sparkline; the table is aligned text.
+    assert!(shown.contains("\n  events   ◆=✖\n"), "{shown}");
+    assert!(
+        shown.contains("Fix <the> count (try 2)                       1  +1/-1        fail (1)  new code, same failure"),
+        "{shown}"
+    );
+
+    let piped = lg(&repo).arg("report").run().ok().stdout;
+    assert!(piped.starts_with("# loopguard report\n"), "{piped}");
+    assert!(
+        piped.contains("assert &lt;n&gt; == &lt;n&gt;\\)"),
+        "{piped}"
+    );
+    let asked = lg(&repo)
+        .args(["report", "--markdown"])
+        .on_a_terminal()
+        .run()
+        .ok()
+        .stdout;
+    assert_eq!(
+        asked, piped,
+        "--markdown on a terminal is the file's markdown"
+    );
+    let text = lg(&repo).args(["report", "--text"]).run().ok().stdout;
+    assert_eq!(text, shown, "--text in a pipe is what the terminal shows");
+    let json = lg(&repo)
+        .args(["report", "--json"])
+        .on_a_terminal()
+        .run()
+        .ok()
+        .json();
+    assert_eq!(json["rule"], "same_error", "--json is JSON anywhere");
+    lg(&repo)
+        .args(["report", "--text", "--markdown"])
+        .run()
+        .code(2)
+        .stderr_has("cannot be used with");
 }

@@ -32,7 +32,15 @@ pub fn report(s: &Status) -> String {
         let _ = writeln!(md, "- **Trips:** {}", s.trips);
     }
     if let Some(m) = &s.next_model {
-        let _ = writeln!(md, "- **Next model:** {}", cell(m));
+        let last = if s.last_model {
+            " (the last of `escalation.models`)"
+        } else {
+            ""
+        };
+        let _ = writeln!(md, "- **Model:** {}{last}", cell(m));
+    }
+    if let Some(step) = s.next_step() {
+        let _ = writeln!(md, "- **Next step:** {step}");
     }
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = write!(md, "\n## Stop reason\n\n**{rule}**: {}\n", cell(reason));
@@ -75,6 +83,13 @@ pub fn report(s: &Status) -> String {
         }
     }
     md.push_str(&iterations(&s.rows, 12));
+    md.push_str(&events(s));
+    md
+}
+
+/// The breaker's events (the newest 20) as a markdown table; empty when there are none.
+fn events(s: &Status) -> String {
+    let mut md = String::new();
     if !s.transitions.is_empty() {
         md.push_str(
             "\n## Breaker events\n\n| time | event | from | to | rule | reason |\n|---|---|---|---|---|---|\n",

@@ -111,8 +111,12 @@ pub struct Status {
     pub profile: Profile,
     pub run: Option<String>,
     pub branch: Option<String>,
-    /// The model in use under `on_trip.action: escalate`.
+    /// The model in use under `on_trip.action: escalate` (the one a harness hands the
+    /// task to: after an escalation, the next model).
     pub next_model: Option<String>,
+    /// That model is the last of `escalation.models`: a trip on it pauses.
+    #[serde(skip)]
+    pub last_model: bool,
     /// Times the breaker opened in this run.
     pub trips: u32,
     /// The failure that loops (see the module docs).
@@ -255,6 +259,8 @@ impl Status {
             next_model: (s.config.on_trip.action == TripAction::Escalate)
                 .then(|| s.config.escalation_models.get(b.model()).cloned())
                 .flatten(),
+            last_model: s.config.on_trip.action == TripAction::Escalate
+                && b.on_last_model(&s.config.escalation_models),
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
@@ -327,6 +333,36 @@ impl Status {
             (None, true) => "ended by a reset".to_owned(),
             (Some(t), false) => t.to_string(),
             (None, false) => "running".to_owned(),
+        }
+    }
+
+    /// What a person does next, by the breaker and `on_trip.action`; `None` when nothing
+    /// waits for anyone (the breaker is closed, or the run is over).
+    pub fn next_step(&self) -> Option<&'static str> {
+        if self.reset().is_some() {
+            return None;
+        }
+        if self.aborted {
+            return Some(
+                "the run was aborted: commits and pushes are refused for good; `loopguard reset` starts a new run",
+            );
+        }
+        match (self.state, self.action) {
+            (State::Closed, _) => None,
+            (State::HalfOpen, _) => {
+                Some("the next attempt decides: progress closes the breaker, none opens it again")
+            }
+            (State::Open, TripAction::Alert) => Some(
+                "on_trip.action is alert: commits go on; an attempt that mends the failure closes the breaker",
+            ),
+            (State::Open, TripAction::Escalate) if self.rule.is_none_or(Breaker::escalates) => {
+                Some(
+                    "the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` (the next attempt must make progress) or `loopguard reset` (a new run)",
+                )
+            }
+            (State::Open, TripAction::Pause | TripAction::Abort | TripAction::Escalate) => Some(
+                "commits and pushes are refused until `loopguard resume` (the next attempt must make progress, or the breaker opens again) or `loopguard reset` (a new run)",
+            ),
         }
     }
 

@@ -1,12 +1,12 @@
-//! The status for a terminal: `status`, `check`, `replay`, the hooks' refusals and what a
-//! trip tells the agent. Every piece of untrusted text goes through
+//! The status for a terminal: `status`, `check`, `replay`, `report` on a terminal, the
+//! hooks' refusals and what a trip tells the agent. Every piece of untrusted text goes through
 //! [`sanitize::printable`]: control characters are shown, never executed.
 
 use std::fmt::Write as _;
 
 use super::Status;
-use crate::breaker::{Event, EventKind, State};
-use crate::config::TripAction;
+use crate::breaker::{Event, EventKind};
+use crate::iteration::TestEvidence;
 use crate::sanitize::printable;
 
 /// One screen for `status`.
@@ -32,14 +32,11 @@ pub fn status(s: &Status) -> String {
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = writeln!(out, "rule: {rule}\nreason: {}", printable(reason));
     }
-    if let Some(m) = &s.next_model {
-        let _ = writeln!(out, "next model: {}", printable(m));
+    if let Some(m) = model(s) {
+        let _ = writeln!(out, "model: {m}");
     }
     out.push_str("counters:\n");
-    for (rule, c) in &s.counters {
-        let mark = if c.reached() { "  <-" } else { "" };
-        let _ = writeln!(out, "  {:<17} {}{mark}", rule.as_str(), c.describe());
-    }
+    out.push_str(&counters(s, false));
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
     }
@@ -47,6 +44,131 @@ pub fn status(s: &Status) -> String {
         let _ = writeln!(out, "note: {}: {}", n.rule, printable(&n.text));
     }
     out
+}
+
+/// `loopguard report` on a terminal: what the markdown report says, as plain text (no
+/// escapes, no markup, no chart only a renderer draws).
+pub fn report(s: &Status) -> String {
+    let mut out = String::from("loopguard report\n\n");
+    let mut fact = |name: &str, value: &str| {
+        let _ = writeln!(out, "{:<12}{value}", format!("{name}:"));
+    };
+    fact("status", &s.run_status());
+    fact("breaker", s.state.as_str());
+    if let Some(run) = &s.run {
+        let on = s
+            .branch
+            .as_deref()
+            .map(|b| format!(" on {}", printable(b)))
+            .unwrap_or_default();
+        fact("run", &format!("{}{on}", printable(run)));
+    }
+    fact("profile", s.profile.as_str());
+    fact("iterations", &s.iterations.to_string());
+    if s.trips > 0 {
+        fact("trips", &s.trips.to_string());
+    }
+    if let Some(m) = model(s) {
+        fact("model", &m);
+    }
+    if let Some(step) = s.next_step() {
+        fact("next step", step);
+    }
+    if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
+        let _ = writeln!(out, "\nstop reason: {rule}: {}", printable(reason));
+        if let Some(t) = &s.looping_failure {
+            out.push_str(&evidence(t, "looping signature"));
+        }
+    }
+    if let Some(t) = &s.last_test {
+        let outcome = if t.passes() { "pass" } else { "fail" };
+        let _ = writeln!(out, "\nlast test run: {outcome}");
+        out.push_str(&evidence(t, "signature"));
+    }
+    let points = super::picture::points(s);
+    if !points.is_empty() {
+        out.push_str("\nthe loop:\n");
+        for line in super::picture::sparkline(&points).lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out.push_str("\ncounters:\n");
+    out.push_str(&counters(s, true));
+    for w in &s.warnings {
+        let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
+    }
+    for n in &s.notes {
+        let _ = writeln!(out, "note: {}: {}", n.rule, printable(&n.text));
+    }
+    if !s.rows.is_empty() {
+        out.push('\n');
+        out.push_str(&iterations(s, 12));
+    }
+    if !s.transitions.is_empty() {
+        out.push_str("\nbreaker events:\n");
+        for e in s.transitions.iter().rev().take(20).rev() {
+            let rule = e.rule.map(|r| format!(" {r}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {}  {:<8}  {:<19}{rule}: {}",
+                e.at.strftime("%Y-%m-%d %H:%M:%S"),
+                e.kind.as_str(),
+                format!("{} -> {}", e.from, e.to),
+                printable(e.reason.as_deref().unwrap_or(""))
+            );
+        }
+    }
+    out
+}
+
+/// The facts of one test run, indented under its heading.
+fn evidence(t: &TestEvidence, signature: &str) -> String {
+    let mut out = String::new();
+    let mut line = |name: &str, value: &str| {
+        let _ = writeln!(out, "  {:<19}{value}", format!("{name}:"));
+    };
+    if let Some(sig) = &t.signature {
+        line(signature, sig.short());
+    }
+    if let Some(e) = &t.first_error {
+        line("first error", &printable(e));
+    }
+    if let Some(f) = t.failures.as_ref().filter(|f| !f.is_empty()) {
+        let ids: Vec<String> = f.iter().take(10).map(|id| printable(id)).collect();
+        line("failing", &ids.join(", "));
+    }
+    if let Some(c) = &t.command {
+        line("command", &printable(c));
+    }
+    out
+}
+
+/// Every counter, one a line, the one that tripped marked; with `actions`, each rule's
+/// action too.
+fn counters(s: &Status, actions: bool) -> String {
+    let mut out = String::new();
+    for (rule, c) in &s.counters {
+        let mark = if c.reached() { "  <-" } else { "" };
+        let action = s
+            .actions
+            .get(rule)
+            .filter(|_| actions)
+            .map(|a| format!("{:<5}", a.as_str()))
+            .unwrap_or_default();
+        let line = format!("  {:<17} {:<20}{action}{mark}", rule.as_str(), c.describe());
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    out
+}
+
+/// The model in use under `on_trip.action: escalate`, and what follows it.
+fn model(s: &Status) -> Option<String> {
+    let m = printable(s.next_model.as_ref()?);
+    Some(if s.last_model {
+        format!("{m} (the last of escalation.models)")
+    } else {
+        m
+    })
 }
 
 /// What `status` says when hooks do not guard the repository.
@@ -149,30 +271,22 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
 
 /// What happens after a trip, by `on_trip.action`.
 pub fn what_now(s: &Status) -> String {
-    if s.aborted {
-        return "loopguard: the run is aborted: commits and pushes are refused; `loopguard reset` starts a new run".to_owned();
-    }
-    match (s.action, s.state) {
-        (_, State::Closed | State::HalfOpen) => {
-            "loopguard: the next iteration decides".to_owned()
-        }
-        (TripAction::Alert, State::Open) => {
-            "loopguard: on_trip.action is alert: commits go on; an iteration that mends the failure closes the breaker".to_owned()
-        }
-        (TripAction::Escalate, State::Open)
-            if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
-        {
-            "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` or `loopguard reset`".to_owned()
-        }
-        (_, State::Open) => {
-            "loopguard: commits and pushes are refused until `loopguard resume` (the next iteration must make progress) or `loopguard reset`".to_owned()
-        }
+    match s.next_step() {
+        Some(step) => format!("loopguard: {step}"),
+        None => "loopguard: the next attempt decides".to_owned(),
     }
 }
 
-/// The recent attempts as plain text (the interactive prompt's help).
+/// The recent attempts as plain text (the prompt's help, `report` on a terminal): one
+/// line each, under a header.
 pub fn iterations(s: &Status, limit: usize) -> String {
+    const SUBJECT: usize = 40;
     let mut out = String::from("recent iterations:\n");
+    let _ = writeln!(
+        out,
+        "  {:>3}  {:<7}  {:<SUBJECT$}  {:>5}  {:<11}  {:<8}  notes",
+        "#", "commit", "subject", "files", "+/-", "tests"
+    );
     for r in s.rows.iter().rev().take(limit).rev() {
         let tests = match &r.test {
             None => "-".to_owned(),
@@ -182,18 +296,20 @@ pub fn iterations(s: &Status, limit: usize) -> String {
                 None => "fail".to_owned(),
             },
         };
-        let subject: String = r.subject.chars().take(50).collect();
-        let _ = writeln!(
-            out,
-            "  {:>3} {} {:<50} {:>3} files +{}/-{} {tests} {}",
+        let mut subject: String = printable(&r.subject).chars().take(SUBJECT).collect();
+        if r.subject.chars().count() > SUBJECT {
+            subject.pop();
+            subject.push('…');
+        }
+        let line = format!(
+            "  {:>3}  {:<7}  {subject:<SUBJECT$}  {:>5}  {:<11}  {tests:<8}  {}",
             r.number,
             r.id.short(),
-            printable(&subject),
             r.files,
-            r.added,
-            r.deleted,
-            r.notes.join(", ")
+            format!("+{}/-{}", r.added, r.deleted),
+            printable(&r.notes.join(", "))
         );
+        let _ = writeln!(out, "{}", line.trim_end());
     }
     out
 }
