@@ -93,6 +93,46 @@ fn the_report_a_reset_keeps_shows_the_run_as_it_was() {
     assert_eq!(doc["events"], serde_json::json!([]), "{doc}");
 }
 
+/// Tests run on uncommitted changes are a working-tree iteration: its row shows the files
+/// and lines it changed, like the commit of that tree will.
+#[test]
+fn the_working_tree_iteration_shows_what_it_changed() {
+    let repo = guarded("");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    50\n}\n");
+    repo.commit("Fix the count");
+    run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
+    // One line changed, not committed, and tested.
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    51\n}\n");
+    repo.write("notes.txt", "tried 51\n");
+    run_log(&repo, "cargo/assert-count/shifted.log", 101).code(101);
+
+    let md = lg(&repo).args(["report", "--markdown"]).run().ok().stdout;
+    let rows = table_rows(&md, "Recent iterations");
+    let last = rows.last().expect("a row");
+    assert_eq!(
+        (last[1], last[3], last[4], last[6]),
+        ("`worktre`", "2", "+2/-1", "new code, same failure"),
+        "{md}"
+    );
+    let doc = lg(&repo).args(["report", "--json"]).run().ok().json();
+    let it = &doc["history"][1];
+    assert_eq!(
+        it["files"],
+        serde_json::json!([
+            {"path": "notes.txt", "added": 1, "deleted": 0, "status": "added"},
+            {"path": "src/lib.rs", "added": 1, "deleted": 1, "status": "modified"},
+        ]),
+        "{it}"
+    );
+
+    // Committing exactly that tree is the same attempt, with the same numbers.
+    repo.commit("Try 51");
+    let md = lg(&repo).args(["report", "--markdown"]).run().ok().stdout;
+    let rows = table_rows(&md, "Recent iterations");
+    assert_eq!(rows.len(), 2, "{md}");
+    assert_eq!((rows[1][3], rows[1][4]), ("2", "+2/-1"), "{md}");
+}
+
 /// A same-failure loop whose failure message has what markdown escapes: `(`, `<n>`.
 fn stuck_on_pytest() -> TestRepo {
     let repo = guarded("");
