@@ -141,9 +141,16 @@ fn the_same_failure() {
         md.contains("| fail (2) `12916400` | new code, same failure |"),
         "{md}"
     );
-    assert!(!md.contains("progress"), "{md}");
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("Fix the count"));
     assert!(
-        md.contains("x-axis \"attempt\" [\"1 ◆\", \"2 =\", \"3 ✖\"]"),
+        rows.clone().count() == 3 && rows.clone().all(|r| !r.contains("progress")),
+        "{md}"
+    );
+    assert!(!md.contains("↑"), "{md}");
+    assert!(
+        md.contains("x-axis \"attempt\" [\"1 ◆\", \"2 =\", \"3 ✖=\"]"),
         "{md}"
     );
     assert!(

@@ -2,7 +2,11 @@
 //! `report` on a terminal and in a file, the HTML page in a browser, the failure context of
 //! an escalation — read from the real binary's output on real repositories.
 
-use crate::support::{TestRepo, guarded, lg, run_log, status};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::support::{Ran, TestRepo, guarded, lg, run_log, run_within, status};
 
 /// The report the store keeps for `run`.
 fn stored_report(repo: &TestRepo, run: &str) -> String {
@@ -65,20 +69,20 @@ fn the_report_a_reset_keeps_shows_the_run_as_it_was() {
     assert!(md.contains("- **Status:** ended by a reset\n"), "{md}");
     assert!(md.contains("- **Breaker:** closed\n"), "{md}");
     assert!(md.contains("- **Trips:** 3\n"), "{md}");
-    let events: Vec<(&str, &str)> = table_rows(&md, "Breaker events")
+    let events: Vec<(&str, &str, &str)> = table_rows(&md, "Breaker events")
         .iter()
-        .map(|r| (r[1], r[4]))
+        .map(|r| (r[1], r[2], r[5]))
         .collect();
     assert_eq!(
         events,
         [
-            ("trip", "stagnation"),
-            ("close", "stagnation"),
-            ("trip", "stagnation"),
-            ("close", "stagnation"),
-            ("trip", "stagnation"),
-            ("close", "stagnation"),
-            ("reset", ""),
+            ("3", "trip", "stagnation"),
+            ("4", "close", "stagnation"),
+            ("7", "trip", "stagnation"),
+            ("8", "close", "stagnation"),
+            ("11", "trip", "stagnation"),
+            ("12", "close", "stagnation"),
+            ("", "reset", ""),
         ],
         "{md}"
     );
@@ -221,4 +225,203 @@ fn report_prints_text_to_a_terminal_and_markdown_elsewhere() {
         .run()
         .code(2)
         .stderr_has("cannot be used with");
+}
+
+/// Headless Chromium from the machine's packages (`.ci/run` installs Debian's `chromium`);
+/// the test that needs it fails, never skips, without it.
+fn chromium() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    ["chromium", "chromium-browser"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "chromium is not installed, and the HTML report is tested in a real browser; \
+                 hint: apt-get install -y chromium (.ci/run installs it)"
+            )
+        })
+}
+
+/// Chromium, headless, with no network at all: every request goes to a proxy that is not
+/// there and every name resolves to nothing.
+fn headless(args: &[String]) -> Ran {
+    let profile = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(chromium());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--proxy-server=http://127.0.0.1:9",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()))
+    .args(args);
+    run_within(cmd, None, Duration::from_secs(120)).finished()
+}
+
+/// What the probe page measures in the report it frames, once it has loaded.
+const PROBE: &str = r#"<!doctype html><html><body>
+<iframe id="report" src="report.html" style="width:1280px;height:3000px;border:0"></iframe>
+<pre id="out">not measured</pre>
+<script>
+document.getElementById('report').addEventListener('load', () => {
+  const d = document.getElementById('report').contentDocument;
+  const box = (e) => { const r = e.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; };
+  const own = (e) => e.firstChild ? e.firstChild.nodeValue : '';
+  const svg = d.querySelector('svg');
+  document.getElementById('out').textContent = JSON.stringify({
+    chart: svg ? box(svg) : null,
+    bars: [...d.querySelectorAll('svg rect')].map(box),
+    marks: [...d.querySelectorAll('svg text.mark')].map(own),
+    headings: [...d.querySelectorAll('h2')].map(h => h.textContent),
+    facts: Object.fromEntries([...d.querySelectorAll('dt')].map(t => [t.textContent, t.nextElementSibling.textContent])),
+    tables: [...d.querySelectorAll('table')].map(t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))),
+    fetched: d.defaultView.performance.getEntriesByType('resource').length,
+  });
+});
+</script></body></html>"#;
+
+/// `report --html` in a real browser with no network: it renders whole (the counters with
+/// their limits, the iterations, the breaker's events, the next step), its chart is a
+/// readable size for a few attempts, a trip and the resume after it are both marked, and
+/// nothing is fetched. The page and a screenshot are kept under target/.
+#[test]
+fn the_html_report_renders_in_a_browser() {
+    let repo = stuck_on_pytest();
+    lg(&repo).arg("resume").run().ok();
+    // The agent runs the same tests again on the same code: no progress, open again.
+    run_log(&repo, "pytest/assert-count/plain.log", 1);
+    assert_eq!(status(&repo)["trips"], 2, "it reopened");
+    let html = lg(&repo).args(["report", "--html"]).run().ok().stdout;
+
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report-html");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("report.html");
+    std::fs::write(&page, &html).unwrap();
+    std::fs::write(dir.join("probe.html"), PROBE).unwrap();
+
+    let dom = headless(&[
+        "--allow-file-access-from-files".into(),
+        "--virtual-time-budget=10000".into(),
+        "--dump-dom".into(),
+        format!("file://{}", dir.join("probe.html").display()),
+    ]);
+    let out = dom
+        .stdout
+        .split("<pre id=\"out\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement in the DOM:\n{}\n{}", dom.stdout, dom.stderr));
+    let m: serde_json::Value = serde_json::from_str(
+        &out.replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\""),
+    )
+    .unwrap_or_else(|e| panic!("{e}: {out}\n{}", dom.stderr));
+
+    assert_eq!(m["fetched"], 0, "the page fetches nothing: {m}");
+    let chart = m["chart"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no chart: {m}"));
+    let (w, h) = (chart[0].as_u64().unwrap(), chart[1].as_u64().unwrap());
+    assert!(
+        w >= 560 && h >= 200,
+        "four attempts get a readable chart, not {w}×{h}: {m}"
+    );
+    let bars = m["bars"].as_array().unwrap();
+    assert_eq!(bars.len(), 4, "a bar per failing attempt: {m}");
+    for bar in bars {
+        assert!(bar[0].as_u64().unwrap() >= 20, "a bar one can see: {m}");
+    }
+    let marks: Vec<&str> = m["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        marks,
+        ["◆", "=", "✖", "↺", "=", "✖", "="],
+        "attempt 3 tripped and was resumed, attempt 4 opened it again: {m}"
+    );
+    let headings: Vec<&str> = m["headings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "The looping failure",
+            "The loop",
+            "Counters",
+            "Iterations",
+            "Breaker events"
+        ],
+        "{m}"
+    );
+    assert!(
+        m["facts"]["Next step"]
+            .as_str()
+            .unwrap()
+            .starts_with("commits and pushes are refused until loopguard resume"),
+        "{m}"
+    );
+    assert_eq!(m["facts"]["Trips"], "2", "{m}");
+    let tables = m["tables"].as_array().unwrap();
+    assert_eq!(
+        tables[0][0],
+        serde_json::json!(["rule", "count", "limit", "action"]),
+        "{m}"
+    );
+    let share = &status(&repo)["counters"]["test_only"];
+    let limit = format!("30% of {} (once 3)", share["of"]);
+    let row = serde_json::json!(["test_only", share["count"].to_string(), limit, "warn"]);
+    assert!(
+        tables[0].as_array().unwrap().contains(&row),
+        "the limit column: {m}"
+    );
+    let iterations = tables[1].as_array().unwrap();
+    assert_eq!(iterations[3][7], "opened (same_error), resumed", "{m}");
+    assert_eq!(
+        iterations[3][2], "Fix <the> count (try 3)",
+        "outside text stays text: {m}"
+    );
+    let events: Vec<(&str, &str)> = tables[2].as_array().unwrap()[1..]
+        .iter()
+        .map(|r| (r[1].as_str().unwrap(), r[2].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        events,
+        [("3", "trip"), ("3", "resume"), ("4", "reopen")],
+        "{m}"
+    );
+
+    let shot = dir.join("report.png");
+    headless(&[
+        format!("--screenshot={}", shot.display()),
+        "--window-size=1280,1500".into(),
+        format!("file://{}", page.display()),
+    ]);
+    let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
+    assert!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 20_000,
+        "{}",
+        shot.display()
+    );
+    assert_eq!(&png[16..24], &[0, 0, 5, 0, 0, 0, 5, 220], "1280×1500");
+    println!(
+        "the HTML report: {}\nits screenshot: {}",
+        page.display(),
+        shot.display()
+    );
 }

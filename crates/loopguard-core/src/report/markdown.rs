@@ -92,13 +92,14 @@ fn events(s: &Status) -> String {
     let mut md = String::new();
     if !s.transitions.is_empty() {
         md.push_str(
-            "\n## Breaker events\n\n| time | event | from | to | rule | reason |\n|---|---|---|---|---|---|\n",
+            "\n## Breaker events\n\n| time | attempt | event | from | to | rule | reason |\n|---|---:|---|---|---|---|---|\n",
         );
         for e in s.transitions.iter().rev().take(20).rev() {
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 e.at.strftime("%Y-%m-%d %H:%M:%S"),
+                s.attempt_of(e).map(|n| n.to_string()).unwrap_or_default(),
                 e.kind.as_str(),
                 e.from,
                 e.to,
@@ -119,22 +120,24 @@ pub fn counters(s: &Status, mark: bool) -> String {
         } else {
             ""
         };
-        let limit = match c.limit {
-            crate::rules::Limit::AtLeast(t) => t.to_string(),
-            crate::rules::Limit::Share { ratio, min, .. } => {
-                format!("{:.0}% of {} (once {min})", ratio * 100.0, share_of(c))
-            }
-        };
         let action = s.actions.get(rule).map(|a| a.as_str()).unwrap_or_default();
-        let _ = writeln!(md, "| `{rule}`{flag} | {} | {limit} | {action} |", c.count);
+        let _ = writeln!(
+            md,
+            "| `{rule}`{flag} | {} | {} | {action} |",
+            c.count,
+            limit(c)
+        );
     }
     md
 }
 
-fn share_of(c: &crate::rules::Counter) -> u64 {
+/// A counter's limit in words: its threshold, or the share of the window's attempts.
+pub fn limit(c: &crate::rules::Counter) -> String {
     match c.limit {
-        crate::rules::Limit::Share { of, .. } => of,
-        crate::rules::Limit::AtLeast(_) => 0,
+        crate::rules::Limit::AtLeast(t) => t.to_string(),
+        crate::rules::Limit::Share { ratio, min, of } => {
+            format!("{:.0}% of {of} (once {min})", ratio * 100.0)
+        }
     }
 }
 

@@ -320,6 +320,13 @@ impl Status {
         self.transitions.iter().find(|e| e.kind.opens())
     }
 
+    /// The attempt (its 1-based number) a transition happened at, when it is one of the
+    /// rows.
+    pub fn attempt_of(&self, e: &Event) -> Option<usize> {
+        let id = e.iteration.as_ref()?;
+        self.rows.iter().find(|r| &r.id == id).map(|r| r.number)
+    }
+
     /// The reset that ended the run, when one did.
     pub fn reset(&self) -> Option<&Event> {
         self.transitions.iter().find(|e| e.kind == EventKind::Reset)

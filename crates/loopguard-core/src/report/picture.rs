@@ -44,22 +44,32 @@ pub enum Tests {
 }
 
 impl Point {
-    /// The one mark of its column, the most telling first.
-    pub fn mark(&self) -> Option<Mark> {
-        if self.tripped {
-            Some(Mark::Trip)
-        } else if self.resumed {
-            Some(Mark::Resume)
-        } else if self.closed {
-            Some(Mark::Close)
-        } else {
-            match self.failure {
-                Some(Failure::New) => Some(Mark::NewFailure),
-                Some(Failure::Same) => Some(Mark::SameFailure),
-                None if self.new_code => Some(Mark::NewCode),
-                None => None,
+    /// Every mark of its column, the most telling first: what the breaker did here (it
+    /// opened, a person resumed, it closed), then what the attempt did (a new failure, the
+    /// same failure, new code). A trip and the resume right after it are both marks.
+    pub fn marks(&self) -> Vec<Mark> {
+        let mut marks = Vec::new();
+        for (on, mark) in [
+            (self.tripped, Mark::Trip),
+            (self.resumed, Mark::Resume),
+            (self.closed, Mark::Close),
+        ] {
+            if on {
+                marks.push(mark);
             }
         }
+        match self.failure {
+            Some(Failure::New) => marks.push(Mark::NewFailure),
+            Some(Failure::Same) => marks.push(Mark::SameFailure),
+            None if self.new_code => marks.push(Mark::NewCode),
+            None => {}
+        }
+        marks
+    }
+
+    /// The one mark of its column where only one fits (the sparkline): the most telling.
+    pub fn mark(&self) -> Option<Mark> {
+        self.marks().first().copied()
     }
 
     fn failing(&self) -> u64 {
@@ -272,15 +282,19 @@ pub fn mermaid(points: &[Point], title: &str) -> String {
     }
     let labels: Vec<String> = shown
         .iter()
-        .map(|p| match p.mark() {
-            Some(m) => format!("\"{} {}\"", p.number, m.symbol()),
-            None => format!("\"{}\"", p.number),
+        .map(|p| {
+            let marks: String = p.marks().iter().map(|m| m.symbol()).collect();
+            if marks.is_empty() {
+                format!("\"{}\"", p.number)
+            } else {
+                format!("\"{} {marks}\"", p.number)
+            }
         })
         .collect();
     let values: Vec<String> = shown.iter().map(|p| p.failing().to_string()).collect();
     let max = shown.iter().map(Point::failing).max().unwrap_or(0).max(1);
     let mut out = String::from("```mermaid\nxychart-beta\n");
-    let _ = writeln!(out, "  title \"{}\"", mermaid_text(title, 100));
+    let _ = writeln!(out, "  title \"{}\"", mermaid_text(title, 200));
     let _ = writeln!(out, "  x-axis \"attempt\" [{}]", labels.join(", "));
     let _ = writeln!(out, "  y-axis \"failing tests\" 0 --> {max}");
     let _ = writeln!(out, "  bar [{}]", values.join(", "));
@@ -290,9 +304,10 @@ pub fn mermaid(points: &[Point], title: &str) -> String {
 
 /// The chart's title for a status: what the marks mean, and the rule when it tripped.
 pub fn chart_title(s: &Status) -> String {
+    let points = points(s);
     let marks: Vec<String> = Mark::ALL
         .iter()
-        .filter(|m| points(s).iter().any(|p| p.mark() == Some(**m)))
+        .filter(|m| points.iter().any(|p| p.marks().contains(m)))
         .map(|m| format!("{} {}", m.symbol(), m.meaning()))
         .collect();
     let mut title = String::from("Failing tests per attempt");

@@ -108,9 +108,10 @@ pub fn report(s: &Status) -> String {
         out.push_str("\nbreaker events:\n");
         for e in s.transitions.iter().rev().take(20).rev() {
             let rule = e.rule.map(|r| format!(" {r}")).unwrap_or_default();
+            let at = s.attempt_of(e).map(|n| format!("#{n}")).unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {}  {:<8}  {:<19}{rule}: {}",
+                "  {}  {at:>4}  {:<8}  {:<19}{rule}: {}",
                 e.at.strftime("%Y-%m-%d %H:%M:%S"),
                 e.kind.as_str(),
                 format!("{} -> {}", e.from, e.to),
