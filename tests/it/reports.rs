@@ -425,3 +425,99 @@ fn the_html_report_renders_in_a_browser() {
         shot.display()
     );
 }
+
+/// The failure context the escalation wrote for the run.
+fn failure_context(repo: &TestRepo, run: &str) -> String {
+    let path = repo
+        .path()
+        .join(".git/loopguard/runs")
+        .join(run)
+        .join("failure-context.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Each escalation's failure context says why *that* model got stuck, and the models
+/// before it; once the last model is stuck, nothing speaks of a next model.
+#[test]
+fn each_escalation_names_its_own_trip_and_the_last_model_is_the_last() {
+    let repo =
+        guarded("on_trip: {action: escalate}\nescalation: {models: [small, medium, large]}\n");
+    // small commits nothing, three times: stagnation.
+    for i in 0..3 {
+        repo.commit_empty(&format!("small tries nothing {i}"));
+    }
+    let run = status(&repo)["run"].as_str().unwrap().to_owned();
+    let first = failure_context(&repo, &run);
+    assert!(first.contains("- Stop rule: stagnation\n"), "{first}");
+    assert!(
+        first.contains("- You are the next model: medium\n"),
+        "{first}"
+    );
+    // medium changes the code and fails the same way, three times: same_error.
+    for i in 0..3 {
+        repo.write(
+            "src/lib.rs",
+            format!("pub fn answer() -> u32 {{ {} }}\n", 60 + i),
+        );
+        repo.commit(&format!("medium tries {i}"));
+        run_log(&repo, "cargo/assert-count/plain.log", 101);
+    }
+    let s = status(&repo);
+    assert_eq!(
+        (s["next_model"].as_str(), s["trips"].as_u64()),
+        (Some("large"), Some(2)),
+        "{s}"
+    );
+    let second = failure_context(&repo, &run);
+    assert!(second.contains("- Stop rule: same_error\n"), "{second}");
+    assert!(
+        second.contains("- Why: the same failure \\(cargo: counts\\_words\\_in\\_file"),
+        "the trip medium made, not small's: {second}"
+    );
+    assert!(
+        !second.lines().any(|l| l.starts_with("- Why: no progress")),
+        "{second}"
+    );
+    assert!(
+        second.contains("- You are the next model: large\n"),
+        "{second}"
+    );
+    assert!(second.contains("\n## The models before you\n\n- small got stuck: stagnation: no progress in 3 iterations in a row"), "{second}");
+    assert!(
+        second.contains("\n- medium got stuck: same_error: the same failure"),
+        "{second}"
+    );
+
+    // large commits nothing: the last model is stuck, the agent is paused.
+    for i in 0..3 {
+        let _ = repo.try_git(&["commit", "-q", "--allow-empty", "-m", &format!("large {i}")]);
+    }
+    let s = status(&repo);
+    assert_eq!(
+        (s["state"].as_str(), s["trips"].as_u64()),
+        (Some("open"), Some(3)),
+        "{s}"
+    );
+    let text = lg(&repo).arg("status").run().ok().stdout;
+    assert!(!text.contains("next model"), "{text}");
+    assert!(
+        text.contains("\nmodel: large (the last of escalation.models)\n"),
+        "{text}"
+    );
+    let report = lg(&repo).args(["report", "--text"]).run().ok().stdout;
+    assert!(
+        report.contains("next step:  the last model of escalation.models is stuck too"),
+        "{report}"
+    );
+    let md = lg(&repo).args(["report", "--markdown"]).run().ok().stdout;
+    assert!(
+        md.contains("- **Model:** large (the last of `escalation.models`)\n"),
+        "{md}"
+    );
+    assert!(!md.contains("Next model"), "{md}");
+    assert_eq!(
+        failure_context(&repo, &run),
+        second,
+        "no escalation: the context stays"
+    );
+}
