@@ -140,7 +140,7 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             let md = markdown::report(&ws.status(&old, &[]));
             ws.store.write_report(&old.id, &md)?;
         }
-        Ok(((old.id, run.id.clone()), vec![event]))
+        Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;
     ws.note(&format!(
         "the run {old_id} ended; its report is in {}",

@@ -26,5 +26,6 @@ mod input_limits;
 mod local_guard;
 mod pictures;
 mod progress;
+mod recovery;
 mod slow;
 mod untrusted_text;
