@@ -146,7 +146,7 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             let (id, md) = ws.render_report(&old, std::slice::from_ref(&event))?;
             ws.store.write_report(&id, &md)?;
         }
-        Ok(((old.id, run.id.clone()), vec![event]))
+        Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;
     ws.note(&format!(
         "the run {old_id} ended; its report is in {}",

@@ -656,7 +656,7 @@ impl<'c> Workspace<'c> {
         }
         let (value, more) = f(&mut run)?;
         events.extend(more);
-        if before.as_ref() != Some(&run) || !events.is_empty() {
+        if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
             let start = before
                 .as_ref()
                 .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
@@ -828,6 +828,7 @@ impl<'c> Workspace<'c> {
         }
         let judged = judge(&config, history, &fresh.id, now);
         let mut run = judged.run;
+        let fresh = fresh.into_saved();
         run.id = fresh.id;
         run.branch = fresh.branch;
         run.started_at = fresh.started_at;

@@ -26,6 +26,7 @@ mod input_limits;
 mod local_guard;
 mod pictures;
 mod progress;
+mod recovery;
 mod reports;
 mod slow;
 mod untrusted_text;

@@ -171,7 +171,15 @@ fn report_prints_text_to_a_terminal_and_markdown_elsewhere() {
         "{shown}"
     );
     assert!(
-        shown.contains("next step:  commits and pushes are refused until `loopguard resume`"),
+        shown.contains("\nnow:        commits and pushes are refused\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\nways out:\n  - change the code and run the tests with `loopguard run -- <test command>`"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\n  - a person lets the agent try again: `loopguard resume`"),
         "{shown}"
     );
     for markup in [
@@ -280,6 +288,7 @@ document.getElementById('report').addEventListener('load', () => {
     bars: [...d.querySelectorAll('svg rect')].map(box),
     marks: [...d.querySelectorAll('svg text.mark')].map(own),
     headings: [...d.querySelectorAll('h2')].map(h => h.textContent),
+    ways: [...d.querySelectorAll('li')].map(li => li.textContent),
     facts: Object.fromEntries([...d.querySelectorAll('dt')].map(t => [t.textContent, t.nextElementSibling.textContent])),
     tables: [...d.querySelectorAll('table')].map(t => [...t.rows].map(r => [...r.cells].map(c => c.textContent))),
     fetched: d.defaultView.performance.getEntriesByType('resource').length,
@@ -288,7 +297,7 @@ document.getElementById('report').addEventListener('load', () => {
 </script></body></html>"#;
 
 /// `report --html` in a real browser with no network: it renders whole (the counters with
-/// their limits, the iterations, the breaker's events, the next step), its chart is a
+/// their limits, the iterations, the breaker's events, the ways out), its chart is a
 /// readable size for a few attempts, a trip and the resume after it are both marked, and
 /// nothing is fetched. The page and a screenshot are kept under target/.
 #[test]
@@ -361,6 +370,7 @@ fn the_html_report_renders_in_a_browser() {
     assert_eq!(
         headings,
         [
+            "Ways out",
             "The looping failure",
             "The loop",
             "Counters",
@@ -369,12 +379,19 @@ fn the_html_report_renders_in_a_browser() {
         ],
         "{m}"
     );
+    assert_eq!(m["facts"]["Now"], "commits and pushes are refused", "{m}");
+    let ways: Vec<&str> = m["ways"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert!(
-        m["facts"]["Next step"]
-            .as_str()
-            .unwrap()
-            .starts_with("commits and pushes are refused until loopguard resume"),
-        "{m}"
+        ways.len() == 3
+            && ways[0].starts_with("change the code and run the tests with loopguard run")
+            && ways[1].starts_with("a person lets the agent try again: loopguard resume")
+            && ways[2] == "a person starts a new run: loopguard reset",
+        "the ways out of a same_error trip: {m}"
     );
     assert_eq!(m["facts"]["Trips"], "2", "{m}");
     let tables = m["tables"].as_array().unwrap();
@@ -506,7 +523,9 @@ fn each_escalation_names_its_own_trip_and_the_last_model_is_the_last() {
     );
     let report = lg(&repo).args(["report", "--text"]).run().ok().stdout;
     assert!(
-        report.contains("next step:  the last model of escalation.models is stuck too"),
+        report.contains(
+            "\nnow:        the last model of escalation.models is stuck too: commits and pushes are refused\n"
+        ),
         "{report}"
     );
     let md = lg(&repo).args(["report", "--markdown"]).run().ok().stdout;

@@ -291,8 +291,15 @@ proptest! {
         for mut it in its.clone() {
             let now = it.at.expect("timed");
             let ivs = std::mem::take(&mut it.interventions);
+            // As the hooks see a commit: committed, then its tests.
+            let tests = it.test.take();
+            let id = it.id.clone();
             run.record(&c, it, now);
             invariants(run.breaker(), run.iterations().len(), models)?;
+            if let Some(t) = tests {
+                run.attach_test(&c, &id, t, now);
+                invariants(run.breaker(), run.iterations().len(), models)?;
+            }
             for iv in ivs {
                 let _ = run.intervene(&c, iv);
                 invariants(run.breaker(), run.iterations().len(), models)?;

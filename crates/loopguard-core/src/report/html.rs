@@ -1,5 +1,5 @@
 //! `loopguard report --html`: one self-contained page for a local run — what the markdown
-//! report says (the status and the next step, the failure, the counters with their limits,
+//! report says (the status and the ways out, the failure, the counters with their limits,
 //! the iterations, the breaker's events) and the picture of the loop as inline SVG. Inline
 //! CSS, no script, no font, image or stylesheet from anywhere: it opens the same from a
 //! file, a mail attachment or an artifact. Every text from outside goes through [`escape`].
@@ -45,7 +45,7 @@ tr.trip td{background:#ffebe9}tr.fixed td{background:#dafbe1}\
 svg{max-width:100%;height:auto}svg text{font:12px ui-monospace,monospace;fill:#57606a}svg text.mark{font-size:16px}\
 .legend span{margin-right:1rem}";
 
-/// The page: what the markdown report says — the facts and the next step, the failure,
+/// The page: what the markdown report says — the facts and the ways out, the failure,
 /// the picture of the loop, the counters with their limits, the iterations and the
 /// breaker's events — as one page.
 pub fn page(s: &Status) -> String {
@@ -127,10 +127,18 @@ fn facts(s: &Status) -> String {
             escape(reason)
         );
     }
-    if let Some(step) = s.next_step() {
-        let _ = writeln!(h, "<dt>Next step</dt><dd>{}</dd>", with_code(step));
+    let next = super::text::next_step(s);
+    if let Some((now, _)) = &next {
+        let _ = writeln!(h, "<dt>Now</dt><dd>{}</dd>", with_code(now));
     }
     h.push_str("</dl>\n");
+    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+        h.push_str("<h2>Ways out</h2>\n<ul>\n");
+        for way in ways {
+            let _ = writeln!(h, "<li>{}</li>", with_code(&way));
+        }
+        h.push_str("</ul>\n");
+    }
     h
 }
 

@@ -39,14 +39,21 @@ pub fn report(s: &Status) -> String {
         };
         let _ = writeln!(md, "- **Model:** {}{last}", cell(m));
     }
-    if let Some(step) = s.next_step() {
-        let _ = writeln!(md, "- **Next step:** {step}");
+    let next = super::text::next_step(s);
+    if let Some((now, _)) = &next {
+        let _ = writeln!(md, "- **Now:** {now}");
     }
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = write!(md, "\n## Stop reason\n\n**{rule}**: {}\n", cell(reason));
         if let Some(t) = &s.looping_failure {
             md.push('\n');
             md.push_str(&failure(t));
+        }
+    }
+    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+        md.push_str("\n## Ways out\n\n");
+        for way in ways {
+            let _ = writeln!(md, "- {way}");
         }
     }
     if let Some(t) = &s.last_test {

@@ -29,7 +29,7 @@ use crate::breaker::{Breaker, Event, EventKind, State, TerminalStatus};
 use crate::config::{Config, Profile, RuleAction, TripAction};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
-use crate::rules::{Counter, Evaluation, Facts, RuleName, attempts};
+use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName, attempts};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
 /// JSON schema version of every document.
@@ -47,6 +47,60 @@ pub struct Warning {
 pub struct Note {
     pub rule: RuleName,
     pub text: String,
+}
+
+/// A way out of an open breaker: what closes it or lets the agent try again. Which exist
+/// depends on the rule that tripped (its [`Recovery`]), on `on_trip` and on whether the
+/// run was aborted; the refusals and the trip message name exactly these, and nothing
+/// else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WayOut {
+    /// New code whose tests pass, or fail differently: `loopguard run -- <tests>` on
+    /// changed code (the commit is refused while the breaker blocks; the working tree is
+    /// tested).
+    TestsChange,
+    /// A commit that really changes the code (commits go on: `on_trip.action: alert`).
+    NewCommit,
+    /// The harness reports progress on its edges (`event --progress`; under `alert`).
+    HarnessProgress,
+    /// `on_trip.cooldown` passes: the next attempt decides.
+    Cooldown,
+    /// A person lets the agent try again: `loopguard resume` (in CI, removing the label).
+    Resume,
+    /// A person starts a new run: `loopguard reset`.
+    Reset,
+}
+
+impl WayOut {
+    /// The ways out of a breaker in `state` that `rule` opened (see [`WayOut`]).
+    pub fn of(
+        state: State,
+        rule: Option<RuleName>,
+        action: TripAction,
+        aborted: bool,
+        cooldown: bool,
+    ) -> Vec<WayOut> {
+        if aborted {
+            return vec![WayOut::Reset];
+        }
+        let Some(rule) = rule.filter(|_| state == State::Open) else {
+            return Vec::new();
+        };
+        // Under `alert` commits and harness steps go on; otherwise they are refused.
+        let goes_on = action == TripAction::Alert;
+        let mut ways = match rule.descriptor().recovery {
+            Recovery::TestsChange => vec![WayOut::TestsChange],
+            Recovery::NewCode if goes_on => vec![WayOut::NewCommit],
+            Recovery::HarnessProgress if goes_on => vec![WayOut::HarnessProgress],
+            Recovery::NewCode | Recovery::HarnessProgress | Recovery::Person => Vec::new(),
+        };
+        if cooldown {
+            ways.push(WayOut::Cooldown);
+        }
+        ways.extend([WayOut::Resume, WayOut::Reset]);
+        ways
+    }
 }
 
 /// How a failing attempt's failure compares with the failure before it (the newest
@@ -123,6 +177,9 @@ pub struct Status {
     pub looping_failure: Option<TestEvidence>,
     /// The newest test evidence of the run.
     pub last_test: Option<TestEvidence>,
+    /// What closes the breaker or lets the agent try again, while it is open (see
+    /// [`WayOut`]); empty otherwise.
+    pub ways_out: Vec<WayOut>,
     /// The config the run is judged by (stored runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<ConfigInForce>,
@@ -145,6 +202,9 @@ pub struct Status {
     /// What a trip does (`on_trip.action`).
     #[serde(skip)]
     pub action: TripAction,
+    /// `on_trip.cooldown`.
+    #[serde(skip)]
+    pub cooldown: Option<jiff::SignedDuration>,
     /// The configured action of every rule with a counter.
     #[serde(skip)]
     pub actions: BTreeMap<RuleName, RuleAction>,
@@ -264,6 +324,13 @@ impl Status {
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
+            ways_out: WayOut::of(
+                b.state(),
+                b.rule(),
+                s.config.on_trip.action,
+                b.is_aborted(),
+                s.config.on_trip.cooldown.is_some(),
+            ),
             config: None,
             inherited: None,
             history: None,
@@ -271,6 +338,7 @@ impl Status {
             missing_hooks: Vec::new(),
             some_hooks: false,
             action: s.config.on_trip.action,
+            cooldown: s.config.on_trip.cooldown,
             actions: s
                 .evaluation
                 .counters
@@ -343,36 +411,6 @@ impl Status {
         }
     }
 
-    /// What a person does next, by the breaker and `on_trip.action`; `None` when nothing
-    /// waits for anyone (the breaker is closed, or the run is over).
-    pub fn next_step(&self) -> Option<&'static str> {
-        if self.reset().is_some() {
-            return None;
-        }
-        if self.aborted {
-            return Some(
-                "the run was aborted: commits and pushes are refused for good; `loopguard reset` starts a new run",
-            );
-        }
-        match (self.state, self.action) {
-            (State::Closed, _) => None,
-            (State::HalfOpen, _) => {
-                Some("the next attempt decides: progress closes the breaker, none opens it again")
-            }
-            (State::Open, TripAction::Alert) => Some(
-                "on_trip.action is alert: commits go on; an attempt that mends the failure closes the breaker",
-            ),
-            (State::Open, TripAction::Escalate) if self.rule.is_none_or(Breaker::escalates) => {
-                Some(
-                    "the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` (the next attempt must make progress) or `loopguard reset` (a new run)",
-                )
-            }
-            (State::Open, TripAction::Pause | TripAction::Abort | TripAction::Escalate) => Some(
-                "commits and pushes are refused until `loopguard resume` (the next attempt must make progress, or the breaker opens again) or `loopguard reset` (a new run)",
-            ),
-        }
-    }
-
     /// The newest failing evidence (whatever tripped).
     pub fn last_failure(&self) -> Option<&TestEvidence> {
         self.rows.iter().rev().find_map(|r| {
@@ -391,17 +429,9 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
             .as_ref()
             .filter(|t| t.fails() && t.signature.is_some())
     };
-    match rule {
-        RuleName::SameError | RuleName::FalseCompletion => {
-            facts.iter().rev().find_map(|f| failing(&f)).cloned()
-        }
-        RuleName::Constraint
-        | RuleName::RepeatedPatch
-        | RuleName::Oscillation
-        | RuleName::Stagnation
-        | RuleName::EdgeLoop
-        | RuleName::TestOnly
-        | RuleName::Budget => None,
+    match rule.descriptor().looping_failure {
+        LoopingFailure::NewestFailing => facts.iter().rev().find_map(|f| failing(&f)).cloned(),
+        LoopingFailure::None => None,
     }
 }
 
@@ -442,7 +472,7 @@ fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
             deleted,
             test: it.test.clone(),
             notes,
-            new_code: f.new_code,
+            new_code: f.code_changed,
             failure,
             fixed,
             progress: f.progress,
@@ -469,7 +499,7 @@ fn notes(f: &Facts, failure: Option<Failure>, fixed: bool) -> Vec<String> {
     if let Some(id) = &f.repeats {
         n.push(format!("repeats {}", id.short()));
     }
-    if f.new_code {
+    if f.code_changed {
         n.push("new code".to_owned());
     }
     match failure {

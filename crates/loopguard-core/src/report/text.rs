@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::Status;
-use crate::breaker::{Event, EventKind};
+use super::{Status, WayOut};
+use crate::breaker::{Event, EventKind, State};
+use crate::config::TripAction;
 use crate::iteration::TestEvidence;
 use crate::sanitize::printable;
 
@@ -36,7 +37,16 @@ pub fn status(s: &Status) -> String {
         let _ = writeln!(out, "model: {m}");
     }
     out.push_str("counters:\n");
-    out.push_str(&counters(s, false));
+    for (rule, c) in &s.counters {
+        let mark = if c.reached() { "  <-" } else { "" };
+        let _ = writeln!(
+            out,
+            "  {:<17} {:<24} {}{mark}",
+            rule.as_str(),
+            c.describe(),
+            rule.descriptor().counts
+        );
+    }
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
     }
@@ -50,6 +60,7 @@ pub fn status(s: &Status) -> String {
 /// escapes, no markup, no chart only a renderer draws).
 pub fn report(s: &Status) -> String {
     let mut out = String::from("loopguard report\n\n");
+    let next = next_step(s);
     let mut fact = |name: &str, value: &str| {
         let _ = writeln!(out, "{:<12}{value}", format!("{name}:"));
     };
@@ -71,13 +82,19 @@ pub fn report(s: &Status) -> String {
     if let Some(m) = model(s) {
         fact("model", &m);
     }
-    if let Some(step) = s.next_step() {
-        fact("next step", step);
+    if let Some((now, _)) = &next {
+        fact("now", now);
     }
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = writeln!(out, "\nstop reason: {rule}: {}", printable(reason));
         if let Some(t) = &s.looping_failure {
             out.push_str(&evidence(t, "looping signature"));
+        }
+    }
+    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+        out.push_str("\nways out:\n");
+        for way in ways {
+            let _ = writeln!(out, "  - {way}");
         }
     }
     if let Some(t) = &s.last_test {
@@ -93,7 +110,7 @@ pub fn report(s: &Status) -> String {
         }
     }
     out.push_str("\ncounters:\n");
-    out.push_str(&counters(s, true));
+    out.push_str(&counters(s));
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
     }
@@ -144,16 +161,14 @@ fn evidence(t: &TestEvidence, signature: &str) -> String {
     out
 }
 
-/// Every counter, one a line, the one that tripped marked; with `actions`, each rule's
-/// action too.
-fn counters(s: &Status, actions: bool) -> String {
+/// Every counter with its limit and action, one a line, the one that tripped marked.
+fn counters(s: &Status) -> String {
     let mut out = String::new();
     for (rule, c) in &s.counters {
         let mark = if c.reached() { "  <-" } else { "" };
         let action = s
             .actions
             .get(rule)
-            .filter(|_| actions)
             .map(|a| format!("{:<5}", a.as_str()))
             .unwrap_or_default();
         let line = format!("  {:<17} {:<20}{action}{mark}", rule.as_str(), c.describe());
@@ -226,13 +241,7 @@ pub fn refusal(s: &Status, branch: &str, what: &str) -> String {
         "  reason: {}",
         printable(s.reason.as_deref().unwrap_or(""))
     );
-    if s.aborted {
-        msg.push_str("  the run was aborted; to start a new run: loopguard reset\n");
-    } else {
-        msg.push_str(
-            "  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n",
-        );
-    }
+    msg.push_str(&ways_out(s, "  "));
     if let Some(m) = &s.next_model {
         let _ = writeln!(msg, "  model: {}", printable(m));
     }
@@ -270,11 +279,86 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
     lines
 }
 
-/// What happens after a trip, by `on_trip.action`.
+/// What the breaker does to the agent now, by `on_trip.action`; `None` while it lets the
+/// agent go on (closed or half-open).
+pub fn stance(s: &Status) -> Option<&'static str> {
+    if s.aborted {
+        return Some("the run is aborted: commits and pushes are refused");
+    }
+    match (s.action, s.state) {
+        (_, State::Closed | State::HalfOpen) => None,
+        (TripAction::Alert, State::Open) => {
+            Some("on_trip.action is alert: commits go on, and the breaker stays open")
+        }
+        (TripAction::Escalate, State::Open)
+            if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
+        {
+            Some("the last model of escalation.models is stuck too: commits and pushes are refused")
+        }
+        (TripAction::Pause | TripAction::Abort | TripAction::Escalate, State::Open) => {
+            Some("commits and pushes are refused")
+        }
+    }
+}
+
+/// What happens after a trip, by `on_trip.action`, and the ways out.
 pub fn what_now(s: &Status) -> String {
-    match s.next_step() {
-        Some(step) => format!("loopguard: {step}"),
-        None => "loopguard: the next attempt decides".to_owned(),
+    match stance(s) {
+        None => "loopguard: the next iteration decides".to_owned(),
+        Some(head) => format!("loopguard: {head}\n{}", ways_out(s, "  ").trim_end()),
+    }
+}
+
+/// What a report says comes next: where the breaker stands for the agent and the ways out
+/// of it, one sentence each; `None` when nothing waits (the breaker is closed, or a reset
+/// ended the run).
+pub fn next_step(s: &Status) -> Option<(&'static str, Vec<String>)> {
+    if s.reset().is_some() {
+        return None;
+    }
+    match stance(s) {
+        Some(head) => Some((head, s.ways_out.iter().map(|w| way_out(s, *w)).collect())),
+        None if s.state == State::HalfOpen => Some((
+            "half-open: the next attempt decides (progress closes the breaker, none opens it again)",
+            Vec::new(),
+        )),
+        None => None,
+    }
+}
+
+/// The ways out of the open breaker (see [`super::WayOut`]), one a line, each indented by
+/// `indent`: what the agent can do first, then what only a person does.
+pub fn ways_out(s: &Status, indent: &str) -> String {
+    let mut out = format!("{indent}ways out:\n");
+    for way in &s.ways_out {
+        let _ = writeln!(out, "{indent}- {}", way_out(s, *way));
+    }
+    out
+}
+
+/// One way out, in a sentence.
+pub fn way_out(s: &Status, way: WayOut) -> String {
+    match way {
+        WayOut::TestsChange => {
+            "change the code and run the tests with `loopguard run -- <test command>`: a run that passes, or fails differently, closes the breaker (a re-run of the same code does not)".to_owned()
+        }
+        WayOut::NewCommit => {
+            "a commit that really changes the code closes the breaker (not a return to an earlier tree or patch, not whitespace, not tests alone)".to_owned()
+        }
+        WayOut::HarnessProgress => {
+            "the harness reports progress on its edges (`loopguard event --edge NAME --progress`)".to_owned()
+        }
+        WayOut::Cooldown => match s.cooldown {
+            Some(c) => format!(
+                "after the cooldown ({}) the next attempt decides",
+                crate::config::format_duration(c)
+            ),
+            None => "after the cooldown the next attempt decides".to_owned(),
+        },
+        WayOut::Resume => {
+            "a person lets the agent try again: `loopguard resume` (the next attempt must make progress, or the breaker opens again)".to_owned()
+        }
+        WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
     }
 }
 

@@ -4,6 +4,7 @@
 use super::*;
 use crate::config::TripAction;
 use crate::iteration::{InterventionKind, Outcome as TestOutcome};
+use crate::rules::RuleName;
 use crate::testing::{History, it, ts};
 
 fn config(f: impl FnOnce(&mut Config)) -> Config {
