@@ -273,6 +273,15 @@ fn headless(args: &[String]) -> Ran {
     run_within(cmd, None, Duration::from_secs(120)).finished()
 }
 
+/// A JSON array of strings.
+fn strings(v: &serde_json::Value) -> Vec<&str> {
+    let items = v.as_array().unwrap_or_else(|| panic!("not an array: {v}"));
+    items
+        .iter()
+        .map(|s| s.as_str().expect("a string"))
+        .collect()
+}
+
 /// What the probe page measures in the report it frames, once it has loaded.
 const PROBE: &str = r#"<!doctype html><html><body>
 <iframe id="report" src="report.html" style="width:1280px;height:3000px;border:0"></iframe>
@@ -350,23 +359,13 @@ fn the_html_report_renders_in_a_browser() {
     for bar in bars {
         assert!(bar[0].as_u64().unwrap() >= 20, "a bar one can see: {m}");
     }
-    let marks: Vec<&str> = m["marks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let marks = strings(&m["marks"]);
     assert_eq!(
         marks,
         ["◆", "=", "✖", "↺", "=", "✖", "="],
         "attempt 3 tripped and was resumed, attempt 4 opened it again: {m}"
     );
-    let headings: Vec<&str> = m["headings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let headings = strings(&m["headings"]);
     assert_eq!(
         headings,
         [
@@ -380,12 +379,7 @@ fn the_html_report_renders_in_a_browser() {
         "{m}"
     );
     assert_eq!(m["facts"]["Now"], "commits and pushes are refused", "{m}");
-    let ways: Vec<&str> = m["ways"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
+    let ways = strings(&m["ways"]);
     assert!(
         ways.len() == 3
             && ways[0].starts_with("change the code and run the tests with loopguard run")

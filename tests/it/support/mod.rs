@@ -156,8 +156,16 @@ impl Lg {
             code = child.wait()\n\
             sys.stdout.buffer.write(out.replace(b'\\r\\n', b'\\n'))\n\
             sys.exit(code if code >= 0 else 128 - code)\n";
+        self.through_python(TERMINAL, &[])
+    }
+
+    /// This command run by a small Python program (`script`, given `script_args` and then
+    /// the command line), in the command's environment and directory.
+    #[cfg(unix)]
+    fn through_python(self, script: &str, script_args: &[&OsStr]) -> Lg {
         let mut cmd = Command::new("python3");
-        cmd.args(["-I", "-S", "-c", TERMINAL])
+        cmd.args(["-I", "-S", "-c", script])
+            .args(script_args)
             .arg(self.cmd.get_program())
             .args(self.cmd.get_args());
         for (k, v) in self.cmd.get_envs() {
@@ -208,26 +216,9 @@ impl Lg {
             open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
             sys.exit(code if code >= 0 else 128 - code)\n";
         let report = tempfile::NamedTempFile::new().expect("a temporary file");
-        let mut cmd = Command::new("python3");
-        cmd.args(["-I", "-S", "-c", MEASURE])
-            .arg(report.path())
-            .arg(self.cmd.get_program())
-            .args(self.cmd.get_args());
-        for (k, v) in self.cmd.get_envs() {
-            match v {
-                Some(v) => cmd.env(k, v),
-                None => cmd.env_remove(k),
-            };
-        }
-        if let Some(dir) = self.cmd.get_current_dir() {
-            cmd.current_dir(dir);
-        }
-        let ran = Lg {
-            cmd,
-            stdin: self.stdin,
-            limit: self.limit,
-        }
-        .run();
+        let ran = self
+            .through_python(MEASURE, &[report.path().as_os_str()])
+            .run();
         let kib = std::fs::read_to_string(report.path())
             .expect("the measuring process wrote the peak")
             .trim()

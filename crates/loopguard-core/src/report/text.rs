@@ -21,13 +21,8 @@ pub fn status(s: &Status) -> String {
     if s.guarded == Some(false) {
         out.push_str(&unguarded(&s.missing_hooks, s.some_hooks));
     }
-    if let Some(run) = &s.run {
-        let on = s
-            .branch
-            .as_deref()
-            .map(|b| format!(" on {}", printable(b)))
-            .unwrap_or_default();
-        let _ = writeln!(out, "run: {run}{on}");
+    if let Some(run) = run_on(s) {
+        let _ = writeln!(out, "run: {run}");
     }
     let _ = writeln!(out, "iterations: {} (profile {})", s.iterations, s.profile);
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
@@ -66,13 +61,8 @@ pub fn report(s: &Status) -> String {
     };
     fact("status", &s.run_status());
     fact("breaker", s.state.as_str());
-    if let Some(run) = &s.run {
-        let on = s
-            .branch
-            .as_deref()
-            .map(|b| format!(" on {}", printable(b)))
-            .unwrap_or_default();
-        fact("run", &format!("{}{on}", printable(run)));
+    if let Some(run) = run_on(s) {
+        fact("run", &run);
     }
     fact("profile", s.profile.as_str());
     fact("iterations", &s.iterations.to_string());
@@ -175,6 +165,15 @@ fn counters(s: &Status) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     out
+}
+
+/// The run and the branch it is on, for a terminal.
+fn run_on(s: &Status) -> Option<String> {
+    let run = printable(s.run.as_deref()?);
+    Some(match s.branch.as_deref() {
+        Some(b) => format!("{run} on {}", printable(b)),
+        None => run,
+    })
 }
 
 /// The model in use under `on_trip.action: escalate`, and what follows it.
