@@ -111,6 +111,10 @@ pub enum InterventionKind {
     Abort,
     /// The next model of `escalation.models` takes over (the prompt's "retry").
     NextModel,
+    /// A person took a turn (a prompt to the agent, a commit or a review of their own):
+    /// a new episode. The loop counters start again (an open breaker is half-open: the
+    /// next attempt decides); the budget keeps counting the whole run.
+    NewEpisode,
 }
 
 /// One changed file.

@@ -855,6 +855,7 @@ impl Run {
             InterventionKind::Continue => breaker.continue_after_trip(&at),
             InterventionKind::Abort => breaker.abort("aborted by the user", &at),
             InterventionKind::NextModel => breaker.next_model(&config.escalation_models, &at),
+            InterventionKind::NewEpisode => breaker.new_episode("a person's turn", &at),
         };
         let mut e = match e {
             Ok(e) => e,
@@ -878,6 +879,25 @@ impl Run {
             last.interventions.push(intervention);
         }
         Ok(events)
+    }
+
+    /// A person's turn (see [`InterventionKind::NewEpisode`]): the loop counters start
+    /// again after the iterations so far, the budget keeps counting. Kept with the last
+    /// iteration, so a replay starts the episode at the same point.
+    pub fn new_episode(
+        &mut self,
+        config: &Config,
+        now: Timestamp,
+        by: Option<String>,
+    ) -> Result<Vec<Event>, ResumeError> {
+        self.intervene(
+            config,
+            Intervention {
+                action: InterventionKind::NewEpisode,
+                at: now,
+                by,
+            },
+        )
     }
 
     /// open -> half_open by `loopguard resume`; the harness's edges start counting again.

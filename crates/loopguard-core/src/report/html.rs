@@ -433,6 +433,7 @@ fn breaker(s: &Status, r: &Row) -> String {
                 EventKind::Escalate => "escalated",
                 EventKind::Finish => "finished",
                 EventKind::Reset => "reset",
+                EventKind::Episode => "a new episode (a person's turn)",
                 EventKind::Warn | EventKind::ConfigIgnored => "",
             };
             match (e.kind.opens(), e.rule) {

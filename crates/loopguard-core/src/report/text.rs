@@ -216,6 +216,7 @@ pub fn verdict(s: &Status) -> String {
             EventKind::Resume => "resumed",
             EventKind::Escalate => "escalated",
             EventKind::Finish => "finished",
+            EventKind::Episode => "a new episode (a person's turn)",
             EventKind::Reset | EventKind::Warn | EventKind::ConfigIgnored => continue,
         };
         let rule = e.rule.map(|r| format!(" ({r})")).unwrap_or_default();
@@ -263,6 +264,7 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
             EventKind::Escalate => lines.push(format!(
                 "loopguard: {reason}; it starts with fresh counters (the budget still counts the whole run)"
             )),
+            EventKind::Episode => lines.push(format!("loopguard: a new episode: {reason}")),
             EventKind::Resume
             | EventKind::Cooldown
             | EventKind::Reset
