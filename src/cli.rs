@@ -204,6 +204,10 @@ pub struct EventArgs {
     /// What this step cost.
     #[arg(long, value_name = "AMOUNT")]
     pub cost: Option<f64>,
+    /// Why the harness takes this edge (the edge keeps a short history of reasons, shown
+    /// in `status` and the report).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
     #[arg(long)]
     pub json: bool,
 }
