@@ -27,5 +27,6 @@ mod local_guard;
 mod pictures;
 mod progress;
 mod recovery;
+mod session;
 mod slow;
 mod untrusted_text;

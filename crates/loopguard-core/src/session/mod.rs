@@ -471,7 +471,7 @@ pub fn loop_cost(run: &Run, s: &Status) -> Option<String> {
         String::new()
     };
     Some(format!(
-        "what the loop cost since its first repeated failure ({}): {calls} tool calls, {minutes}{tokens}",
+        "what the loop cost since the repeated failure first came ({}): {calls} tool calls, {minutes}{tokens}",
         its[start].id
     ))
 }
