@@ -70,9 +70,11 @@ pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     if args.html {
         print(&html::page(&s))?;
     } else if args.json {
-        let mut doc = s.with_history(run.iterations()).to_json();
-        doc["events"] = serde_json::to_value(&events)?;
-        print_json(&doc)?;
+        print_json(
+            &s.with_history(run.iterations())
+                .with_events(&events)
+                .to_json(),
+        )?;
     } else {
         print(&markdown::report(&s))?;
     }

@@ -32,8 +32,7 @@ use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName, attempts};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
-/// JSON schema version of every document.
-pub const SCHEMA: u32 = 1;
+pub use crate::documents::{SCHEMA, Schema};
 
 /// A rule that warned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -130,7 +129,7 @@ pub struct Row {
 /// --json`, and every other view).
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
-    pub schema: u32,
+    pub schema: Schema,
     pub state: State,
     pub terminal_status: Option<TerminalStatus>,
     /// The rule that opened the breaker; `null` while closed.
@@ -163,9 +162,12 @@ pub struct Status {
     /// The run this one continues (a branch started from one of its commits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inherited: Option<Inherited>,
-    /// The iteration records (`check`, `replay`).
+    /// The iteration records (`check`, `replay`, `report`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Iteration>>,
+    /// Every transition, oldest first, warnings included (`check`, `replay`, `report`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Event>>,
     /// Whether hooks guard this repository (`status`): every hook loopguard needs is
     /// installed. `None` where it does not apply (`check`, `replay`, CI).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -264,7 +266,7 @@ impl Status {
         let facts = attempts(s.config, s.history);
         let rule = b.rule().filter(|_| open);
         Status {
-            schema: SCHEMA,
+            schema: Schema,
             state: b.state(),
             terminal_status: b.terminal_status(),
             rule,
@@ -307,6 +309,7 @@ impl Status {
             config: None,
             inherited: None,
             history: None,
+            events: None,
             guarded: None,
             missing_hooks: Vec::new(),
             some_hooks: false,
@@ -341,6 +344,13 @@ impl Status {
     /// The same document with the iteration records (`check --json`, `replay --json`).
     pub fn with_history(mut self, history: &[Iteration]) -> Status {
         self.history = Some(history.to_vec());
+        self
+    }
+
+    /// The same document with every event along the way (`check --json`, `replay
+    /// --json`, `report --json`): what the guard did, not only where it ended.
+    pub fn with_events(mut self, events: &[Event]) -> Status {
+        self.events = Some(events.to_vec());
         self
     }
 
