@@ -8,6 +8,7 @@
 //! code is always 0. The one refusal is a breaker loopguard knows is open, or a call that
 //! would switch the guard off.
 
+use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -387,13 +388,14 @@ pub(super) fn sessions_text(sessions: &[Value]) -> String {
                 )
             })
             .unwrap_or_default();
-        out.push_str(&format!(
-            "  {} {} {} calls, breaker {}{rule}\n",
+        let _ = writeln!(
+            out,
+            "  {} {} {} calls, breaker {}{rule}",
             s["agent"].as_str().unwrap_or("?"),
             crate::sanitize::printable(s["id"].as_str().unwrap_or("?")),
             s["calls"],
             s["state"].as_str().unwrap_or("?"),
-        ));
+        );
     }
     out
 }
@@ -417,15 +419,16 @@ pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Re
     } else {
         let mut out = text::status(&s);
         out.push_str(&edges_text(&run));
-        out.push_str(&format!(
-            "branch {}: breaker {}{}\n",
+        let _ = writeln!(
+            out,
+            "branch {}: breaker {}{}",
             crate::sanitize::printable(ws.head.branch.as_deref().unwrap_or("(detached HEAD)")),
             b.state(),
             b.rule()
                 .filter(|_| b.state() != State::Closed)
                 .map(|r| format!(" ({r})"))
                 .unwrap_or_default()
-        ));
+        );
         print(&out)?;
     }
     Ok(if exit_code && s.state == State::Open {
@@ -449,13 +452,14 @@ fn edges_json(run: &Run) -> Value {
 fn edges_text(run: &Run) -> String {
     let mut out = String::new();
     for (name, e) in &run.usage.edges {
-        out.push_str(&format!(
-            "edge {}: {} without progress\n",
+        let _ = writeln!(
+            out,
+            "edge {}: {} without progress",
             crate::sanitize::printable(name),
             e.count
-        ));
+        );
         for r in &e.reasons {
-            out.push_str(&format!("  - {}\n", crate::sanitize::printable(r)));
+            let _ = writeln!(out, "  - {}", crate::sanitize::printable(r));
         }
     }
     out
@@ -584,15 +588,16 @@ pub(super) fn replay_transcript(
         let mut out = text::verdict(&s);
         out.push_str(&edges_text(&run));
         for a in &answers {
-            out.push_str(&format!(
-                "{} {}: {}\n",
+            let _ = writeln!(
+                out,
+                "{} {}: {}",
                 a["after"].as_str().unwrap_or("-"),
                 a["event"].as_str().unwrap_or(""),
                 crate::sanitize::printable(a["text"].as_str().unwrap_or(""))
                     .lines()
                     .next()
                     .unwrap_or("")
-            ));
+            );
         }
         print(&out)?;
     }

@@ -267,7 +267,7 @@ impl<'r> Agent<'r> {
         match (self.harness, failed) {
             ("claude", true) => v["error"] = response.clone(),
             ("copilot", _) => {
-                v["toolResult"] = json!({"resultType": if failed {"failure"} else {"success"}, "textResultForLlm": response.get("stdout").cloned().unwrap_or(response.clone())})
+                v["toolResult"] = json!({"resultType": if failed {"failure"} else {"success"}, "textResultForLlm": response.get("stdout").cloned().unwrap_or(response.clone())});
             }
             _ => v["tool_response"] = response.clone(),
         }
