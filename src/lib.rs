@@ -47,9 +47,10 @@
 // The pure core, re-exported under the names the library has always had.
 pub use loopguard_core::{
     agents, breaker, ci, config, documents, fingerprint, iteration, patch, report, rules, run,
-    sanitize,
+    sanitize, session,
 };
 
+pub mod agents_config;
 pub mod cli;
 pub mod commands;
 pub mod config_file;

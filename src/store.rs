@@ -170,6 +170,16 @@ impl Store {
         }
     }
 
+    /// The store of the coding agents' sessions (`loopguard/sessions/`): the same layout,
+    /// lock, journal and open markers as the branches' store, one run per session, apart
+    /// from it (the `reference-transaction` shim looks at the branches' markers only).
+    pub fn sessions(common_dir: &Path) -> Store {
+        Store {
+            dir: common_dir.join("loopguard").join("sessions"),
+            failpoint: None,
+        }
+    }
+
     /// Crash at the write point `name` (`before-journal`, `temp-written`, `journal-written`,
     /// `events-appended`, `state-written`, `report-written`): what the crash-consistency
     /// tests use (`LOOPGUARD_FAILPOINT`). Compiled into debug builds only.

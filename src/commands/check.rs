@@ -137,6 +137,17 @@ pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
         .read_to_string(&mut text)
         .map_err(cannot)?;
     }
+    if let Some(format) = crate::session::transcript::recognise(&text) {
+        progress.finish();
+        return super::session::replay_transcript(
+            &config,
+            format,
+            &text,
+            &name,
+            args.json,
+            ctx.env.now(),
+        );
+    }
     progress.start_bytes(text.len() as u64, "parsing records");
     let mut history = Vec::new();
     for (n, line) in text.lines().enumerate() {

@@ -49,6 +49,7 @@ pub(super) fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
         query: args.query.clone(),
         tokens: args.tokens,
         cost: args.cost,
+        reason: args.reason.clone(),
     };
     let (out, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;

@@ -134,7 +134,23 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     })?;
     let s = ws.status(&run, &[]);
     announce(&ws, &events, &s);
+    warn_before_trip(&ws, run, &events);
     Ok(())
+}
+
+/// One commit before a rule would open the breaker, the agent reads what is repeating in
+/// git's output (agents read it), while it can still get out by itself.
+fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[Event]) {
+    if run.is_open() || events.iter().any(|e| e.kind.opens()) {
+        return;
+    }
+    for near in run.near_trips(&ws.config) {
+        ws.note(&format!(
+            "loopguard: warning ({}): {}; the next such attempt opens the breaker and refuses commits — change approach, or ask the user",
+            near.rule,
+            crate::sanitize::printable(&near.reason)
+        ));
+    }
 }
 
 /// Tells the agent on stderr what this change did to the breaker, then runs the

@@ -207,6 +207,9 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
             ));
         }
     }
+    if !args.agents.is_empty() {
+        install_agents(&ws, &args.agents)?;
+    }
     // Stores written before the open markers existed get theirs (reference-transaction's
     // fast path relies on them); under the lock, so that no writer races it.
     {
@@ -259,8 +262,54 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-pub(super) fn uninstall(ctx: &Ctx) -> Result<u8> {
+/// Merges loopguard's entries into each agent's project hook config (see
+/// `agents_config`): every agent's file is read first, so a broken one stops them all
+/// before anything is written.
+fn install_agents(ws: &Workspace<'_>, agents: &[crate::session::Harness]) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
+    let mut agents = agents.to_vec();
+    agents.sort();
+    agents.dedup();
+    for agent in &agents {
+        let (_, change) = crate::agents_config::install(&ws.root, *agent, &exe)?;
+        let what = match change {
+            crate::agents_config::Change::Written => "hooked in",
+            crate::agents_config::Change::Unchanged | crate::agents_config::Change::Removed => {
+                "already hooked in"
+            }
+        };
+        ws.note(&format!(
+            "{}: {what} ({})",
+            agent.title(),
+            crate::agents_config::config_path(*agent)
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn uninstall(ctx: &Ctx, args: &crate::cli::UninstallArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
+    if !args.agents.is_empty() {
+        for agent in &args.agents {
+            let (_, change) = crate::agents_config::uninstall(&ws.root, *agent)?;
+            let what = match change {
+                crate::agents_config::Change::Written => "loopguard's hooks removed",
+                crate::agents_config::Change::Removed => {
+                    "loopguard's hooks removed (the file was loopguard's alone: deleted)"
+                }
+                crate::agents_config::Change::Unchanged => "no loopguard hooks there",
+            };
+            ws.note(&format!(
+                "{}: {what} ({})",
+                agent.title(),
+                crate::agents_config::config_path(*agent)
+            ));
+        }
+        print(
+            "loopguard's agent hooks are removed; the git hooks, if any, stay (`loopguard uninstall` removes them)",
+        )?;
+        return Ok(exit::OK);
+    }
     let hooks_dir = ws.repo.hooks_dir();
     let changes =
         hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|e| {

@@ -21,6 +21,9 @@ pub(super) fn current(ws: &Workspace<'_>) -> Result<Run> {
 }
 
 pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::status(ctx, id, args.json, args.exit_code);
+    }
     let ws = Workspace::open(ctx, None)?;
     let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
     let missing = hooks
@@ -30,10 +33,18 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
         .collect();
     let some = hooks.iter().any(|(_, on)| *on);
     let s = ws.status(&current(&ws)?, &[]).with_guard(missing, some);
+    // The agents' sessions on this branch: a trip in either shows in both.
+    let sessions = super::session::sessions_of(&ws, ws.head.branch.as_deref());
     if args.json {
-        print_json(&s.to_json())?;
+        let mut doc = s.to_json();
+        if !sessions.is_empty() {
+            doc["sessions"] = serde_json::Value::Array(sessions);
+        }
+        print_json(&doc)?;
     } else {
-        print(&text::status(&s))?;
+        let mut out = text::status(&s);
+        out.push_str(&super::session::sessions_text(&sessions));
+        print(&out)?;
     }
     Ok(if args.exit_code && s.state == State::Open {
         exit::TRIPPED
@@ -43,6 +54,9 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
 }
 
 pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::report(ctx, id, args.format.json, args.format.html);
+    }
     let ws = Workspace::open(ctx, None)?;
     let run = current(&ws)?;
     let (mut events, bad) = ws.store.read_events(&ws.key)?;
@@ -55,15 +69,15 @@ pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     // The branch's log holds the runs a reset ended too: this run's report is its own.
     events.retain(|e| e.run == run.id);
     let s = ws.status(&run, &events);
-    if args.html {
+    if args.format.html {
         print(&html::page(&s))?;
-    } else if args.json {
+    } else if args.format.json {
         print_json(
             &s.with_history(run.iterations())
                 .with_events(&events)
                 .to_json(),
         )?;
-    } else if args.markdown || (!args.text && !ctx.env.stdout_tty) {
+    } else if args.format.markdown || (!args.format.text && !ctx.env.stdout_tty) {
         print(&markdown::report(&s))?;
     } else {
         print(&text::report(&s))?;
@@ -104,6 +118,9 @@ pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
 }
 
 pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::resume_or_reset(ctx, id, true);
+    }
     let mut ws = Workspace::open_quietly(ctx, None)?;
     let accepted = if args.accept_config {
         // The file is what is being accepted: it must be valid, and it is not "ignored".

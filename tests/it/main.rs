@@ -29,5 +29,6 @@ mod pictures;
 mod progress;
 mod recovery;
 mod reports;
+mod session;
 mod slow;
 mod untrusted_text;

@@ -36,5 +36,6 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod sanitize;
+pub mod session;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

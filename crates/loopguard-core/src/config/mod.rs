@@ -9,6 +9,7 @@ mod duration;
 mod profile;
 mod raw;
 mod resolve;
+mod session;
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +21,7 @@ use serde_saphyr::Spanned;
 pub use duration::{format_duration, parse_duration};
 pub use profile::Profile;
 pub(crate) use raw::{BoundedMap, Globs};
+pub use session::SessionSettings;
 
 pub use crate::rules::budget::BudgetRule;
 pub use crate::rules::constraint::ConstraintRule;
@@ -243,6 +245,8 @@ pub struct Config {
     pub webhook: Webhook,
     pub github: GitHubConfig,
     pub report: ReportConfig,
+    /// How a coding agent's session is judged (`session:`).
+    pub session: SessionSettings,
 }
 
 pub const DEFAULT_TEST_PATHS: &[&str] = &[
@@ -321,6 +325,7 @@ impl Config {
                 dashboard_title: crate::ci::dashboard::DEFAULT_TITLE.to_owned(),
             },
             report: ReportConfig::default(),
+            session: SessionSettings::default(),
         }
     }
 

@@ -92,6 +92,7 @@ pub(super) struct RawConfig {
     pub webhook: Option<RawWebhook>,
     pub github: Option<RawGitHub>,
     pub report: Option<RawReport>,
+    pub session: Option<super::session::RawSession>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -201,6 +202,7 @@ fn empty() -> RawConfig {
         webhook: None,
         github: None,
         report: None,
+        session: None,
     }
 }
 

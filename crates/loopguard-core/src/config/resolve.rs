@@ -44,6 +44,9 @@ pub(super) fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error>
         c.report.dir = r.dir.map(PathBuf::from);
         c.report.issues_file = r.issues_file.map(PathBuf::from);
     }
+    if let Some(s) = raw.session {
+        c.session = super::session::resolve(path, s)?;
+    }
     Ok(c)
 }
 

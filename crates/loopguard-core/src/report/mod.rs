@@ -69,6 +69,9 @@ pub enum WayOut {
     Resume,
     /// A person starts a new run: `loopguard reset`.
     Reset,
+    /// A coding agent's session: the user's next prompt starts a new episode (the breaker
+    /// is half-open, the loop counters start again).
+    Prompt,
 }
 
 impl WayOut {

@@ -360,6 +360,9 @@ pub fn way_out(s: &Status, way: WayOut) -> String {
             "a person lets the agent try again: `loopguard resume` (the next attempt must make progress, or the breaker opens again)".to_owned()
         }
         WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
+        WayOut::Prompt => {
+            "the user's next prompt starts a new episode: the loop counters start again".to_owned()
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod count_rule;
 mod facts;
+mod near;
 #[cfg(test)]
 mod tests;
 
@@ -28,6 +29,8 @@ use serde::{Deserialize, Serialize};
 
 pub use count_rule::{CountRule, RawCountRule};
 pub use facts::{EarlierState, Facts, FactsLog, attempts};
+pub use near::{NearTrip, near_trips};
+pub use same_error::describe_failure;
 
 use crate::agents::AgentFilter;
 use crate::breaker::TerminalStatus;
