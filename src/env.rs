@@ -1,6 +1,6 @@
 //! The ambient environment, read once at start-up into a value that is passed down: the
 //! variables loopguard reads (`GITHUB_*`, `RUNNER_*`, `LOOPGUARD_*`, `CI`, `NO_COLOR`,
-//! `GIT_REFLOG_ACTION`, `PRE_COMMIT_*`), whether stdin and stderr are terminals, the
+//! `GIT_REFLOG_ACTION`, `PRE_COMMIT_*`), whether stdin, stdout and stderr are terminals, the
 //! working directory. Nothing below `main` reads the process environment itself.
 
 use std::collections::BTreeMap;
@@ -28,6 +28,8 @@ pub const HOOK_TIMEOUT_SECS: u64 = 10;
 pub struct Env {
     vars: BTreeMap<String, String>,
     pub stdin_tty: bool,
+    /// A person reads stdout: `report` prints text there instead of markdown.
+    pub stdout_tty: bool,
     pub stderr_tty: bool,
     pub cwd: PathBuf,
 }
@@ -46,6 +48,7 @@ impl std::fmt::Debug for Env {
         f.debug_struct("Env")
             .field("vars", &shown)
             .field("stdin_tty", &self.stdin_tty)
+            .field("stdout_tty", &self.stdout_tty)
             .field("stderr_tty", &self.stderr_tty)
             .field("cwd", &self.cwd)
             .finish()
@@ -64,6 +67,7 @@ impl Env {
         Ok(Env {
             vars,
             stdin_tty: std::io::stdin().is_terminal(),
+            stdout_tty: std::io::stdout().is_terminal(),
             stderr_tty: std::io::stderr().is_terminal(),
             cwd: std::env::current_dir()?,
         })
@@ -77,6 +81,7 @@ impl Env {
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
                 .collect(),
             stdin_tty: false,
+            stdout_tty: false,
             stderr_tty: false,
             cwd,
         }

@@ -46,9 +46,11 @@
 
 // The pure core, re-exported under the names the library has always had.
 pub use loopguard_core::{
-    agents, breaker, ci, config, fingerprint, iteration, patch, report, rules, run, sanitize,
+    agents, breaker, ci, config, documents, fingerprint, iteration, patch, report, rules, run,
+    sanitize, session,
 };
 
+pub mod agents_config;
 pub mod cli;
 pub mod commands;
 pub mod config_file;

@@ -48,7 +48,8 @@ fn refused(path: &Path, why: impl std::fmt::Display) -> io::Error {
 /// Whether `e` is a refusal (something other than a regular file of a sane size was
 /// there), as opposed to the file system failing.
 pub fn is_refusal(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<Refused>())
+    e.get_ref()
+        .is_some_and(<dyn std::error::Error + Send + Sync + 'static>::is::<Refused>)
 }
 
 /// What is at a path, for messages.

@@ -45,6 +45,7 @@
 //! not a regular file is set aside and the run rebuilt; an event log that is a link or a
 //! special file is set aside and a new one started.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -165,6 +166,16 @@ impl Store {
     pub fn new(common_dir: &Path) -> Store {
         Store {
             dir: common_dir.join("loopguard"),
+            failpoint: None,
+        }
+    }
+
+    /// The store of the coding agents' sessions (`loopguard/sessions/`): the same layout,
+    /// lock, journal and open markers as the branches' store, one run per session, apart
+    /// from it (the `reference-transaction` shim looks at the branches' markers only).
+    pub fn sessions(common_dir: &Path) -> Store {
+        Store {
+            dir: common_dir.join("loopguard").join("sessions"),
             failpoint: None,
         }
     }
@@ -757,7 +768,7 @@ pub fn branch_key_bytes(branch: Option<&[u8]>) -> String {
         if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.' {
             out.push(b as char);
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            let _ = write!(out, "%{b:02X}");
         }
     }
     if out.starts_with('.') {
@@ -904,7 +915,7 @@ mod tests {
         };
         store.commit("main", change(&run)).unwrap();
         match store.load_run("main", "t").unwrap() {
-            Loaded::Found(r) => assert_eq!(*r, run),
+            Loaded::Found(r) => assert_eq!(r.saved(), run.saved()),
             other => panic!("{other:?}"),
         }
 

@@ -19,7 +19,7 @@ use super::{Ctx, Workspace, print, print_json};
 /// Commits read between two moves of the progress bar.
 const PROGRESS_CHUNK: usize = 512;
 
-pub fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
+pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     let mut ws = Workspace::open(ctx, args.config.as_deref())?;
     let run = ws.read_run().ok().flatten();
     let ids = match &args.range {
@@ -102,7 +102,7 @@ fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Ve
         .branch_commits(head, ws.head.branch.as_deref(), limit)?)
 }
 
-pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
+pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
     let config = match &args.config {
         Some(p) => {
             let p = ctx.dir.join(p);
@@ -137,6 +137,17 @@ pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
         .read_to_string(&mut text)
         .map_err(cannot)?;
     }
+    if let Some(format) = crate::session::transcript::recognise(&text) {
+        progress.finish();
+        return super::session::replay_transcript(
+            &config,
+            format,
+            &text,
+            &name,
+            args.json,
+            ctx.env.now(),
+        );
+    }
     progress.start_bytes(text.len() as u64, "parsing records");
     let mut history = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -153,10 +164,11 @@ pub fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
 fn show(config: &Config, j: &Judgement, json: bool) -> Result<u8> {
     let s = Status::of_judgement(config, j);
     if json {
-        let mut doc = s.with_history(j.run.iterations()).to_json();
-        // What the guard would have done along the way, not only where it ended.
-        doc["events"] = serde_json::to_value(&j.events)?;
-        print_json(&doc)?;
+        print_json(
+            &s.with_history(j.run.iterations())
+                .with_events(&j.events)
+                .to_json(),
+        )?;
     } else {
         print(&text::verdict(&s))?;
     }

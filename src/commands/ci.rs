@@ -8,6 +8,7 @@
 //! summary, then the label, the issue and the comment.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -44,7 +45,7 @@ use crate::run::judge;
 
 use super::{Ctx, content_hash};
 
-pub fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
+pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     let trigger = crate::github::context::ci_context(ctx.env.lookup())?;
     let client = GitHubClientBuilder::from_lookup(ctx.env.lookup())?
         .dry_run(args.dry_run)
@@ -697,14 +698,14 @@ impl Session<'_> {
             planned.len()
         );
         for w in &planned {
-            text.push_str(&format!("  {w}\n"));
+            let _ = writeln!(text, "  {w}");
         }
         super::print_untrusted(&text, self.ctx.env.in_actions())
     }
 }
 
 /// The evidence of logs and test reports, fingerprinted together as one run.
-pub fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
+pub(super) fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
     let fp = super::fingerprint_files(paths)?;
     let shown: Vec<String> = paths
         .iter()
@@ -720,7 +721,10 @@ fn has_glob(pattern: &str) -> bool {
 /// Expands paths and globs (relative to `base`): existing files, sorted, without
 /// duplicates; and the globs that matched nothing. A plain path that does not exist is an
 /// error. Each pattern may hold several, one per line (the action's inputs).
-pub fn expand_globs(patterns: &[String], base: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
+pub(super) fn expand_globs(
+    patterns: &[String],
+    base: &Path,
+) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let mut files = Vec::new();
     let mut unmatched = Vec::new();
     let mut seen = HashSet::new();

@@ -10,6 +10,7 @@
 //! and edited in place. Nothing is judged again.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -21,6 +22,7 @@ use crate::ci::decide;
 use crate::ci::state::CiState;
 use crate::cli::DashboardArgs;
 use crate::config::{CONFIG_FILE, Config};
+use crate::documents::{DashboardDocument, DashboardRow, Schema};
 use crate::error::{Error, exit};
 use crate::github::event::IssuesEvent;
 use crate::github::sticky::{
@@ -41,7 +43,7 @@ struct Sticky {
     state: CiState,
 }
 
-pub fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
+pub(super) fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
     if ctx.env.var("GITHUB_REPOSITORY").is_none() {
         return Err(Error::input(
             "GITHUB_REPOSITORY is not set\nhint: `loopguard dashboard` runs in a GitHub Actions job (examples/workflows/dashboard.yml), or set GITHUB_REPOSITORY=owner/name and GITHUB_TOKEN",
@@ -178,7 +180,7 @@ pub fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
             planned.len()
         );
         for w in &planned {
-            text.push_str(&format!("  {w}\n"));
+            let _ = writeln!(text, "  {w}");
         }
         super::print_untrusted(&text, d.ctx.env.in_actions())?;
     }
@@ -466,36 +468,16 @@ impl Session<'_> {
     ) -> Result<()> {
         let c = dashboard::counts(entries, now);
         if json {
-            let rows: Vec<serde_json::Value> = entries
-                .iter()
-                .map(|e| {
-                    let v = e.verdict();
-                    serde_json::json!({
-                        "pr": e.number,
-                        "section": format!("{:?}", e.section()).to_lowercase(),
-                        "state": v.map(|v| v.state),
-                        "rule": v.and_then(|v| v.rule),
-                        "reason": v.and_then(|v| v.reason.clone()),
-                        "iterations": v.and_then(|v| v.iterations),
-                        "signature": v.and_then(|v| v.failure.as_ref()).map(|f| f.signature.clone()),
-                        "progress_at": v.and_then(|v| v.progress_at),
-                        "tripped_at": v.and_then(|v| v.tripped_at),
-                        "run": v.and_then(|v| v.run),
-                    })
-                })
-                .collect();
-            print_json(&serde_json::json!({
-                "schema": crate::report::SCHEMA,
-                "issue": issue,
-                "counts": {
-                    "stuck": c.stuck, "half_open": c.half_open, "healthy": c.healthy,
-                    "tripped_recently": c.tripped_recently, "closed": c.closed,
-                },
-                "rows": rows,
-                "resumed": resumed,
-                "notes": self.notes,
-                "requests": self.client.requests_sent(),
-            }))?;
+            let doc = DashboardDocument {
+                schema: Schema,
+                issue,
+                counts: c,
+                rows: entries.iter().map(DashboardRow::of).collect(),
+                resumed: resumed.to_vec(),
+                notes: self.notes.clone(),
+                requests: self.client.requests_sent(),
+            };
+            print_json(&serde_json::to_value(doc)?)?;
             return Ok(());
         }
         let mut text = format!(
@@ -503,16 +485,13 @@ impl Session<'_> {
             c.stuck, c.half_open, c.healthy, c.closed
         );
         if let Some(n) = issue {
-            text.push_str(&format!(" (issue #{n})"));
+            let _ = write!(text, " (issue #{n})");
         }
         text.push('\n');
         for n in resumed {
-            text.push_str(&format!("resumed #{n} (ticked on the dashboard)\n"));
+            let _ = writeln!(text, "resumed #{n} (ticked on the dashboard)");
         }
-        text.push_str(&format!(
-            "{} GitHub request(s)\n",
-            self.client.requests_sent()
-        ));
+        let _ = writeln!(text, "{} GitHub request(s)", self.client.requests_sent());
         super::print_untrusted(&text, self.ctx.env.in_actions())
     }
 }

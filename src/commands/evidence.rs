@@ -62,7 +62,7 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
     Ok(Fingerprint::combine(parts))
 }
 
-pub fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
+pub(super) fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
     let mut progress = Progress::new(&ctx.env, args.json);
     let fp = fingerprint_files_with(&args.files, &mut progress)?;
     progress.finish();
@@ -121,7 +121,7 @@ fn status_code(status: std::process::ExitStatus) -> u8 {
     1
 }
 
-pub fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
+pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let command = shell_words(&args.command);
     let mut child = Command::new(&args.command[0])
@@ -306,6 +306,7 @@ fn record_run(
         rerun.author = last.author.clone();
         rerun.at = Some(now);
         rerun.kind = Some(IterationKind::Attempt);
+        rerun.uncommitted = true;
         rerun.test = Some(evidence);
         return Ok(run.record(config, rerun, now));
     }
@@ -317,9 +318,17 @@ fn record_run(
         let mut it = Iteration::new(CommitId::new(format!("worktree-{short}"))?);
         it.tree = Some(dirty.clone());
         it.parent_tree = parent_tree;
+        // Its change, as the commit of this tree will carry it: the files and lines the
+        // reports show, and what the rules judge (a protected path, a test skip).
+        if let Err(e) = ws.repo.describe_tree_change(&mut it) {
+            ws.warn(&format!(
+                "cannot read the change of the working tree: {e}; it is recorded as unknown"
+            ));
+        }
         it.parents = state.head.clone().map(|h| vec![h]);
         it.at = Some(now);
         it.kind = Some(IterationKind::Attempt);
+        it.uncommitted = true;
         it.test = Some(evidence);
         return Ok(run.record(config, it, now));
     }
@@ -341,7 +350,7 @@ fn record_run(
     Ok(run.record(config, it, now))
 }
 
-pub fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
+pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let files: Vec<PathBuf> = args
         .files

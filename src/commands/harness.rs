@@ -1,10 +1,11 @@
 //! `event`, `finish`, and the interactive prompt after a trip: what agent harnesses call.
 #![allow(clippy::print_stderr)]
 
+use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 
+use crate::documents::EventDocument;
 use anyhow::Result;
-use serde_json::json;
 
 use crate::breaker::State;
 use crate::cli::{EventArgs, JsonArgs};
@@ -33,7 +34,7 @@ fn check_edge(name: &str) -> Result<()> {
     }
 }
 
-pub fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
+pub(super) fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
     check_edge(&args.edge)?;
     if let Some(c) = args.cost
         && !(c.is_finite() && c >= 0.0)
@@ -48,6 +49,7 @@ pub fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
         query: args.query.clone(),
         tokens: args.tokens,
         cost: args.cost,
+        reason: args.reason.clone(),
     };
     let (out, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
@@ -59,22 +61,8 @@ pub fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
     hook::announce(&ws, &out.outcome.events, &s);
     let open = s.state == State::Open;
     if args.json {
-        print_json(&json!({
-            "schema": 1,
-            "edge": out.edge,
-            "count": out.count,
-            "threshold": out.threshold,
-            "new_information": out.new_information,
-            "asked_at_step": out.asked_at_step,
-            "step": out.step,
-            "max_steps": ws.config.rules.edge_loop.max_steps,
-            "refused": out.refused,
-            "state": s.state,
-            "terminal_status": s.terminal_status,
-            "rule": s.rule,
-            "reason": s.reason,
-            "next_model": s.next_model,
-        }))?;
+        let doc = EventDocument::new(&out, ws.config.rules.edge_loop.max_steps, &s);
+        print_json(&serde_json::to_value(doc)?)?;
     } else {
         let mut out_text = format!(
             "{}: {}/{} without progress (step {}, breaker {})",
@@ -84,19 +72,20 @@ pub fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
             out_text.push_str("\nrefused: the breaker is open; this step was not counted");
         }
         if let Some(step) = out.asked_at_step {
-            out_text.push_str(&format!(
+            let _ = write!(
+                out_text,
                 "\nno new information: step {step} asked the same query on this edge"
-            ));
+            );
         }
         if open && let Some(reason) = &s.reason {
-            out_text.push_str(&format!("\nstop: {}", crate::sanitize::printable(reason)));
+            let _ = write!(out_text, "\nstop: {}", crate::sanitize::printable(reason));
         }
         print(&out_text)?;
     }
     Ok(if open { exit::TRIPPED } else { exit::OK })
 }
 
-pub fn finish(ctx: &Ctx, args: JsonArgs) -> Result<u8> {
+pub(super) fn finish(ctx: &Ctx, args: JsonArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
     let (run, event) = ws.with_run(now, |run| {
@@ -118,7 +107,7 @@ pub fn finish(ctx: &Ctx, args: JsonArgs) -> Result<u8> {
 }
 
 /// After `run` tripped on a terminal: what now? Returns whether the breaker still blocks.
-pub fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
+pub(super) fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {

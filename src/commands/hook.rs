@@ -26,7 +26,7 @@ use crate::store::{Peeked, Store};
 use super::workspace::{BranchRun, status_of};
 use super::{Ctx, Ui, Workspace};
 
-pub fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
+pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
         HookName::PostCommit => "post-commit",
         HookName::PostRewrite => "post-rewrite",
@@ -110,18 +110,16 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         }
         let mut events = Vec::new();
         // Tests run on uncommitted changes (`loopguard run`) were recorded as a working-tree
-        // iteration; committing exactly that tree is the same attempt.
-        let adopted = run
-            .iterations()
-            .last()
-            .filter(|l| l.id.as_str().starts_with("worktree-") && l.tree == it.tree)
-            .map(|l| l.id.clone());
-        match amended
-            .filter(|old| run.position(old).is_some())
-            .or(adopted)
-        {
-            Some(old) => events.extend(run.rewrite(&ws.config, vec![(old, it)], now).1.events),
-            None => {
+        // iteration; committing exactly that tree is the same attempt, now a commit.
+        let tested = run.tested_as(&it);
+        match (amended.filter(|old| run.position(old).is_some()), tested) {
+            (Some(old), _) => {
+                events.extend(run.rewrite(&ws.config, vec![(old, it)], now).1.events);
+            }
+            (None, Some(tested)) => {
+                events.extend(run.commit_tested(&ws.config, tested, it, now).events);
+            }
+            (None, None) => {
                 // Commits made with the hooks off since the last recorded one, all of them.
                 if run.position(&it.id).is_none() {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
@@ -136,7 +134,23 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     })?;
     let s = ws.status(&run, &[]);
     announce(&ws, &events, &s);
+    warn_before_trip(&ws, run, &events);
     Ok(())
+}
+
+/// One commit before a rule would open the breaker, the agent reads what is repeating in
+/// git's output (agents read it), while it can still get out by itself.
+fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[Event]) {
+    if run.is_open() || events.iter().any(|e| e.kind.opens()) {
+        return;
+    }
+    for near in run.near_trips(&ws.config) {
+        ws.note(&format!(
+            "loopguard: warning ({}): {}; the next such attempt opens the breaker and refuses commits — change approach, or ask the user",
+            near.rule,
+            crate::sanitize::printable(&near.reason)
+        ));
+    }
 }
 
 /// Tells the agent on stderr what this change did to the breaker, then runs the

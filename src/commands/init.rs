@@ -1,5 +1,6 @@
 //! `init` and `uninstall`.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -14,7 +15,7 @@ use crate::run::PinSource;
 use super::{Ctx, Workspace, print, shown};
 
 fn config_text(profile: Profile) -> String {
-    let t = profile.thresholds();
+    let rules = crate::config::Rules::for_profile(profile);
     format!(
         "# loopguard: stops autonomous coding agents from looping.\n\
          # Every key is optional; README.md documents them all. Commit this file: in CI the\n\
@@ -28,7 +29,9 @@ fn config_text(profile: Profile) -> String {
          # agents: []            # \"Name <email>\" globs of the agent's commits\n\
          # on_trip:\n\
          #   action: pause       # pause | alert | abort | escalate\n",
-        t.window, t.stagnation, t.same_error
+        profile.window(),
+        rules.stagnation.threshold,
+        rules.same_error.threshold
     )
 }
 
@@ -128,29 +131,31 @@ fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Erro
         dir.display()
     );
     for hook in hooks::HOOKS {
-        msg.push_str(&format!(
+        let _ = write!(
+            msg,
             "  # {}\n  {}\n",
             dir.join(hook).display(),
             hooks::chain_line(hook)
-        ));
+        );
     }
     msg.push_str(
         "then commit them and run `loopguard init --no-hooks` to start the run. \
          Or, with nothing tracked there, add the directory to .gitignore and run `loopguard init` again.",
     );
     if !ours.is_empty() {
-        msg.push_str(&format!(
+        let _ = write!(
+            msg,
             "\nnote: {} {} loopguard's hook shim from an earlier `loopguard init`, with a machine's path \
              in it: replace {} with the line above",
             ours.join(", "),
             if ours.len() == 1 { "is" } else { "are" },
             if ours.len() == 1 { "it" } else { "them" },
-        ));
+        );
     }
     Ok(Some(Error::input(msg)))
 }
 
-pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
+pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let config_path = ws.config_path();
     if !args.no_hooks
@@ -201,6 +206,9 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
                 hooks::chained_dir(ws.store.dir()).display()
             ));
         }
+    }
+    if !args.agents.is_empty() {
+        install_agents(&ws, &args.agents)?;
     }
     // Stores written before the open markers existed get theirs (reference-transaction's
     // fast path relies on them); under the lock, so that no writer races it.
@@ -254,8 +262,54 @@ pub fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     Ok(exit::OK)
 }
 
-pub fn uninstall(ctx: &Ctx) -> Result<u8> {
+/// Merges loopguard's entries into each agent's project hook config (see
+/// `agents_config`): every agent's file is read first, so a broken one stops them all
+/// before anything is written.
+fn install_agents(ws: &Workspace<'_>, agents: &[crate::session::Harness]) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
+    let mut agents = agents.to_vec();
+    agents.sort();
+    agents.dedup();
+    for agent in &agents {
+        let (_, change) = crate::agents_config::install(&ws.root, *agent, &exe)?;
+        let what = match change {
+            crate::agents_config::Change::Written => "hooked in",
+            crate::agents_config::Change::Unchanged | crate::agents_config::Change::Removed => {
+                "already hooked in"
+            }
+        };
+        ws.note(&format!(
+            "{}: {what} ({})",
+            agent.title(),
+            crate::agents_config::config_path(*agent)
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn uninstall(ctx: &Ctx, args: &crate::cli::UninstallArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
+    if !args.agents.is_empty() {
+        for agent in &args.agents {
+            let (_, change) = crate::agents_config::uninstall(&ws.root, *agent)?;
+            let what = match change {
+                crate::agents_config::Change::Written => "loopguard's hooks removed",
+                crate::agents_config::Change::Removed => {
+                    "loopguard's hooks removed (the file was loopguard's alone: deleted)"
+                }
+                crate::agents_config::Change::Unchanged => "no loopguard hooks there",
+            };
+            ws.note(&format!(
+                "{}: {what} ({})",
+                agent.title(),
+                crate::agents_config::config_path(*agent)
+            ));
+        }
+        print(
+            "loopguard's agent hooks are removed; the git hooks, if any, stay (`loopguard uninstall` removes them)",
+        )?;
+        return Ok(exit::OK);
+    }
     let hooks_dir = ws.repo.hooks_dir();
     let changes =
         hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|e| {

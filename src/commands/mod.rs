@@ -10,6 +10,7 @@ mod harness;
 mod hook;
 mod init;
 pub mod progress;
+mod session;
 mod state;
 mod workspace;
 
@@ -51,11 +52,15 @@ pub fn run(cli: Cli, env: Env) -> Result<u8> {
     let ctx = Ctx::new(env, cli.dir);
     match cli.command {
         Command::Init(a) => init::init(&ctx, a),
-        Command::Uninstall => init::uninstall(&ctx),
+        Command::Uninstall(a) => init::uninstall(&ctx, &a),
+        Command::AgentHook(a) => Ok(session::agent_hook(&ctx, a)),
         Command::Hook(a) => Ok(hook::hook(&ctx, a)),
         Command::Status(a) => state::status(&ctx, a),
         Command::Report(a) => state::report(&ctx, &a),
-        Command::Resume => state::resume(&ctx),
+        Command::Resume(a) => match &a.session {
+            Some(id) => session::resume_or_reset(&ctx, id, false),
+            None => state::resume(&ctx),
+        },
         Command::Reset(a) => state::reset(&ctx, a),
         Command::Check(a) => check::check(&ctx, a),
         Command::Ci(a) => ci::ci(&ctx, a),

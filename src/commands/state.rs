@@ -20,7 +20,10 @@ pub(super) fn current(ws: &Workspace<'_>) -> Result<Run> {
     }
 }
 
-pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
+pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::status(ctx, id, args.json, args.exit_code);
+    }
     let ws = Workspace::open(ctx, None)?;
     let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
     let missing = hooks
@@ -30,10 +33,18 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
         .collect();
     let some = hooks.iter().any(|(_, on)| *on);
     let s = ws.status(&current(&ws)?, &[]).with_guard(missing, some);
+    // The agents' sessions on this branch: a trip in either shows in both.
+    let sessions = super::session::sessions_of(&ws, ws.head.branch.as_deref());
     if args.json {
-        print_json(&s.to_json())?;
+        let mut doc = s.to_json();
+        if !sessions.is_empty() {
+            doc["sessions"] = serde_json::Value::Array(sessions);
+        }
+        print_json(&doc)?;
     } else {
-        print(&text::status(&s))?;
+        let mut out = text::status(&s);
+        out.push_str(&super::session::sessions_text(&sessions));
+        print(&out)?;
     }
     Ok(if args.exit_code && s.state == State::Open {
         exit::TRIPPED
@@ -42,30 +53,39 @@ pub fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     })
 }
 
-pub fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
+pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::report(ctx, id, args.format.json, args.format.html);
+    }
     let ws = Workspace::open(ctx, None)?;
     let run = current(&ws)?;
-    let (events, bad) = ws.store.read_events(&ws.key)?;
+    let (mut events, bad) = ws.store.read_events(&ws.key)?;
     for b in bad {
         ws.warn(&format!(
             "{}: {b}: skipped",
             ws.store.events_path(&ws.key).display()
         ));
     }
+    // The branch's log holds the runs a reset ended too: this run's report is its own.
+    events.retain(|e| e.run == run.id);
     let s = ws.status(&run, &events);
-    if args.html {
+    if args.format.html {
         print(&html::page(&s))?;
-    } else if args.json {
-        let mut doc = s.with_history(run.iterations()).to_json();
-        doc["events"] = serde_json::to_value(&events)?;
-        print_json(&doc)?;
-    } else {
+    } else if args.format.json {
+        print_json(
+            &s.with_history(run.iterations())
+                .with_events(&events)
+                .to_json(),
+        )?;
+    } else if args.format.markdown || (!args.format.text && !ctx.env.stdout_tty) {
         print(&markdown::report(&s))?;
+    } else {
+        print(&text::report(&s))?;
     }
     Ok(exit::OK)
 }
 
-pub fn resume(ctx: &Ctx) -> Result<u8> {
+pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
     let result = ws.with_run(now, |run| {
@@ -97,7 +117,10 @@ pub fn resume(ctx: &Ctx) -> Result<u8> {
     }
 }
 
-pub fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
+pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::resume_or_reset(ctx, id, true);
+    }
     let mut ws = Workspace::open_quietly(ctx, None)?;
     let accepted = if args.accept_config {
         // The file is what is being accepted: it must be valid, and it is not "ignored".
@@ -137,10 +160,12 @@ pub fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             terminal_status: old.breaker().terminal_status(),
         };
         if !old.iterations().is_empty() {
-            let md = markdown::report(&ws.status(&old, &[]));
-            ws.store.write_report(&old.id, &md)?;
+            // The run as it ended: its trips and everything else its log holds, and the
+            // reset that ended it.
+            let (id, md) = ws.render_report(&old, std::slice::from_ref(&event))?;
+            ws.store.write_report(&id, &md)?;
         }
-        Ok(((old.id, run.id.clone()), vec![event]))
+        Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;
     ws.note(&format!(
         "the run {old_id} ended; its report is in {}",

@@ -656,7 +656,7 @@ impl<'c> Workspace<'c> {
         }
         let (value, more) = f(&mut run)?;
         events.extend(more);
-        if before.as_ref() != Some(&run) || !events.is_empty() {
+        if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
             let start = before
                 .as_ref()
                 .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
@@ -696,7 +696,7 @@ impl<'c> Workspace<'c> {
     }
 
     /// The report of `run` after `events` (the log so far and these).
-    fn render_report(&self, run: &Run, events: &[Event]) -> Result<(String, String)> {
+    pub(super) fn render_report(&self, run: &Run, events: &[Event]) -> Result<(String, String)> {
         let (mut log, _) = self.store.read_events(&self.key).unwrap_or_default();
         log.extend(events.iter().cloned());
         let config = self.config_of(run)?;
@@ -828,6 +828,7 @@ impl<'c> Workspace<'c> {
         }
         let judged = judge(&config, history, &fresh.id, now);
         let mut run = judged.run;
+        let fresh = fresh.into_saved();
         run.id = fresh.id;
         run.branch = fresh.branch;
         run.started_at = fresh.started_at;
@@ -891,7 +892,7 @@ impl<'c> Workspace<'c> {
 }
 
 /// The status document of `run` by `config`, its cooldown applied at `now`.
-pub fn status_of(config: &Config, run: &Run, events: &[Event], now: Timestamp) -> Status {
+pub(super) fn status_of(config: &Config, run: &Run, events: &[Event], now: Timestamp) -> Status {
     let mut at_now = run.clone();
     at_now.tick(config, now);
     Status::of_run(config, &at_now, events)

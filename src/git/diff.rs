@@ -18,32 +18,32 @@ pub const MAX_LINE_DIFF_BYTES: usize = 8 << 20;
 const BINARY_PROBE: usize = 8000;
 
 /// Whether git would call this content binary (a NUL byte in its first 8000 bytes).
-pub fn is_binary(data: &[u8]) -> bool {
+pub(super) fn is_binary(data: &[u8]) -> bool {
     memchr::memchr(0, &data[..data.len().min(BINARY_PROBE)]).is_some()
 }
 
 /// One changed line, in diff order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangedLine<'a> {
+pub(super) enum ChangedLine<'a> {
     Removed(&'a [u8]),
     Added(&'a [u8]),
 }
 
 /// Lines added and removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LineCounts {
+pub(super) struct LineCounts {
     pub added: u64,
     pub removed: u64,
 }
 
 /// The lines of `data`, each with its terminator.
-pub fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(super) fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
     imara_diff::sources::byte_lines(data)
 }
 
 /// The result of a line diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineDiff {
+pub(super) struct LineDiff {
     pub counts: LineCounts,
     /// The byte ranges of `before` and `after` outside which both are identical (whole
     /// lines): whatever differs lies within them.
@@ -81,7 +81,7 @@ fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
 
 /// The lengths of the longest common prefix and suffix of `a` and `b` that consist of
 /// whole lines and do not overlap.
-pub fn common_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
+pub(super) fn common_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
     let max = a.len().min(b.len());
     let same = common_prefix_len(a, b);
     // Back to the start of the line the first difference is on.
@@ -104,7 +104,7 @@ pub fn common_lines(a: &[u8], b: &[u8]) -> (usize, usize) {
 
 /// Diffs line sequences, reusing its buffers across files.
 #[derive(Default)]
-pub struct LineDiffer {
+pub(super) struct LineDiffer {
     diff: Diff,
 }
 
@@ -115,7 +115,7 @@ impl LineDiffer {
     /// The lines both sides share at the start and the end are set aside first, by a
     /// byte comparison: a typical commit changes a few lines of a long file, and only the
     /// rest is tokenised and diffed.
-    pub fn diff<'a>(
+    pub(super) fn diff<'a>(
         &mut self,
         before: &'a [u8],
         after: &'a [u8],
@@ -168,7 +168,7 @@ impl LineDiffer {
 }
 
 /// Whether `a` and `b` are the same once every whitespace byte is removed.
-pub fn equal_ignoring_whitespace(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn equal_ignoring_whitespace(a: &[u8], b: &[u8]) -> bool {
     let mut a = a.iter().filter(|c| !c.is_ascii_whitespace());
     let mut b = b.iter().filter(|c| !c.is_ascii_whitespace());
     loop {
@@ -190,7 +190,7 @@ mod tests {
             out.push(match l {
                 ChangedLine::Removed(t) => format!("-{}", String::from_utf8_lossy(t)),
                 ChangedLine::Added(t) => format!("+{}", String::from_utf8_lossy(t)),
-            })
+            });
         });
         (diff.counts, out)
     }

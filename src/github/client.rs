@@ -38,13 +38,13 @@ pub const MAX_LOG_BYTES: usize = 32 << 20;
 const MAX_REDIRECTS: usize = 3;
 /// Longest one attempt of a request may take, body included, however slowly the server
 /// trickles (`LOOPGUARD_GITHUB_REQUEST_DEADLINE`).
-pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
+pub(super) const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
 /// Longest all of a run's requests and waits may take together (`LOOPGUARD_CI_DEADLINE`).
-pub const RUN_DEADLINE: Duration = Duration::from_secs(600);
+pub(super) const RUN_DEADLINE: Duration = Duration::from_secs(600);
 /// The variable that sets the run's deadline, named in the messages.
-pub const RUN_DEADLINE_ENV: &str = "LOOPGUARD_CI_DEADLINE";
+pub(super) const RUN_DEADLINE_ENV: &str = "LOOPGUARD_CI_DEADLINE";
 /// The variable that sets the deadline of each attempt.
-pub const REQUEST_DEADLINE_ENV: &str = "LOOPGUARD_GITHUB_REQUEST_DEADLINE";
+pub(super) const REQUEST_DEADLINE_ENV: &str = "LOOPGUARD_GITHUB_REQUEST_DEADLINE";
 
 /// The GitHub REST client `loopguard ci` uses: synchronous, retrying, paginating, and in
 /// dry-run mode recording its writes instead of sending them.
@@ -97,7 +97,7 @@ pub(crate) struct Call {
 }
 
 impl Call {
-    pub fn get(path: impl Into<String>, permission: Permission) -> Self {
+    pub(crate) fn get(path: impl Into<String>, permission: Permission) -> Self {
         Call {
             method: Method::GET,
             path: path.into(),
@@ -107,7 +107,7 @@ impl Call {
         }
     }
 
-    pub fn with_json(
+    pub(crate) fn with_json(
         method: Method,
         path: impl Into<String>,
         body: &serde_json::Value,

@@ -11,12 +11,12 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// One path segment or query value.
-pub fn component(value: &str) -> String {
+pub(super) fn component(value: &str) -> String {
     utf8_percent_encode(value, COMPONENT).to_string()
 }
 
 /// A repository file path: each segment encoded, the slashes kept.
-pub fn file_path(path: &str) -> String {
+pub(super) fn file_path(path: &str) -> String {
     path.trim_start_matches('/')
         .split('/')
         .map(component)

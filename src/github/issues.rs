@@ -2,6 +2,7 @@
 
 use http::Method;
 use serde_json::json;
+use std::fmt::Write as _;
 
 use super::client::{Call, GitHubClient};
 use super::dry_run::describe_body;
@@ -322,10 +323,10 @@ impl GitHubClient {
             } else {
                 "open"
             };
-            summary.push_str(&format!(", state {state}"));
+            let _ = write!(summary, ", state {state}");
         }
         if let Some(body) = &update.body {
-            summary.push_str(&format!(", {}", describe_body(body)));
+            let _ = write!(summary, ", {}", describe_body(body));
         }
         match self.write(&call, summary, &[])? {
             Some(reply) => self.decode(&call, &reply),

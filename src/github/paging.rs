@@ -3,7 +3,7 @@
 /// The `rel="next"` target of a `Link` header, if any.
 ///
 /// `<https://api.github.com/…&page=2>; rel="next", <…&page=5>; rel="last"`
-pub fn next_link(link_header: &str) -> Option<String> {
+pub(super) fn next_link(link_header: &str) -> Option<String> {
     link_header.split(',').find_map(|part| {
         let (target, params) = part.trim().split_once(';')?;
         let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
@@ -17,7 +17,7 @@ pub fn next_link(link_header: &str) -> Option<String> {
 
 /// The page number of the `rel="last"` target of a `Link` header: how many pages the
 /// listing has (absent on the last page itself, and for cursor-paged endpoints).
-pub fn last_page(link_header: &str) -> Option<usize> {
+pub(super) fn last_page(link_header: &str) -> Option<usize> {
     link_header.split(',').find_map(|part| {
         let (target, params) = part.trim().split_once(';')?;
         let is_last = params.split(';').any(|param| {
@@ -38,7 +38,7 @@ pub fn last_page(link_header: &str) -> Option<usize> {
 
 /// Where the items sit in a page: the body itself, or a field of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageShape {
+pub(crate) enum PageShape {
     /// `[ … ]`
     Array,
     /// `{ "total_count": n, "<field>": [ … ] }`
@@ -46,7 +46,7 @@ pub enum PageShape {
 }
 
 /// Appends `per_page=100` to a path unless it already carries one.
-pub fn with_per_page(path: &str) -> String {
+pub(super) fn with_per_page(path: &str) -> String {
     if path.contains("per_page=") {
         return path.to_owned();
     }

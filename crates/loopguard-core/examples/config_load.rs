@@ -10,6 +10,7 @@
 //! so it may print and read the clock.
 #![allow(clippy::print_stdout, clippy::disallowed_methods)]
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -81,7 +82,7 @@ fn largest_allowed() -> String {
     y.push_str("  edge_loop:\n    edges:\n");
     for i in 0..n {
         let name = format!("{i}_{}", "e".repeat(MAX_NAME_BYTES - 8));
-        y.push_str(&format!("      '{name}': 3\n"));
+        let _ = writeln!(y, "      '{name}': 3");
     }
     y.push_str("agents:\n");
     y.push_str(&yaml_list(

@@ -77,7 +77,8 @@ impl AgentFilter {
             {
                 AgentFilter::KnownAgents
             }
-            other => other,
+            other
+            @ (AgentFilter::Everyone | AgentFilter::Configured | AgentFilter::KnownAgents) => other,
         }
     }
 

@@ -66,11 +66,57 @@ pub struct Iteration {
     /// `agents` config from `author` when the iteration is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<IterationKind>,
+    /// The state of the working tree, not a commit: a test run on uncommitted changes, or
+    /// a re-run of code already tested. It is an attempt for the evidence rules; it never
+    /// mends a trip that only a new commit mends.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub uncommitted: bool,
     /// What people did to the breaker right after this iteration, in order (`loopguard
     /// resume`, a maintainer removing the label in CI, ...). Replaying them reproduces the
     /// breaker exactly.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interventions: Vec<Intervention>,
+    /// A coding agent's tool call, when this iteration is one (a session's iteration, see
+    /// [`crate::session`]): what was called and how it came out, so that the rules can tell
+    /// the same call with the same outcome again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<ToolCall>,
+}
+
+/// One completed tool call of a coding agent: the action and its outcome, as digests that
+/// compare equal exactly when the calls do (docs/contract.md, "Tool calls").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool as the harness names it (`Bash`, `Edit`, `apply_patch`, `run_shell_command`).
+    pub tool: String,
+    /// sha256 (hex, 16 digits) of the tool's kind and its normalised input.
+    pub action: String,
+    /// sha256 (hex, 16 digits) of the outcome: success or failure, the exit status, and the
+    /// normalised error or output.
+    pub outcome: String,
+    /// The call failed (a non-zero exit, a tool error).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub failed: bool,
+    /// The sub-agent that made it (`None`: the main agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The normalised first error line of a failed call that is no test run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Tokens the model used for this call, where the transcript says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// The harness's id of the call (`tool_use_id`): a hook that reports it twice records
+    /// it once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl ToolCall {
+    /// Whether `other` is the same call with the same outcome.
+    pub fn same_as(&self, other: &ToolCall) -> bool {
+        self.action == other.action && self.outcome == other.outcome
+    }
 }
 
 /// Why an iteration does or does not count as an attempt.
@@ -106,6 +152,10 @@ pub enum InterventionKind {
     Abort,
     /// The next model of `escalation.models` takes over (the prompt's "retry").
     NextModel,
+    /// A person took a turn (a prompt to the agent, a commit or a review of their own):
+    /// a new episode. The loop counters start again (an open breaker is half-open: the
+    /// next attempt decides); the budget keeps counting the whole run.
+    NewEpisode,
 }
 
 /// One changed file.
@@ -279,7 +329,9 @@ impl Iteration {
             whitespace_only: None,
             skips_added: None,
             kind: None,
+            uncommitted: false,
             interventions: Vec::new(),
+            call: None,
         }
     }
 

@@ -15,11 +15,15 @@
 // The core never prints: output goes through values the shell renders.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+// A new variant (a rule, a state, an event) is decided wherever its enum is matched: no
+// wildcard arm gives it a default.
+#![deny(clippy::wildcard_enum_match_arm)]
 
 pub mod agents;
 pub mod breaker;
 pub mod ci;
 pub mod config;
+pub mod documents;
 pub mod error;
 pub mod fingerprint;
 pub mod github;
@@ -32,5 +36,6 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod sanitize;
+pub mod session;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

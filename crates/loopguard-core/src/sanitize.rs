@@ -4,6 +4,7 @@
 //! must fit GitHub's limits. Pure functions.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// GitHub's limit for a comment or issue body, in characters.
 pub const COMMENT_LIMIT: usize = 65_536;
@@ -51,7 +52,7 @@ pub fn printable(text: &str) -> String {
             }
             '\u{7f}' => out.push_str("^?"),
             '\u{80}'..='\u{9f}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),
         }
@@ -87,7 +88,7 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
         if acts(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+            let _ = write!(out, "\\u{:04x}", c as u32);
         } else {
             out.push(c);
         }
@@ -135,7 +136,7 @@ pub fn defuse_mentions(text: &str) -> String {
     while let Some(c) = chars.next() {
         out.push(c);
         if c == '@'
-            && chars.peek().is_some_and(|n| n.is_ascii_alphanumeric())
+            && chars.peek().is_some_and(char::is_ascii_alphanumeric)
             && !prev.is_some_and(|p| p.is_alphanumeric() || p == '_')
         {
             out.push(ZWSP);
@@ -152,7 +153,7 @@ pub fn defuse_references(text: &str) -> String {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         out.push(c);
-        let next_is_digit = chars.peek().is_some_and(|n| n.is_ascii_digit());
+        let next_is_digit = chars.peek().is_some_and(char::is_ascii_digit);
         if next_is_digit && (c == '#' || (c == '-' && out.ends_with("GH-"))) {
             out.push(ZWSP);
         }

@@ -63,7 +63,8 @@ pub struct Closed {
 }
 
 /// Where a PR goes on the dashboard, in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Section {
     /// The breaker is open: the agent is stopped.
     Stuck,
@@ -114,14 +115,14 @@ pub fn order(entries: &mut [Entry]) {
         let when = match e.section() {
             // Newest first.
             Section::Closed => when.map_or(i64::MAX, |t| -t),
-            _ => when.unwrap_or(i64::MAX),
+            Section::Stuck | Section::HalfOpen | Section::Healthy => when.unwrap_or(i64::MAX),
         };
         (e.section(), when, e.number)
     });
 }
 
 /// The counts at the top.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub stuck: usize,
     pub half_open: usize,
@@ -302,7 +303,7 @@ fn row(e: &Entry, ctx: &Context<'_>) -> String {
             ),
             None => "half-open".to_owned(),
         },
-        _ => "closed".to_owned(),
+        Section::Healthy | Section::Closed => "closed".to_owned(),
     };
     let rule = match (v.rule, &v.reason) {
         (Some(rule), Some(reason)) if section != Section::Healthy => {

@@ -83,7 +83,7 @@ mod tests {
         let t = evidence_from_fingerprint(&fp, "test.log").unwrap();
         assert_eq!(t.outcome, Outcome::Fail);
         assert_eq!(
-            t.signature.as_ref().map(|s| s.as_str()),
+            t.signature.as_ref().map(crate::ids::Signature::as_str),
             fp.signature.as_deref()
         );
         assert_eq!(t.signature.as_ref().map(|s| s.as_str().len()), Some(64));

@@ -338,7 +338,7 @@ mod tests {
         assert_eq!(f[0].0, "tests::counts_three_words");
         assert_eq!(f[0].2, "assertion `left == right` failed");
         assert_eq!(
-            crate::fingerprint::fingerprint_bytes(log.as_bytes()).runner,
+            fingerprint_bytes(log.as_bytes()).runner,
             Some(crate::fingerprint::Runner::Cargo)
         );
     }

@@ -31,9 +31,9 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 /// Messages are cut to this many characters.
-pub const MAX_MESSAGE_CHARS: usize = 200;
+pub(super) const MAX_MESSAGE_CHARS: usize = 200;
 /// Ids are cut to this many characters.
-pub const MAX_ID_CHARS: usize = 300;
+pub(super) const MAX_ID_CHARS: usize = 300;
 
 // Patterns use ASCII classes (`[0-9]`, `[0-9A-Za-z_]`, `(?-u:\b)`): with Unicode `\d`, `\w`
 // and `\b` their automata took about 3 MiB more of the peak memory of every run that finds a

@@ -23,7 +23,7 @@ use super::signature::Fingerprint;
 
 /// Longer lines are cut to this many bytes (a minified bundle, a base64 blob): what tells
 /// failures apart sits at the start of a line.
-pub const MAX_LINE_BYTES: usize = 4096;
+pub(super) const MAX_LINE_BYTES: usize = 4096;
 
 /// How many leading bytes decide between an XML report and text.
 const SNIFF_BYTES: usize = 64;
@@ -103,7 +103,7 @@ impl Fingerprinter {
         let silent = !self.printed;
         let mut fp = match self.mode {
             Mode::Report => self.report.finish(),
-            _ => {
+            Mode::Sniffing | Mode::Text => {
                 if self.carrying {
                     let line = std::mem::take(&mut self.carry);
                     self.carrying = false;
@@ -122,7 +122,7 @@ impl Fingerprinter {
         let sniffed = std::mem::take(&mut self.sniffed);
         match mode {
             Mode::Report => self.report.feed(&sniffed),
-            _ => self.feed_text(&sniffed),
+            Mode::Sniffing | Mode::Text => self.feed_text(&sniffed),
         }
     }
 

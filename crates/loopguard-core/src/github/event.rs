@@ -413,7 +413,7 @@ mod tests {
         assert_eq!(ctx.event, EventKind::PullRequest);
         assert_eq!(ctx.pr_number, Some(7));
         assert_eq!(ctx.head_sha, "head111");
-        assert_eq!(ctx.base_sha.as_ref().map(|s| s.as_str()), Some("base222"));
+        assert_eq!(ctx.base_sha.as_ref().map(CommitId::as_str), Some("base222"));
         assert_eq!(ctx.base_ref.as_deref(), Some("main"));
         assert_eq!(ctx.head_ref.as_deref(), Some("agent/fix"));
         assert!(!ctx.is_fork);
@@ -489,7 +489,7 @@ mod tests {
         let ctx = parse_event(&vars("workflow_run"), &payload.to_string()).unwrap();
         assert_eq!(ctx.pr_number, Some(7));
         assert_eq!(ctx.head_sha, "head111");
-        assert_eq!(ctx.base_sha.as_ref().map(|s| s.as_str()), Some("base222"));
+        assert_eq!(ctx.base_sha.as_ref().map(CommitId::as_str), Some("base222"));
         assert!(!ctx.is_fork);
         let run = ctx.workflow_run.unwrap();
         assert_eq!(

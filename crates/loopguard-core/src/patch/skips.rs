@@ -90,7 +90,9 @@ fn is_comment(lang: Lang, line: &str) -> bool {
     match lang {
         Lang::Python => line.starts_with('#'),
         // `#[ignore]` starts with `#` but is an attribute, not a comment.
-        _ => line.starts_with("//") || line.starts_with("/*") || line.starts_with('*'),
+        Lang::Rust | Lang::Js | Lang::Go | Lang::Jvm | Lang::DotNet => {
+            line.starts_with("//") || line.starts_with("/*") || line.starts_with('*')
+        }
     }
 }
 

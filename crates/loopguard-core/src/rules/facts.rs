@@ -53,7 +53,9 @@ pub struct Facts {
     pub repeats: Option<CommitId>,
     /// The test outcome improved (fail -> pass, fewer failures, a new signature).
     pub test_improved: bool,
-    /// Progress: a new tree that is not whitespace-only, or improved tests.
+    /// The code changed: a tree the window has not seen, not empty, not only whitespace.
+    pub code_changed: bool,
+    /// Progress: the code changed, or the tests improved.
     pub progress: bool,
     /// The message claims completion.
     pub claims_done: bool,
@@ -69,6 +71,14 @@ pub struct Facts {
     pub violations: Vec<String>,
     /// CI configuration the attempt changed that is not protected (a note, not a trip).
     pub ci_files: Vec<String>,
+    /// A tool call: how many calls in a row by the same agent, ending with this one, were
+    /// the same call with the same outcome (1: this one is new). 0 for a commit.
+    pub same_call: u64,
+    /// A tool call that failed.
+    pub call_failed: bool,
+    /// A tool call that completes an A-B-A-B pattern: the same agent's last four calls
+    /// alternate between two calls with their outcomes.
+    pub alternates: bool,
 }
 
 /// The facts of a history's attempts, oldest first, extended as iterations arrive.
@@ -214,7 +224,18 @@ fn facts_of(
         // Unknown tree: judge by the files, and by nothing when they are unknown too.
         None => !f.empty,
     };
-    f.progress = (changed && !f.whitespace_only) || f.test_improved;
+    f.code_changed = changed && !f.whitespace_only;
+    f.progress = f.code_changed || f.test_improved;
+
+    if let Some(call) = &it.call {
+        call_facts(
+            history,
+            &attempt_idx[n.saturating_sub(window)..],
+            before,
+            call,
+            &mut f,
+        );
+    }
 
     if let Some(files) = &it.files {
         f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));
@@ -222,6 +243,32 @@ fn facts_of(
         f.ci_files = ci_files(config, it);
     }
     f
+}
+
+/// The facts of a tool call against the same agent's calls before it in the window: the
+/// same call with the same outcome again, and A-B-A-B alternation.
+fn call_facts(
+    history: &[Iteration],
+    earlier: &[usize],
+    before: &[Facts],
+    call: &crate::iteration::ToolCall,
+    f: &mut Facts,
+) {
+    f.call_failed = call.failed;
+    // The same agent's earlier calls, newest first, with their facts.
+    let facts_at = |i: usize| before.iter().rev().find(|p| p.index == i);
+    let mut mine = earlier.iter().rev().filter_map(|&j| {
+        let c = history[j].call.as_ref()?;
+        (c.agent == call.agent).then_some((j, c))
+    });
+    let previous: Vec<(usize, &crate::iteration::ToolCall)> = mine.by_ref().take(3).collect();
+    f.same_call = match previous.first() {
+        Some((j, c)) if c.same_as(call) => facts_at(*j).map_or(1, |p| p.same_call) + 1,
+        _ => 1,
+    };
+    if let [(_, b), (_, a2), (_, b2)] = previous.as_slice() {
+        f.alternates = !call.same_as(b) && call.same_as(a2) && b.same_as(b2);
+    }
 }
 
 /// Names the state at `pos` (the tree of `history[k]`, or the tree it started from) the way

@@ -1,0 +1,160 @@
+//! The documentation tells the truth: its examples run as shown, its config parses, and
+//! nothing in the repository points at files outside it.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{fenced_blocks as blocks, lg_at};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// `loopguard replay --config FILE` of the sample, FILE (`name` in `dir`) holding `yaml`.
+fn replay_with(dir: &Path, name: &str, yaml: &str) -> crate::support::Ran {
+    let config = dir.join(name);
+    std::fs::write(&config, yaml).unwrap();
+    lg_at(dir)
+        .arg("replay")
+        .arg("--config")
+        .arg(&config)
+        .arg(root().join("examples/replay/iterations.jsonl"))
+        .run()
+}
+
+#[test]
+fn the_replay_sample_gives_what_the_contract_shows() {
+    let contract = read("docs/contract.md");
+    let console = blocks(&contract, "console")
+        .into_iter()
+        .find(|b| b.contains("loopguard replay examples/replay/iterations.jsonl"))
+        .expect("the contract shows the sample's replay");
+    let ran = lg_at(&root())
+        .args(["replay", "examples/replay/iterations.jsonl"])
+        .run()
+        .code(1);
+    // Every output line the contract shows (up to its ellipsis) is printed, in order.
+    let shown: Vec<&str> = console.lines().skip(1).take_while(|l| *l != "…").collect();
+    assert!(shown.len() >= 3, "{console}");
+    let printed: Vec<&str> = ran.stdout.lines().collect();
+    assert_eq!(&printed[..shown.len()], &shown[..], "{}", ran.stdout);
+
+    let doc = lg_at(&root())
+        .args(["replay", "--json", "examples/replay/iterations.jsonl"])
+        .run()
+        .code(1)
+        .json();
+    assert_eq!(doc["rule"], "same_error");
+    assert_eq!(doc["history"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn the_config_examples_parse() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for file in ["README.md", "docs/contract.md"] {
+        for yaml in blocks(&read(file), "yaml") {
+            // Workflow snippets are YAML too; the config blocks are the ones with rules.
+            if !yaml.contains("rules:") {
+                continue;
+            }
+            let ran = replay_with(tmp.path(), "config.yml", yaml);
+            assert_ne!(ran.code, Some(2), "{file}: {}\n{yaml}", ran.stderr);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "no config example found");
+}
+
+#[test]
+fn every_config_key_of_the_contract_is_accepted() {
+    let contract = read("docs/contract.md");
+    let tmp = tempfile::tempdir().unwrap();
+    let section = contract
+        .split("## Configuration")
+        .nth(1)
+        .and_then(|rest| rest.split("The profile tables").next())
+        .expect("the contract has a configuration section");
+    let mut keys = 0;
+    for line in section.lines() {
+        // Rows of the key table: | `a.b.c` | default | … |
+        let Some(key) = line
+            .strip_prefix("| `")
+            .and_then(|l| l.split_once('`'))
+            .map(|(k, _)| k)
+        else {
+            continue;
+        };
+        if !key.contains('.') || key.contains('<') || key.contains(' ') {
+            continue;
+        }
+        let mut yaml = String::new();
+        let parts: Vec<&str> = key.split('.').collect();
+        for (depth, part) in parts.iter().enumerate() {
+            yaml.push_str(&"  ".repeat(depth));
+            yaml.push_str(part);
+            yaml.push(':');
+            yaml.push('\n');
+        }
+        // A null value parses for every optional key: the key itself must be known.
+        let ran = replay_with(
+            tmp.path(),
+            "key.yml",
+            &(yaml.trim_end().to_owned() + " null\n"),
+        );
+        assert!(
+            !ran.stderr.contains("unknown field"),
+            "{key} is in the contract but not accepted: {}",
+            ran.stderr
+        );
+        keys += 1;
+    }
+    assert!(keys >= 25, "only {keys} keys found in the contract's table");
+}
+
+/// Every file of the source tree (not `target/`, `.git/` or the runner fixtures).
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !["target", ".git", "node_modules", "fixtures"].contains(&name.as_str()) {
+                source_files(&path, out);
+            }
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn nothing_in_the_repository_points_outside_it() {
+    let mut files = Vec::new();
+    source_files(&root(), &mut files);
+    assert!(
+        files.len() > 50,
+        "the source tree has {} files",
+        files.len()
+    );
+    // The project's design notes live outside the repository; its docs must not send a
+    // reader there. (This file names them to look for them.)
+    let outside = ["CONTRACT.md", "DESIGN.md", "STYLE.md"];
+    for path in files {
+        if path.ends_with("tests/it/docs.rs") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue; // binary
+        };
+        for name in outside {
+            assert!(
+                !text.contains(name),
+                "{} refers to {name}, which is not in the repository",
+                path.display()
+            );
+        }
+    }
+}

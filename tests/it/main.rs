@@ -1,0 +1,34 @@
+//! The integration tests: one binary, so `tests/support` compiles once and a change in
+//! `src/` relinks one test executable (ripgrep, just and nextest do the same).
+//!
+//! One module per area. Every test drives the real binary against real repositories made
+//! by real `git`, real runner output and the fake GitHub of `support::github_fake`. The
+//! slow ones (release archives, a dashboard over 1,000 PRs) are under [`slow`]:
+//! `cargo test --test it slow::` runs them alone, `-- --skip slow::` leaves them out.
+
+mod support;
+
+mod check;
+mod ci;
+mod ci_deadlines;
+mod dashboard;
+mod differential;
+mod docs;
+mod documents;
+mod evidence;
+mod fingerprint;
+mod fuzz;
+mod git_evidence;
+mod github_client;
+mod hard_to_fool;
+mod harness;
+mod hook_gates;
+mod input_limits;
+mod local_guard;
+mod pictures;
+mod progress;
+mod recovery;
+mod reports;
+mod session;
+mod slow;
+mod untrusted_text;
