@@ -17,7 +17,7 @@ use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::truncate_chars;
-use regex::Regex;
+use regex::{Captures, Regex};
 use std::sync::LazyLock;
 
 pub(crate) const TRIGGERS: &[&str] = &[
@@ -97,25 +97,8 @@ impl LineParser for TapParser {
         if self.yaml_line(text, out) {
             return;
         }
-        if let Some(f) = &mut self.failed {
-            if let Some(c) = AT_LINE.captures(text) {
-                f.script = Some(c[1].to_string());
-                return;
-            }
-            if let Some(diag) = text.strip_prefix('#').map(str::trim)
-                && !FAILED_TEST.is_match(text)
-                && !diag.starts_with("Looks like ")
-            {
-                if !diag.is_empty() {
-                    f.message = Some(match f.message.take() {
-                        // `got:` alone says little; `expected:` completes it.
-                        Some(got) if got.starts_with("got:") && diag.starts_with("expected:") => {
-                            truncate_chars(&format!("{got} {diag}"), 400)
-                        }
-                        Some(m) => m,
-                        None => truncate_chars(diag, 400),
-                    });
-                }
+        if self.failed.is_some() {
+            if self.failed_detail(text) {
                 return;
             }
             self.close(out);
@@ -162,22 +145,7 @@ impl LineParser for TapParser {
                 Some(reason.trim()),
             );
         } else if let Some(c) = REPORTED.captures(text) {
-            self.stray.clear();
-            self.running = true;
-            let failed = &c[3] != "0";
-            let exited = c.get(2).map_or("1", |m| m.as_str());
-            let script = c[1].to_string();
-            if !failed && exited != "0" {
-                // It ran no failing test and still failed: the script itself died.
-                let message = self
-                    .messages
-                    .iter()
-                    .find(|(s, _)| *s == script)
-                    .map_or("died", |(_, m)| m.as_str())
-                    .to_string();
-                out.fail(Runner::Tap, FailureKind::Error, &script, Some(&message));
-            }
-            self.reported = Some((script, failed));
+            self.reported_script(&c, out);
         } else if let Some((script, true)) = &self.reported
             && let Some(numbers) = text
                 .trim_start()
@@ -206,6 +174,55 @@ impl LineParser for TapParser {
 }
 
 impl TapParser {
+    /// A line after prove's `Failed test` report: where it failed, or its diagnostics
+    /// (`got:`/`expected:`). `false` when the line is neither and the report is over.
+    fn failed_detail(&mut self, text: &str) -> bool {
+        let Some(f) = &mut self.failed else {
+            return false;
+        };
+        if let Some(c) = AT_LINE.captures(text) {
+            f.script = Some(c[1].to_string());
+            return true;
+        }
+        let Some(diag) = text.strip_prefix('#').map(str::trim) else {
+            return false;
+        };
+        if FAILED_TEST.is_match(text) || diag.starts_with("Looks like ") {
+            return false;
+        }
+        if !diag.is_empty() {
+            f.message = Some(match f.message.take() {
+                // `got:` alone says little; `expected:` completes it.
+                Some(got) if got.starts_with("got:") && diag.starts_with("expected:") => {
+                    truncate_chars(&format!("{got} {diag}"), 400)
+                }
+                Some(m) => m,
+                None => truncate_chars(diag, 400),
+            });
+        }
+        true
+    }
+
+    /// prove's line for a script in its closing report: a script that ran no failing test
+    /// and still exited non-zero died.
+    fn reported_script(&mut self, c: &Captures<'_>, out: &mut Collector) {
+        self.stray.clear();
+        self.running = true;
+        let failed = &c[3] != "0";
+        let exited = c.get(2).map_or("1", |m| m.as_str());
+        let script = c[1].to_string();
+        if !failed && exited != "0" {
+            let message = self
+                .messages
+                .iter()
+                .find(|(s, _)| *s == script)
+                .map_or("died", |(_, m)| m.as_str())
+                .to_string();
+            out.fail(Runner::Tap, FailureKind::Error, &script, Some(&message));
+        }
+        self.reported = Some((script, failed));
+    }
+
     fn id(&self, name: &str) -> String {
         let name = if name.is_empty() { "(unnamed)" } else { name };
         match &self.script {
