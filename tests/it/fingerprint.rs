@@ -380,7 +380,31 @@ fn each_runner_is_recognised() {
 
 /// What each failure is, by runner and failure directory: (kind, id, message), sorted.
 /// Every variant must give exactly this.
-fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str, &'static str)>> {
+fn expected_failures() -> Expected {
+    let mut m = Expected::new();
+    expected_of_rust(&mut m);
+    expected_of_volatile_parts(&mut m);
+    expected_of_volatile_go(&mut m);
+    expected_of_volatile_js_and_java(&mut m);
+    expected_of_python(&mut m);
+    expected_of_go(&mut m);
+    expected_of_javascript(&mut m);
+    expected_of_java_and_tsc(&mut m);
+    m
+}
+
+type Expected = BTreeMap<&'static str, Vec<(FailureKind, &'static str, &'static str)>>;
+
+fn one(
+    kind: FailureKind,
+    id: &'static str,
+    message: &'static str,
+) -> Vec<(FailureKind, &'static str, &'static str)> {
+    vec![(kind, id, message)]
+}
+
+/// cargo test and nextest: the same failures.
+fn expected_of_rust(m: &mut Expected) {
     use FailureKind::*;
     let assert_cargo = vec![
         (
@@ -427,7 +451,6 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "note: test did not panic as expected at src/lib.rs",
         ),
     ];
-    let mut m = BTreeMap::new();
     m.insert("cargo/assert-count", assert_cargo.clone());
     m.insert("nextest/assert-count", assert_cargo);
     m.insert("cargo/panic-count", panic_cargo.clone());
@@ -440,7 +463,11 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
     m.insert("nextest/missing-file", missing_file);
     m.insert("cargo/two-failures", two_cargo.clone());
     m.insert("nextest/two-failures", two_cargo);
-    // Volatile parts: what each becomes.
+}
+
+/// Volatile parts of Rust and Python runs (and Go's temp dirs): what each becomes.
+fn expected_of_volatile_parts(m: &mut Expected) {
+    use FailureKind::*;
     let rust_volatile = [
         (
             ["cargo/tempfile", "nextest/tempfile"],
@@ -468,7 +495,6 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             m.insert(key, vec![(Test, id, message)]);
         }
     }
-    let one = |kind, id, message| vec![(kind, id, message)];
     m.insert(
         "pytest/tempfile-mktemp",
         one(
@@ -517,6 +543,10 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "report_test.go: no report (scratch <tmp>/words-<n>.txt): stat <tmp>/report.txt: no such file or directory",
         ),
     );
+}
+
+fn expected_of_volatile_go(m: &mut Expected) {
+    use FailureKind::*;
     m.insert(
         "go/volatile-values",
         one(
@@ -541,6 +571,11 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "props_test.go: #<n>: failed on input <input>",
         ),
     );
+}
+
+/// Volatile parts of JavaScript and Java runs.
+fn expected_of_volatile_js_and_java(m: &mut Expected) {
+    use FailureKind::*;
     let node_request = "request <uuid> to <n>:<n> failed at <time> (<time>, epoch <n> ms) in pid <n> after <dur>: connection reset";
     let node_request_error = "Error: request <uuid> to <n>:<n> failed at <time> (<time>, epoch <n> ms) in pid <n> after <dur>: connection reset";
     m.insert(
@@ -595,6 +630,10 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "java.lang.IllegalStateException: request <uuid> to <n>:<n> failed at <time> in pid <n> thread <n> after <dur> with java.lang.Object@<hex>: connection reset",
         ),
     );
+}
+
+fn expected_of_python(m: &mut Expected) {
+    use FailureKind::*;
     m.insert(
         "cargo/doctest",
         vec![(
@@ -655,6 +694,10 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "AssertionError: assert <n> == <n>",
         )],
     );
+}
+
+fn expected_of_go(m: &mut Expected) {
+    use FailureKind::*;
     m.insert(
         "go/assert-count",
         vec![(
@@ -703,6 +746,10 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "panic: test timed out after <dur>",
         )],
     );
+}
+
+fn expected_of_javascript(m: &mut Expected) {
+    use FailureKind::*;
     m.insert(
         "jest/assert-count",
         vec![(
@@ -767,6 +814,10 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "Error: Cannot find module '../src/wordcount-v2'",
         )],
     );
+}
+
+fn expected_of_java_and_tsc(m: &mut Expected) {
+    use FailureKind::*;
     m.insert(
         "junit/assert-count",
         vec![(
@@ -807,7 +858,6 @@ fn expected_failures() -> BTreeMap<&'static str, Vec<(FailureKind, &'static str,
             "error TS2304: Cannot find name 'offset'.",
         )],
     );
-    m
 }
 
 #[test]
