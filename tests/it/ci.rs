@@ -1041,3 +1041,41 @@ fn a_personal_token_trusts_its_own_comments() {
     assert_eq!(comments.len(), 1, "{comments:#?}");
     assert!(comments[0].body.contains("| 2 |"), "{}", comments[0].body);
 }
+
+/// A .NET run's reports go where JUnit XML goes (`--junit`, the Action's `junit` input) and
+/// are told apart by their content, not their names: a TRX and an xUnit.net v2 XML file,
+/// both called `results.xml`, then the console of the same failure, are one failure three
+/// times, and the third run trips `same_error`.
+#[test]
+fn dotnet_reports_through_junit_are_the_runs_evidence() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let console = "dotnet/xunit-assert-count/vstest.log";
+    let want =
+        loopguard::fingerprint::fingerprint_bytes(&std::fs::read(log_file(console)).unwrap())
+            .signature
+            .expect("the console shows the failure");
+    let reports = tempfile::tempdir().unwrap();
+    let mut args = Vec::new();
+    for (i, report) in ["report.trx", "xunit.xml"].iter().enumerate() {
+        let dir = reports.path().join(i.to_string());
+        std::fs::create_dir(&dir).unwrap();
+        let copy = dir.join("results.xml");
+        std::fs::copy(
+            log_file(&format!("dotnet/xunit-assert-count/{report}")),
+            &copy,
+        )
+        .unwrap();
+        args.push(["--junit".to_owned(), copy.display().to_string()]);
+    }
+    args.push(["--log".to_owned(), log_path(console)]);
+    for (i, args) in args.iter().enumerate() {
+        let head = p.attempt(SAME[i].0, &format!("Fix the total, try {}", i + 1));
+        gh.add_pr(p.pr(7, &head));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_ci(&gh, &p.repo, "pull_request", &p.sync_event(&head), &args);
+        assert_eq!(out.outputs["signature"], want, "{args:?}: {out:#?}");
+        assert_eq!(out.outputs["tripped"], (i == 2).to_string(), "{out:#?}");
+    }
+    assert_eq!(gh.labels(7), [LABEL]);
+}
