@@ -9,8 +9,9 @@
 #
 # Targets: faster than the grep|head|sed pipeline (issue 3), within 1.2x of `grep -c FAIL`
 # (issue 20: more parsers must not slow it), peak memory under 64 MiB and unchanged.
-# Each tool runs LG_BENCH_RUNS times (default 7); the median wall time is reported (the
-# machine may be shared: the load average is printed before and after).
+# Each tool runs LG_BENCH_RUNS times (default 7), in rounds; the median wall time is
+# reported (the machine may be shared: the load average is printed before and after).
+# LG_BENCH_BEFORE=BINARY measures another build beside this one (main's, for a before/after).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,36 +68,51 @@ PY
 ls -l "$LOG" >&2
 cat "$LOG" >/dev/null # warm the page cache: every tool reads from memory
 
-# measure NAME CMD...: the median wall time of LG_BENCH_RUNS runs (in $median), and the
-# largest peak RSS of them.
-RUNS=${LG_BENCH_RUNS:-7}
-measure() {
-    local name=$1 rss=0 wall kib walls=()
-    shift
-    for ((i = 0; i < RUNS; i++)); do
-        /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" >"$WORK/stdout" 2>/dev/null || true
-        read -r wall kib <"$WORK/time"
-        walls+=("$wall")
-        ((kib > rss)) && rss=$kib
-    done
-    median=$(printf '%s\n' "${walls[@]}" | sort -n | awk '{ a[NR] = $1 } END {
-        print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
-    printf '%-34s %8.2f s %8.1f MiB   %s\n' "$name" "$median" "$(awk "BEGIN{print $rss/1024}")" \
-        "$(head -c 90 "$WORK/stdout" | tr '\n' ' ')"
+# The tools. LG_BENCH_BEFORE=BINARY adds another loopguard build (main's, say) to compare
+# with, measured in the same rounds.
+BEFORE=${LG_BENCH_BEFORE:-}
+NAMES=(lg pipe grep)
+[[ -z $BEFORE ]] || NAMES=(before lg pipe grep)
+declare -A LABEL=([lg]="loopguard fingerprint" [before]="loopguard fingerprint (before)"
+    [pipe]="grep -E ...|head -1|sed" [grep]="grep -c FAIL")
+
+# run_tool NAME: runs it once under /usr/bin/time (wall seconds and peak RSS in $WORK/time).
+run_tool() {
+    local timed=(/usr/bin/time -f '%e %M' -o "$WORK/time")
+    case $1 in
+    lg) "${timed[@]}" "${LOOPGUARD[@]}" "$LOG" ;;
+    before) "${timed[@]}" "$BEFORE" fingerprint "$LOG" ;;
+    pipe) "${timed[@]}" sh -c "grep -E '(Error|Exception|Failed|FAIL):' '$LOG' | head -1 | sed 's/:[0-9]*:/:N:/'" ;;
+    grep) "${timed[@]}" grep -c FAIL "$LOG" ;;
+    esac >"$WORK/stdout.$1" 2>/dev/null || true
 }
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)  runs: $RUNS (median wall, max peak RSS)"
-printf '%-34s %10s %12s   %s\n' tool wall peak-rss output
-measure "loopguard fingerprint" "${LOOPGUARD[@]}" "$LOG"
-LG_WALL=$median
-measure 'grep -E ...|head -1|sed' sh -c \
-    "grep -E '(Error|Exception|Failed|FAIL):' '$LOG' | head -1 | sed 's/:[0-9]*:/:N:/'"
-PIPE_WALL=$median
-measure "grep -c FAIL" grep -c FAIL "$LOG"
-GREP_WALL=$median
+# LG_BENCH_RUNS rounds (default 7), each tool once per round in turn, so that a change in
+# the machine's load falls on all of them alike; per tool the median wall time and the
+# largest peak RSS.
+RUNS=${LG_BENCH_RUNS:-7}
+declare -A WALLS RSS MEDIAN
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+for ((i = 0; i < RUNS; i++)); do
+    for t in "${NAMES[@]}"; do
+        run_tool "$t"
+        read -r wall kib <"$WORK/time"
+        WALLS[$t]+="$wall "
+        ((kib > ${RSS[$t]:-0})) && RSS[$t]=$kib
+    done
+done
 
-awk -v lg="$LG_WALL" -v pipe="$PIPE_WALL" -v grep="$GREP_WALL" 'BEGIN {
+echo "rounds: $RUNS (median wall, max peak RSS); load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-34s %10s %12s   %s\n' tool wall peak-rss output
+for t in "${NAMES[@]}"; do
+    MEDIAN[$t]=$(printf '%s\n' ${WALLS[$t]} | sort -n | awk '{ a[NR] = $1 } END {
+        print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+    printf '%-34s %8.2f s %8.1f MiB   %s\n' "${LABEL[$t]}" "${MEDIAN[$t]}" \
+        "$(awk "BEGIN{print ${RSS[$t]}/1024}")" "$(head -c 90 "$WORK/stdout.$t" | tr '\n' ' ')"
+done
+awk -v lg="${MEDIAN[lg]}" -v pipe="${MEDIAN[pipe]}" -v grep="${MEDIAN[grep]}" \
+    -v before="${MEDIAN[before]:-0}" 'BEGIN {
     printf "loopguard / grep-pipeline = %.2f (target < 1)\n", lg / pipe
     printf "loopguard / grep -c       = %.2f (target <= 1.2)\n", lg / grep
+    if (before > 0) printf "before    / grep -c       = %.2f\n", before / grep
 }'
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
