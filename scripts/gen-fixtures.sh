@@ -1648,7 +1648,7 @@ main() {
             for s in $ONLY; do
                 rm -rf "${LOGS:?}/$r/$s" "${LOGS:?}/$r/$s-summary"
             done
-        elif [[ $r != dotnet ]]; then # dotnet keeps its README
+        elif [[ $r != dotnet && $r != heldout ]]; then # they keep their READMEs
             rm -rf "${LOGS:?}/$r"
         fi
         "gen_$r"
