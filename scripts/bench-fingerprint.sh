@@ -96,7 +96,8 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 0; i < RUNS; i++)); do
     for t in "${NAMES[@]}"; do
         run_tool "$t"
-        read -r wall kib <"$WORK/time"
+        # The last line: time puts "Command exited with non-zero status N" before it.
+        read -r wall kib < <(tail -n 1 "$WORK/time")
         WALLS[$t]+="$wall "
         ((kib > ${RSS[$t]:-0})) && RSS[$t]=$kib
     done
