@@ -254,7 +254,7 @@ fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let real_index = ws.repo.git_dir().join("index");
     if real_index.exists() {
         // A copy keeps the stat cache: `add -A` then only hashes what changed.
-        let _ = std::fs::copy(&real_index, &index);
+        copy_index(&real_index, &index);
     }
     let tree = git(&["add", "-A"], Some(&index)).and_then(|_| git(&["write-tree"], Some(&index)));
     if tree.is_none() {
@@ -267,6 +267,26 @@ fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
         head,
         head_tree,
     })
+}
+
+/// Copies the index with its modification time. Git trusts a cached stat only for files
+/// older than the index file (racy-git detection): a copy stamped "now" would make a file
+/// rewritten within the second of the last commit, at the same size, look unchanged.
+fn copy_index(from: &Path, to: &Path) {
+    let copied = std::fs::copy(from, to).is_ok();
+    let modified = std::fs::metadata(from).and_then(|m| m.modified());
+    if let (true, Ok(modified)) = (copied, modified) {
+        let stamped = std::fs::File::options()
+            .write(true)
+            .open(to)
+            .and_then(|f| f.set_modified(modified));
+        if stamped.is_err() {
+            // Without the stamp the cache cannot be trusted: an empty index hashes all.
+            let _ = std::fs::remove_file(to);
+        }
+    } else {
+        let _ = std::fs::remove_file(to);
+    }
 }
 
 /// Puts the evidence of a test run where it belongs: on HEAD's iteration when the working
