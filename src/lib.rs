@@ -52,11 +52,11 @@ pub use loopguard_core::{
 pub mod cli;
 pub mod commands;
 pub mod config_file;
-pub mod env;
 pub mod error;
 pub mod git;
 pub mod github;
 pub mod hooks;
 pub mod notify;
 pub mod safe_fs;
+pub mod settings;
 pub mod store;

@@ -262,6 +262,10 @@ fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
         }
     }
     if notify.contains(&Notify::Desktop) {
-        notify::desktop("loopguard: the agent is stuck", &text, &ws.ctx.env);
+        notify::desktop(
+            "loopguard: the agent is stuck",
+            &text,
+            ws.ctx.settings.display,
+        );
     }
 }

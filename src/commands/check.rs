@@ -8,7 +8,7 @@ use anyhow::Result;
 use crate::breaker::State;
 use crate::cli::{CheckArgs, ReplayArgs};
 use crate::config::{CONFIG_FILE, Config};
-use crate::error::{Error, exit};
+use crate::error::{InputError, exit};
 use crate::iteration::{CommitId, parse_record};
 use crate::report::{Status, text};
 use crate::run::{Judgement, judge};
@@ -26,7 +26,7 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
         Some(range) => ws.repo.rev_range(range)?,
         None => default_range(&ws, run.as_ref())?,
     };
-    let mut progress = Progress::new(&ctx.env, args.json);
+    let mut progress = Progress::new(&ctx.settings, args.json);
     let mut history = if progress.enabled() && ids.len() > PROGRESS_CHUNK {
         // In chunks, so a bar can move; each chunk is still read in parallel.
         progress.start(ids.len() as u64, "reading commits");
@@ -73,10 +73,13 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
             } else {
                 " and the workflows that ran loopguard where the run's config came from"
             };
-            ws.warn(&format!(
-                "the commit before the range ({}) is not in this clone: the workflows that run loopguard there are not known, so only rules.constraint.protected{also} is protected; hint: `git fetch --unshallow`",
-                base.short()
-            ));
+            ws.ctx.ui.warn_hint(
+                &format!(
+                    "the commit before the range ({}) is not in this clone: the workflows that run loopguard there are not known, so only rules.constraint.protected{also} is protected",
+                    base.short()
+                ),
+                "`git fetch --unshallow`",
+            );
         }
     }
     let j = judge(&ws.config, history, "check", ws.now());
@@ -87,9 +90,11 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
 /// when there is no run.
 fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Vec<CommitId>> {
     let Some(head) = &ws.head.id else {
-        return Err(
-            Error::input("the current branch has no commits yet; hint: pass --range").into(),
-        );
+        return Err(InputError::NoCommits {
+            what: "the current branch",
+            hint: "pass --range",
+        }
+        .into());
     };
     if let Some(start) = run.and_then(|r| r.start_commit.clone())
         && ws.repo.resolve(start.as_str()).is_ok()
@@ -104,13 +109,7 @@ fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Ve
 
 pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
     let config = match &args.config {
-        Some(p) => {
-            let p = ctx.dir.join(p);
-            if !p.exists() {
-                return Err(Error::input(format!("{}: no such config file", p.display())).into());
-            }
-            crate::config_file::load(&p)?
-        }
+        Some(p) => crate::config_file::load_named(&ctx.dir.join(p))?,
         None => match Workspace::open(ctx, None) {
             Ok(ws) => ws.config,
             // Outside a repository: the file in this directory, or the defaults.
@@ -119,13 +118,14 @@ pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
     };
     let name = args.file.display().to_string();
     let mut text = String::new();
-    let mut progress = Progress::new(&ctx.env, args.json);
+    let mut progress = Progress::new(&ctx.settings, args.json);
     if name == "-" {
         std::io::stdin().read_to_string(&mut text)?;
     } else {
         let path = ctx.dir.join(&args.file);
-        let cannot = |e: std::io::Error| {
-            Error::input(format!("{name}: cannot read the iteration records: {e}"))
+        let cannot = |source| InputError::Unreadable {
+            path: args.file.clone(),
+            source,
         };
         let file = std::fs::File::open(&path).map_err(cannot)?;
         let size = file.metadata().map_or(0, |m| m.len());
@@ -146,7 +146,7 @@ pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
         }
     }
     progress.finish();
-    let j = judge(&config, history, "replay", ctx.env.now());
+    let j = judge(&config, history, "replay", ctx.settings.now());
     show(&config, &j, args.json)
 }
 

@@ -23,7 +23,7 @@ use crate::ci::records::iteration_from_commit;
 use crate::ci::state::{CiState, IssueRef};
 use crate::cli::CiArgs;
 use crate::config::{CONFIG_FILE, Config};
-use crate::error::{Error, exit};
+use crate::error::{ConfigFileError, GitHubError, InputError, exit};
 use crate::fingerprint::{Fingerprint, fingerprint_bytes};
 use crate::git::Repo;
 use crate::github::actions_io::{
@@ -46,10 +46,13 @@ use crate::run::judge;
 use super::{Ctx, content_hash};
 
 pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
-    let trigger = crate::github::context::ci_context(ctx.env.lookup())?;
-    let client = GitHubClientBuilder::from_lookup(ctx.env.lookup())?
-        .dry_run(args.dry_run)
-        .build()?;
+    let trigger = crate::github::context::ci_context(&ctx.settings.github.vars)?;
+    let client = GitHubClientBuilder::from_settings(
+        ctx.settings.github.client()?,
+        ctx.settings.knobs.github_time_scale,
+    )
+    .dry_run(args.dry_run)
+    .build()?;
     let mut s = Session {
         ctx,
         repo: Repo::discover_with_env(&ctx.dir).ok(),
@@ -83,7 +86,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
 
     // Judge.
     pr_state.state.apply_to(&mut history);
-    let judgement = judge(&config, history, "ci", ctx.env.now());
+    let judgement = judge(&config, history, "ci", ctx.settings.now());
     let status = Status::of_judgement(&config, &judgement);
     let change = Change::between(pr_state.state.last.as_ref().map(|v| v.state), status.state);
     let ids: Vec<CommitId> = judgement
@@ -218,9 +221,10 @@ impl Session<'_> {
         let shown = PathBuf::from(format!("{path}@{at}"));
         match bytes {
             Some(b) => Ok(Config::parse_bytes(&b, &shown)?),
-            None if explicit.is_some() => Err(Error::input(format!(
-                "{path}: no such file in the base commit {at}; hint: the config is read from the PR's base, never its head: commit it to the base branch first"
-            ))
+            None if explicit.is_some() => Err(ConfigFileError::NotInBase {
+                path: path.to_owned(),
+                at,
+            }
             .into()),
             None => Ok(Config::default()),
         }
@@ -306,9 +310,12 @@ impl Session<'_> {
     fn token_login(&self) -> Result<Option<String>> {
         let installation = self
             .ctx
-            .env
-            .var("GITHUB_TOKEN")
-            .is_some_and(|t| t.trim().starts_with("ghs_"));
+            .settings
+            .github
+            .client()?
+            .token
+            .as_ref()
+            .is_some_and(crate::github::Token::is_installation);
         if installation {
             return Ok(None);
         }
@@ -359,7 +366,7 @@ impl Session<'_> {
             label_on_pr,
             unlabeled_now,
             self.trigger.sender.as_deref(),
-            self.ctx.env.now(),
+            self.ctx.settings.now(),
         ) && !state.resumes.iter().any(|r| r.after == resume.after)
         {
             state.resumes.push(resume);
@@ -512,7 +519,7 @@ impl Session<'_> {
             change,
             pr_state.state.issue.as_ref().map(|i| i.number),
         );
-        let files = ActionsFiles::from_env(&self.ctx.env);
+        let files = ActionsFiles::from_settings(&self.ctx.settings.github);
         let signature = pr_state
             .state
             .evidence
@@ -530,7 +537,7 @@ impl Session<'_> {
                 .ui
                 .warn("the step summary was cut to fit GitHub's 1 MiB");
         }
-        super::print_untrusted(&view.text(), self.ctx.env.in_actions())?;
+        super::print_untrusted(&view.text(), self.ctx.settings.github.actions)?;
         if status.state == State::Open {
             let line = annotation(
                 AnnotationLevel::Error,
@@ -645,8 +652,11 @@ impl Session<'_> {
         let visible = self
             .view(config, status, Some(pr.number), change, issue_now)
             .comment();
-        let mut body = decide::sticky_body(&mut pr_state.state, &visible, order)
-            .map_err(|e| Error::env(e.to_string()))?;
+        let sticky = |source| GitHubError::Sticky {
+            pr: pr.number,
+            source,
+        };
+        let mut body = decide::sticky_body(&mut pr_state.state, &visible, order).map_err(sticky)?;
         let existing = pr_state.sticky.as_ref().map(|(id, b)| (*id, b.as_str()));
         let this_run = self.trigger.run_id;
         if plan::comment_action(channels, existing, &body) != CommentAction::Nothing
@@ -655,8 +665,7 @@ impl Session<'_> {
         {
             // The comment changes anyway: it names this run as the one that changed it.
             last.run = this_run;
-            body = decide::sticky_body(&mut pr_state.state, &visible, order)
-                .map_err(|e| Error::env(e.to_string()))?;
+            body = decide::sticky_body(&mut pr_state.state, &visible, order).map_err(sticky)?;
         }
         match plan::comment_action(channels, existing, &body) {
             CommentAction::Nothing => {}
@@ -700,7 +709,7 @@ impl Session<'_> {
         for w in &planned {
             let _ = writeln!(text, "  {w}");
         }
-        super::print_untrusted(&text, self.ctx.env.in_actions())
+        super::print_untrusted(&text, self.ctx.settings.github.actions)
     }
 }
 
@@ -737,9 +746,10 @@ pub(super) fn expand_globs(
         if !has_glob(pattern) {
             let path = base.join(pattern);
             if !path.is_file() {
-                return Err(Error::input(format!(
-                    "{pattern}: no such file; hint: pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)"
-                ))
+                return Err(InputError::NoSuchFile {
+                    path: PathBuf::from(pattern),
+                    hint: "pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)",
+                }
                 .into());
             }
             if seen.insert(path.clone()) {
@@ -750,7 +760,10 @@ pub(super) fn expand_globs(
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()
-            .map_err(|e| Error::input(format!("{pattern}: invalid glob: {}", e.kind())))?
+            .map_err(|e| InputError::BadGlob {
+                pattern: pattern.to_owned(),
+                reason: e.kind().to_string(),
+            })?
             .compile_matcher();
         // Walk only below the part of the pattern without wildcards.
         let fixed: PathBuf = Path::new(pattern)

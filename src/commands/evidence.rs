@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 
 use crate::cli::{FingerprintArgs, IngestArgs, RunArgs};
-use crate::error::{Error, exit};
+use crate::error::{InputError, exit};
 use crate::fingerprint::{Fingerprint, Fingerprinter, fingerprint_reader};
 use crate::iteration::{CommitId, Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
 use crate::run::{Outcome, Run};
@@ -42,11 +42,7 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
             fingerprint_reader(std::io::stdin().lock())
         } else {
             if f.is_dir() {
-                return Err(Error::input(format!(
-                    "{}: is a directory; hint: pass the log or JUnit XML files in it",
-                    f.display()
-                ))
-                .into());
+                return Err(InputError::IsADirectory { path: f.clone() }.into());
             }
             std::fs::File::open(f).and_then(|file| {
                 fingerprint_reader(Reading {
@@ -55,14 +51,17 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
                 })
             })
         }
-        .map_err(|e| Error::input(format!("{}: cannot read: {e}", f.display())))?;
+        .map_err(|source| InputError::Unreadable {
+            path: f.clone(),
+            source,
+        })?;
         parts.push(fp);
     }
     Ok(Fingerprint::combine(parts))
 }
 
 pub(super) fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
-    let mut progress = Progress::new(&ctx.env, args.json);
+    let mut progress = Progress::new(&ctx.settings, args.json);
     let fp = fingerprint_files_with(&args.files, &mut progress)?;
     progress.finish();
     if args.json {
@@ -130,7 +129,10 @@ pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::input(format!("cannot run `{command}`: {e}")))?;
+        .map_err(|source| InputError::CannotRun {
+            command: command.clone(),
+            source,
+        })?;
     let out = child.stdout.take().expect("piped");
     let err = child.stderr.take().expect("piped");
     let out_thread = std::thread::spawn(move || tee(out, std::io::stdout()));
@@ -141,9 +143,12 @@ pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let fp = Fingerprint::combine([fp_out.finish(), fp_err.finish()]);
     let code = status_code(status);
     let Some(outcome) = TestEvidence::outcome_of(Some(status.success()), &fp) else {
-        ws.warn(&format!(
-            "`{command}` exited {code} and printed no test result loopguard recognises: nothing recorded\nhint: {NO_RESULT_HINT}"
-        ));
+        ws.ctx.ui.warn_hint(
+            &format!(
+                "`{command}` exited {code} and printed no test result loopguard recognises: nothing recorded"
+            ),
+            NO_RESULT_HINT,
+        );
         // Nothing changes, but an open breaker is still no place to go on from (judged by
         // the config the run is judged by).
         if let Some(run) = ws.read_run()? {
@@ -178,7 +183,7 @@ pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
         Ok(((out, blocks, run.clone()), events))
     })?;
     hook::announce(&ws, &out.events, &ws.status(&run, &[]));
-    if out.tripped().is_some() && ctx.env.interactive() {
+    if out.tripped().is_some() && ctx.settings.interactive() {
         blocks = super::harness::prompt_after_trip(&ws)?;
         if !blocks {
             return Ok(code);
@@ -323,9 +328,10 @@ fn record_run(
         return Ok(run.record(config, it, now));
     }
     let Some(head) = &state.head else {
-        return Err(Error::input(
-            "the repository has no commit yet: commit first, then run the tests",
-        )
+        return Err(InputError::NoCommits {
+            what: "the repository",
+            hint: "commit first, then run the tests",
+        }
         .into());
     };
     if let Some(out) = run.attach_test(config, head, evidence.clone(), now) {
@@ -363,9 +369,12 @@ pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
             .join(" ")
     );
     let Some(outcome) = TestEvidence::outcome_of(args.exit_code.map(|c| c == 0), &fp) else {
-        ws.warn(&format!(
-            "`{source}`: no test result loopguard recognises in the files: nothing recorded\nhint: {NO_RESULT_HINT}"
-        ));
+        ws.ctx.ui.warn_hint(
+            &format!(
+                "`{source}`: no test result loopguard recognises in the files: nothing recorded"
+            ),
+            NO_RESULT_HINT,
+        );
         if args.json {
             let run = super::state::current(&ws)?;
             print_json(&ws.status(&run, &[]).to_json())?;

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::breaker::State;
 use crate::cli::{EventArgs, JsonArgs};
 use crate::config::TripAction;
-use crate::error::{Error, exit};
+use crate::error::{InputError, StoreError, exit};
 use crate::iteration::{Intervention, InterventionKind};
 use crate::report::text;
 use crate::run::EdgeInput;
@@ -26,10 +26,9 @@ fn check_edge(name: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::input(format!(
-            "--edge `{}`: an edge is a name like planner_to_researcher (letters, digits, _ - . : / >, at most 100)",
-            crate::sanitize::printable(name)
-        ))
+        Err(InputError::BadEdge {
+            edge: crate::sanitize::printable(name),
+        }
         .into())
     }
 }
@@ -39,7 +38,7 @@ pub(super) fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
     if let Some(c) = args.cost
         && !(c.is_finite() && c >= 0.0)
     {
-        return Err(Error::input("--cost must be a number >= 0").into());
+        return Err(InputError::BadCost { cost: c }.into());
     }
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
@@ -124,9 +123,7 @@ pub(super) fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {
-        let run = ws
-            .read_run()?
-            .ok_or_else(|| Error::env("the run disappeared"))?;
+        let run = ws.read_run()?.ok_or(StoreError::Vanished)?;
         // Another model only where escalation is the policy.
         let next = (ws.config.on_trip.action == TripAction::Escalate)
             .then(|| {
@@ -163,7 +160,7 @@ pub(super) fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
                             by: None,
                         },
                     )
-                    .map_err(|e| Error::input(e.to_string()))?;
+                    .map_err(InputError::Breaker)?;
                 Ok((e.clone(), e))
             })?;
             aftermath::after(ws, &events);

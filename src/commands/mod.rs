@@ -20,35 +20,48 @@ use anyhow::Result;
 use sha2::{Digest, Sha256};
 
 use crate::cli::{Cli, Command};
-use crate::env::Env;
 use crate::error::exit;
+use crate::settings::{Settings, SettingsError};
 
 pub use evidence::fingerprint_files;
 pub use workspace::Workspace;
 
-/// What every command runs with: the environment read at start-up, the directory it works
+/// What every command runs with: the settings read at start-up, the directory it works
 /// in, and where its messages go.
 pub struct Ctx {
-    pub env: Env,
+    pub settings: Settings,
     pub dir: PathBuf,
     pub ui: Ui,
 }
 
 impl Ctx {
-    pub fn new(env: Env, dir: Option<PathBuf>) -> Ctx {
+    pub fn new(settings: Settings, dir: Option<PathBuf>) -> Ctx {
         let dir = match dir {
             Some(d) if d.is_absolute() => d,
-            Some(d) => env.cwd.join(d),
-            None => env.cwd.clone(),
+            Some(d) => settings.cwd.join(d),
+            None => settings.cwd.clone(),
         };
-        let ui = Ui { color: env.color() };
-        Ctx { env, dir, ui }
+        let ui = Ui {
+            color: settings.color(),
+        };
+        Ctx { settings, dir, ui }
     }
 }
 
-/// Runs a parsed command line; the exit code follows the contract.
-pub fn run(cli: Cli, env: Env) -> Result<u8> {
-    let ctx = Ctx::new(env, cli.dir);
+/// Runs a parsed command line with the settings read at start-up; the exit code follows
+/// the contract. A variable that did not parse (`problems`) is an error (exit 2), except in
+/// a hook: there it is a warning and the default applies, because a hook that stopped at a
+/// bad variable would let git go on past an open breaker.
+pub fn run(cli: Cli, settings: Settings, problems: Vec<SettingsError>) -> Result<u8> {
+    let ctx = Ctx::new(settings, cli.dir);
+    if let Command::Hook(_) = &cli.command {
+        for p in &problems {
+            ctx.ui
+                .warn_hint(&format!("{p}; the default applies"), p.hint());
+        }
+    } else if let Some(first) = problems.into_iter().next() {
+        return Err(first.into());
+    }
     match cli.command {
         Command::Init(a) => init::init(&ctx, a),
         Command::Uninstall => init::uninstall(&ctx),
@@ -134,9 +147,28 @@ impl Ui {
         eprintln!("{}", safe.replacen(marked, &self.bold_red(marked), 1));
     }
 
-    /// `loopguard: error: ...` on stderr (what `main` prints for a failed command).
-    pub fn error(message: &str) {
-        eprintln!("loopguard: error: {}", crate::sanitize::terminal(message));
+    /// `loopguard: warning: ...`, then `hint: ...` on a line of its own.
+    pub fn warn_hint(&self, message: &str, hint: &str) {
+        self.warn(&format!("{message}\nhint: {hint}"));
+    }
+
+    /// An error as a warning (a hook that fails open): the message with `then` after it,
+    /// and its hint on a line of its own.
+    pub fn warn_error(&self, err: &anyhow::Error, then: &str) {
+        let shown = crate::error::render(err);
+        match &shown.hint {
+            Some(hint) => self.warn_hint(&format!("{}{then}", shown.message), hint),
+            None => self.warn(&format!("{}{then}", shown.message)),
+        }
+    }
+
+    /// `loopguard: error: ...`, then its `hint: ...` on a line of its own (what `main`
+    /// prints for a failed command).
+    pub fn error(err: &anyhow::Error) {
+        eprintln!(
+            "loopguard: error: {}",
+            crate::sanitize::terminal(&crate::error::render(err).to_string())
+        );
     }
 
     /// Emphasis for stderr.

@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::breaker::{Event, EventKind, ResumeError, State};
 use crate::cli::{ReportArgs, ResetArgs, StatusArgs};
 use crate::config::CONFIG_FILE;
-use crate::error::{Error, exit};
+use crate::error::{InputError, exit};
 use crate::hooks;
 use crate::report::{html, markdown, text};
 use crate::run::{PinSource, Run};
@@ -93,7 +93,7 @@ pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
             print(&format!("breaker {s}: nothing to resume"))?;
             Ok(exit::OK)
         }
-        Err(e) => Err(Error::input(format!("{e}")).into()),
+        Err(e) => Err(InputError::Breaker(e).into()),
     }
 }
 

@@ -14,6 +14,7 @@ mod ci_deadlines;
 mod dashboard;
 mod differential;
 mod docs;
+mod errors;
 mod evidence;
 mod fingerprint;
 mod fuzz;
