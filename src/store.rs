@@ -620,8 +620,8 @@ impl Store {
         }
     }
 
-    /// Removes what writers that died left: loopguard's temporary files (and those of the
-    /// versions that named them `.tmp*`) in the directories written under the lock.
+    /// Removes what writers that died left: loopguard's temporary files in the
+    /// directories written under the lock.
     /// Call with the lock held.
     pub fn clean_temporary_files(&self) {
         for sub in ["", "runs", "runs/ended", "events", "reports", "open"] {
@@ -643,8 +643,9 @@ impl Store {
             for entry in entries.filter_map(Result::ok) {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
-                let temporary = name.starts_with(safe_fs::TEMP_PREFIX) || name.starts_with(".tmp");
-                if temporary && entry.file_type().is_ok_and(|t| !t.is_dir()) {
+                if name.starts_with(safe_fs::TEMP_PREFIX)
+                    && entry.file_type().is_ok_and(|t| !t.is_dir())
+                {
                     let _ = fs::remove_file(entry.path());
                 }
             }
@@ -800,14 +801,6 @@ pub fn branch_key(branch: Option<&str>) -> String {
     branch_key_bytes(branch.map(str::as_bytes))
 }
 
-/// The key older versions gave a name that is not UTF-8 (the escape of its lossy
-/// UTF-8 form, which two such names can share); `None` when it is the key itself.
-pub fn legacy_key(branch: &[u8]) -> Option<String> {
-    let lossy = String::from_utf8_lossy(branch);
-    let old = branch_key(Some(&lossy));
-    (old != branch_key_bytes(Some(branch))).then_some(old)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -825,10 +818,6 @@ mod tests {
         let (a, b) = (b"side\xff".as_slice(), b"side\xfe".as_slice());
         assert_eq!(branch_key_bytes(Some(a)), "side%FF");
         assert_ne!(branch_key_bytes(Some(a)), branch_key_bytes(Some(b)));
-        // Older versions escaped the lossy form: both names had one file.
-        assert_eq!(legacy_key(a).as_deref(), Some("side%EF%BF%BD"));
-        assert_eq!(legacy_key(a), legacy_key(b));
-        assert_eq!(legacy_key(b"main"), None);
     }
 
     #[test]
@@ -983,7 +972,10 @@ mod tests {
         safe_fs::ensure_dir(&tmp.path().join("loopguard/events")).unwrap();
         let line = format!("{}\n", serde_json::to_string(&event).unwrap());
         fs::write(store.events_path("main"), &line).unwrap();
-        fs::write(tmp.path().join("loopguard/runs/.tmpXyZ"), b"{").unwrap();
+        let temporary = tmp
+            .path()
+            .join(format!("loopguard/runs/{}XyZ", safe_fs::TEMP_PREFIX));
+        fs::write(&temporary, b"{").unwrap();
 
         match store.peek_run("main").unwrap() {
             Peeked::Found(r) => assert_eq!(r.ignored_config.as_deref(), Some("x")),
@@ -993,7 +985,7 @@ mod tests {
         assert!(out.applied);
         assert_eq!(fs::read_to_string(store.events_path("main")).unwrap(), line);
         assert!(!store.journal_path("main").exists());
-        assert!(!tmp.path().join("loopguard/runs/.tmpXyZ").exists());
+        assert!(!temporary.exists());
         assert_eq!(store.read_start("main").unwrap().run, "r");
         assert_eq!(
             fs::read_to_string(store.report_path("r")).unwrap(),
