@@ -110,16 +110,14 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     // Write.
     s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
     if let Some(pr) = &pr {
-        s.write_github(
-            &config,
-            &status,
+        let to = PrWrites {
+            config: &config,
+            status: &status,
             pr,
             channels,
             change,
-            label_on_pr,
-            &mut pr_state,
-            &ids,
-        )?;
+        };
+        s.write_github(&to, label_on_pr, &mut pr_state, &ids)?;
     }
     if args.dry_run {
         s.print_planned_writes()?;
@@ -138,6 +136,25 @@ struct Session<'c> {
     trigger: CiContext,
     /// Shown in the summary and comment; may quote untrusted names.
     notes: Vec<String>,
+}
+
+/// What is written to a PR: the verdict, and where it goes.
+struct PrWrites<'a> {
+    config: &'a Config,
+    status: &'a Status,
+    pr: &'a PullRequest,
+    channels: Channels,
+    change: Change,
+}
+
+/// The stuck-loop issue's text, and how it is found and compared.
+struct IssueText {
+    title: String,
+    body: String,
+    /// Of the title and the body: the issue is edited only when it changed.
+    digest: String,
+    /// The hidden marker that finds it.
+    marker: String,
 }
 
 /// What the sticky comment holds, and whether it may be written.
@@ -559,77 +576,96 @@ impl Session<'_> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The label, the issue and the sticky comment of `pr`, as the plan says.
     fn write_github(
         &mut self,
-        config: &Config,
-        status: &Status,
-        pr: &PullRequest,
-        channels: Channels,
-        change: Change,
+        to: &PrWrites<'_>,
         label_on_pr: bool,
         pr_state: &mut PrState,
         order: &[CommitId],
     ) -> Result<()> {
-        let label = config.github.label.clone();
-        let marker = issue_marker(pr.number);
-        let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
-        let (title, issue_md) = self
-            .view(config, status, Some(pr.number), change, issue_now)
-            .issue(pr.number);
-        let issue_body = render_issue_body(pr.number, &issue_md);
-        let digest = content_hash(format!("{title}\n{issue_body}").as_bytes());
-        if channels.issue && pr_state.state.issue.is_none() && status.state == State::Open {
+        let issue = self.issue_text(to, pr_state);
+        if to.channels.issue && pr_state.state.issue.is_none() && to.status.state == State::Open {
             pr_state.state.issue =
-                self.find_issue(config, pr.number, &pr_state.trusted, &marker)?;
+                self.find_issue(to.config, to.pr.number, &pr_state.trusted, &issue.marker)?;
         }
         let p = plan::plan(&plan::Facts {
-            channels,
-            state: status.state,
+            channels: to.channels,
+            state: to.status.state,
             label_on_pr,
             issue: pr_state.state.issue.as_ref(),
-            issue_digest: &digest,
+            issue_digest: &issue.digest,
         });
+        let label = &to.config.github.label;
         if p.add_label {
             self.client
-                .ensure_label(&label, decide::LABEL_COLOR, decide::LABEL_DESCRIPTION)?;
-            self.client.add_labels(pr.number, &[label.as_str()])?;
+                .ensure_label(label, decide::LABEL_COLOR, decide::LABEL_DESCRIPTION)?;
+            self.client.add_labels(to.pr.number, &[label.as_str()])?;
         }
         if p.remove_label {
-            self.client.remove_label(pr.number, &label)?;
+            self.client.remove_label(to.pr.number, label)?;
         }
-        pr_state.state.labelled = channels.label && status.state == State::Open;
-        let dry = self.client.is_dry_run();
-        match p.issue {
+        pr_state.state.labelled = to.channels.label && to.status.state == State::Open;
+        self.write_issue(to.config, p.issue, issue, pr_state)?;
+        if pr_state.comment_writable {
+            self.write_comment(to, pr_state, order)?;
+        }
+        Ok(())
+    }
+
+    /// The stuck-loop issue of the PR as it would be written now.
+    fn issue_text(&self, to: &PrWrites<'_>, pr_state: &PrState) -> IssueText {
+        let number = pr_state.state.issue.as_ref().map(|i| i.number);
+        let (title, markdown) = self
+            .view(to.config, to.status, Some(to.pr.number), to.change, number)
+            .issue(to.pr.number);
+        let body = render_issue_body(to.pr.number, &markdown);
+        IssueText {
+            digest: content_hash(format!("{title}\n{body}").as_bytes()),
+            title,
+            body,
+            marker: issue_marker(to.pr.number),
+        }
+    }
+
+    /// Creates, updates or closes the stuck-loop issue (`action`), and remembers it.
+    fn write_issue(
+        &mut self,
+        config: &Config,
+        action: IssueAction,
+        issue: IssueText,
+        pr_state: &mut PrState,
+    ) -> Result<()> {
+        match action {
             IssueAction::Nothing => {}
             IssueAction::Create => {
-                let issue_label = config.github.issue_label.clone();
+                let issue_label = &config.github.issue_label;
                 self.client.ensure_label(
-                    &issue_label,
+                    issue_label,
                     decide::ISSUE_LABEL_COLOR,
                     decide::ISSUE_LABEL_DESCRIPTION,
                 )?;
                 let created = self.client.create_issue(
-                    &title,
-                    &issue_body,
+                    &issue.title,
+                    &issue.body,
                     &[issue_label.as_str()],
-                    &marker,
+                    &issue.marker,
                 )?;
-                if !dry {
+                if !self.client.is_dry_run() {
                     pr_state.state.issue = Some(IssueRef {
                         number: created.number,
-                        digest,
+                        digest: issue.digest,
                         open: true,
                     });
                 }
             }
             IssueAction::Update { number } | IssueAction::Close { number } => {
-                let open = !matches!(p.issue, IssueAction::Close { .. });
+                let open = !matches!(action, IssueAction::Close { .. });
                 self.client.update_issue(
                     number,
                     &IssueUpdate {
-                        title: Some(title.clone()),
-                        body: Some(issue_body),
+                        title: Some(issue.title),
+                        body: Some(issue.body),
                         state: Some(if open {
                             OpenState::Open
                         } else {
@@ -640,26 +676,40 @@ impl Session<'_> {
                 )?;
                 pr_state.state.issue = Some(IssueRef {
                     number,
-                    digest,
+                    digest: issue.digest,
                     open,
                 });
             }
         }
-        if !pr_state.comment_writable {
-            return Ok(());
-        }
+        Ok(())
+    }
+
+    /// Writes loopguard's sticky comment (its visible text and the state it keeps) when
+    /// it changed.
+    fn write_comment(
+        &mut self,
+        to: &PrWrites<'_>,
+        pr_state: &mut PrState,
+        order: &[CommitId],
+    ) -> Result<()> {
         let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
         let visible = self
-            .view(config, status, Some(pr.number), change, issue_now)
+            .view(
+                to.config,
+                to.status,
+                Some(to.pr.number),
+                to.change,
+                issue_now,
+            )
             .comment();
         let sticky = |source| GitHubError::Sticky {
-            pr: pr.number,
+            pr: to.pr.number,
             source,
         };
         let mut body = decide::sticky_body(&mut pr_state.state, &visible, order).map_err(sticky)?;
         let existing = pr_state.sticky.as_ref().map(|(id, b)| (*id, b.as_str()));
         let this_run = self.trigger.run_id;
-        if plan::comment_action(channels, existing, &body) != CommentAction::Nothing
+        if plan::comment_action(to.channels, existing, &body) != CommentAction::Nothing
             && let Some(last) = pr_state.state.last.as_mut()
             && last.run != this_run
         {
@@ -667,11 +717,11 @@ impl Session<'_> {
             last.run = this_run;
             body = decide::sticky_body(&mut pr_state.state, &visible, order).map_err(sticky)?;
         }
-        match plan::comment_action(channels, existing, &body) {
+        match plan::comment_action(to.channels, existing, &body) {
             CommentAction::Nothing => {}
             CommentAction::Create => {
                 self.client
-                    .create_comment(pr.number, &body, STICKY_MARKER)?;
+                    .create_comment(to.pr.number, &body, STICKY_MARKER)?;
             }
             CommentAction::Update { id } => {
                 self.client.update_comment(id, &body)?;

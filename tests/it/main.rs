@@ -11,6 +11,7 @@ mod support;
 mod check;
 mod ci;
 mod ci_deadlines;
+mod code_shape;
 mod dashboard;
 mod differential;
 mod docs;
