@@ -28,6 +28,15 @@
 //! the events are appended once (the journal records the log's length before them). Every
 //! temporary file left while the lock is held is a dead writer's and is removed.
 //!
+//! **Durability.** That holds for a crash of the machine too: every file is synced before
+//! it is renamed into place and its directory after ([`safe_fs::write_atomic`]), and an
+//! append is synced before it returns, so each step is on disk before the next begins — the
+//! open marker before the open run, the journal before the events it appends, the events,
+//! start, run and report before the journal goes. Removals are not synced (a marker too
+//! many is allowed; a journal's removal reaches the disk with the next rename in `runs/`,
+//! and a journal that comes back is applied again to the same effect). What a common commit
+//! costs: two syncs, the run file's and its directory's (README, "Benchmarks").
+//!
 //! **Open markers.** The `open/` markers let the `reference-transaction` hook, which git
 //! runs on every ref update, tell "no breaker is open anywhere" from one directory listing
 //! in the shim, without starting loopguard. They are a superset of the open runs: every
@@ -258,7 +267,7 @@ impl Store {
     pub fn lock(&self, timeout: Duration) -> Result<Lock, StoreError> {
         let path = self.dir.join("lock");
         let failed = || StoreError::io("lock", &path);
-        safe_fs::ensure_dir(&self.dir).map_err(failed())?;
+        safe_fs::ensure_dir_durably(&self.dir).map_err(failed())?;
         let file = match open_lock(&path) {
             Err(e) if is_refusal(&e) => {
                 // Something else is where the lock belongs: keep it aside, lock our own.
@@ -665,6 +674,8 @@ impl Store {
             .join(format!("{run_id}.json"));
         self.ready_dir(dest.parent().expect("has a parent"))?;
         fs::rename(&path, &dest)?;
+        safe_fs::sync_dir(dest.parent().expect("has a parent"))?;
+        safe_fs::sync_dir(path.parent().expect("has a parent"))?;
         if fs::symlink_metadata(self.journal_path(key)).is_err() {
             self.mark_open(key, false)?;
         }
@@ -713,18 +724,29 @@ impl Store {
     /// Makes sure `dir` and every directory between the store and it are directories of
     /// the store's own: one that is a link (or anything else) is set aside and made anew,
     /// so nothing is written out of the store through it.
+    /// Each directory it makes is durable (it will hold state).
     pub fn ready_dir(&self, dir: &Path) -> io::Result<()> {
+        self.ready(dir, safe_fs::ensure_dir_durably)
+    }
+
+    /// [`Store::ready_dir`] for what is no state (the per-iteration artifacts): nothing
+    /// synced.
+    pub fn ready_artifact_dir(&self, dir: &Path) -> io::Result<()> {
+        self.ready(dir, safe_fs::ensure_dir)
+    }
+
+    fn ready(&self, dir: &Path, ensure: fn(&Path) -> io::Result<()>) -> io::Result<()> {
         let Ok(rel) = dir.strip_prefix(&self.dir) else {
-            return safe_fs::ensure_dir(dir);
+            return ensure(dir);
         };
-        safe_fs::ensure_dir(&self.dir)?;
+        ensure(&self.dir)?;
         let mut at = self.dir.clone();
         for part in rel.components() {
             at.push(part);
-            match safe_fs::ensure_dir(&at) {
+            match ensure(&at) {
                 Err(e) if is_refusal(&e) => {
                     set_aside(&at, "refused", &self.tag_now())?;
-                    safe_fs::ensure_dir(&at)?;
+                    ensure(&at)?;
                 }
                 other => other?,
             }

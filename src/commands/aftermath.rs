@@ -91,13 +91,13 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
     // is written through a link.
     let runs = ws.store.dir().join("runs");
     let base = runs.join(&run.id).join("iterations");
-    ws.store.ready_dir(&base)?;
+    ws.store.ready_artifact_dir(&base)?;
     let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
     for (n, it) in run.iterations().iter().enumerate() {
         let dir = base.join(format!("{:03}-{}", n + 1, it.id.short()));
-        ws.store.ready_dir(&dir)?;
+        ws.store.ready_artifact_dir(&dir)?;
         let patch = dir.join("changes.patch");
         if std::fs::symlink_metadata(&patch).is_err() {
             write(&patch, &commit_patch(&ws.root, &it.id))?;

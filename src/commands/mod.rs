@@ -133,18 +133,21 @@ impl Ui {
         } else {
             "warning"
         };
-        eprintln!("loopguard: {label}: {}", crate::sanitize::terminal(message));
+        to_stderr(&format!(
+            "loopguard: {label}: {}",
+            crate::sanitize::terminal(message)
+        ));
     }
 
     /// A message on stderr.
     pub fn note(&self, message: &str) {
-        eprintln!("{}", crate::sanitize::terminal(message));
+        to_stderr(&crate::sanitize::terminal(message));
     }
 
     /// A message on stderr whose first `marked` is emphasised in bold red.
     pub fn note_marked(&self, message: &str, marked: &str) {
         let safe = crate::sanitize::terminal(message);
-        eprintln!("{}", safe.replacen(marked, &self.bold_red(marked), 1));
+        to_stderr(&safe.replacen(marked, &self.bold_red(marked), 1));
     }
 
     /// `loopguard: warning: ...`, then `hint: ...` on a line of its own.
@@ -165,10 +168,10 @@ impl Ui {
     /// `loopguard: error: ...`, then its `hint: ...` on a line of its own (what `main`
     /// prints for a failed command).
     pub fn error(err: &anyhow::Error) {
-        eprintln!(
+        to_stderr(&format!(
             "loopguard: error: {}",
             crate::sanitize::terminal(&crate::error::render(err).to_string())
-        );
+        ));
     }
 
     /// Emphasis for stderr.
@@ -179,6 +182,14 @@ impl Ui {
             text.to_owned()
         }
     }
+}
+
+/// A line on stderr. A stderr that is closed or full is no reason to stop (`eprintln!`
+/// would panic, and a hook that panics exits with neither 0 nor 1): the line is lost.
+fn to_stderr(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(line.as_bytes());
+    let _ = err.write_all(b"\n");
 }
 
 /// Workflow files larger than this are not read for `loopguard` (no real workflow is).

@@ -145,3 +145,26 @@ fn git_failures_hint_on_their_own_line_with_the_code_of_who_can_fix_them() {
         "run loopguard inside a git repository (`git init` makes one)"
     );
 }
+
+#[test]
+fn a_closed_stderr_does_not_stop_a_gate() {
+    // A hook whose stderr is gone (a pipe whose reader left) loses its messages, but still
+    // refuses past an open breaker: a panic on the write would exit with neither 0 nor 1,
+    // which the shim takes as "go on".
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.commit_empty(&format!("nothing {i}"));
+    }
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = repo
+        .command(crate::support::bin())
+        .args(["hook", "pre-commit"])
+        .env("LOOPGUARD_NO_PROMPT", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(writer)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "{status:?}");
+}
