@@ -46,7 +46,8 @@
 
 // The pure core, re-exported under the names the library has always had.
 pub use loopguard_core::{
-    agents, breaker, ci, config, fingerprint, iteration, patch, report, rules, run, sanitize,
+    agents, breaker, ci, config, documents, fingerprint, iteration, patch, report, rules, run,
+    sanitize,
 };
 
 pub mod cli;

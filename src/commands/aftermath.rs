@@ -5,8 +5,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::documents::{
+    CompletionSignals, IterationErrors, IterationMetrics, Schema, WebhookFacts,
+};
 use anyhow::{Context, Result};
-use serde_json::json;
 
 use crate::breaker::{Event, EventKind};
 use crate::config::Notify;
@@ -102,26 +104,15 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
         if std::fs::symlink_metadata(&patch).is_err() {
             write(&patch, &commit_patch(&ws.root, &it.id))?;
         }
-        let errors = json!({"schema": 1, "test": it.test});
+        let errors = IterationErrors {
+            schema: Schema,
+            test: it.test.as_ref(),
+        };
         write(
             &dir.join("errors.json"),
             &serde_json::to_vec_pretty(&errors)?,
         )?;
-        let (added, deleted) = it.lines_changed();
-        let metrics = json!({
-            "schema": 1,
-            "at": it.at,
-            "seconds_since_previous": match (previous_at, it.at) {
-                (Some(p), Some(a)) => Some(a.duration_since(p).as_secs()),
-                _ => None,
-            },
-            "files": it.files.as_ref().map(Vec::len),
-            "lines_added": added,
-            "lines_deleted": deleted,
-            "run_tokens": run.usage.tokens,
-            "run_cost": run.usage.cost,
-            "run_steps": run.usage.steps,
-        });
+        let metrics = IterationMetrics::of(it, previous_at, &run.usage);
         previous_at = it.at.or(previous_at);
         write(
             &dir.join("metrics.json"),
@@ -139,14 +130,7 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
                     .collect()
             })
             .unwrap_or_default();
-        let signals = json!({
-            "schema": 1,
-            "attempt": f.is_some(),
-            "claims_done": f.is_some_and(|f| f.claims_done),
-            "matched": matched,
-            "backed_by_passing_tests": f.is_some_and(|f| f.backed_by_pass),
-            "subject": it.subject(),
-        });
+        let signals = CompletionSignals::of(it, f, matched);
         write(
             &dir.join("completion_signals.json"),
             &serde_json::to_vec_pretty(&signals)?,
@@ -238,19 +222,19 @@ fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
             Some(url) => {
                 let notice = Notice {
                     text: text.clone(),
-                    facts: json!({
-                        "schema": 1,
-                        "event": trip.kind,
-                        "state": s.state,
-                        "terminal_status": s.terminal_status,
-                        "rule": trip.rule,
-                        "reason": trip.reason,
-                        "run": run.id,
-                        "branch": run.branch,
-                        "repository": repo,
-                        "iterations": s.iterations,
-                        "next_model": s.next_model,
-                    }),
+                    facts: WebhookFacts {
+                        schema: Schema,
+                        event: trip.kind,
+                        state: s.state,
+                        terminal_status: s.terminal_status,
+                        rule: trip.rule,
+                        reason: trip.reason.clone(),
+                        run: run.id.clone(),
+                        branch: run.branch.clone(),
+                        repository: repo.clone(),
+                        iterations: s.iterations,
+                        next_model: s.next_model.clone(),
+                    },
                 };
                 let timeout = std::time::Duration::from_millis(
                     ws.config.webhook.timeout.as_millis().clamp(1, 60_000) as u64,

@@ -153,10 +153,11 @@ pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
 fn show(config: &Config, j: &Judgement, json: bool) -> Result<u8> {
     let s = Status::of_judgement(config, j);
     if json {
-        let mut doc = s.with_history(j.run.iterations()).to_json();
-        // What the guard would have done along the way, not only where it ended.
-        doc["events"] = serde_json::to_value(&j.events)?;
-        print_json(&doc)?;
+        print_json(
+            &s.with_history(j.run.iterations())
+                .with_events(&j.events)
+                .to_json(),
+        )?;
     } else {
         print(&text::verdict(&s))?;
     }

@@ -22,6 +22,7 @@ use crate::ci::decide;
 use crate::ci::state::CiState;
 use crate::cli::DashboardArgs;
 use crate::config::{CONFIG_FILE, Config};
+use crate::documents::{DashboardDocument, DashboardRow, Schema};
 use crate::error::{ConfigFileError, GitHubError, SettingsError, exit};
 use crate::github::event::IssuesEvent;
 use crate::github::sticky::{
@@ -484,36 +485,16 @@ impl Session<'_> {
     ) -> Result<()> {
         let c = dashboard::counts(entries, now);
         if json {
-            let rows: Vec<serde_json::Value> = entries
-                .iter()
-                .map(|e| {
-                    let v = e.verdict();
-                    serde_json::json!({
-                        "pr": e.number,
-                        "section": format!("{:?}", e.section()).to_lowercase(),
-                        "state": v.map(|v| v.state),
-                        "rule": v.and_then(|v| v.rule),
-                        "reason": v.and_then(|v| v.reason.clone()),
-                        "iterations": v.and_then(|v| v.iterations),
-                        "signature": v.and_then(|v| v.failure.as_ref()).map(|f| f.signature.clone()),
-                        "progress_at": v.and_then(|v| v.progress_at),
-                        "tripped_at": v.and_then(|v| v.tripped_at),
-                        "run": v.and_then(|v| v.run),
-                    })
-                })
-                .collect();
-            print_json(&serde_json::json!({
-                "schema": crate::report::SCHEMA,
-                "issue": issue,
-                "counts": {
-                    "stuck": c.stuck, "half_open": c.half_open, "healthy": c.healthy,
-                    "tripped_recently": c.tripped_recently, "closed": c.closed,
-                },
-                "rows": rows,
-                "resumed": resumed,
-                "notes": self.notes,
-                "requests": self.client.requests_sent(),
-            }))?;
+            let doc = DashboardDocument {
+                schema: Schema,
+                issue,
+                counts: c,
+                rows: entries.iter().map(DashboardRow::of).collect(),
+                resumed: resumed.to_vec(),
+                notes: self.notes.clone(),
+                requests: self.client.requests_sent(),
+            };
+            print_json(&serde_json::to_value(doc)?)?;
             return Ok(());
         }
         let mut text = format!(

@@ -310,6 +310,7 @@ fn record_run(
         rerun.author = last.author.clone();
         rerun.at = Some(now);
         rerun.kind = Some(IterationKind::Attempt);
+        rerun.uncommitted = true;
         rerun.test = Some(evidence);
         return Ok(run.record(config, rerun, now));
     }
@@ -324,6 +325,7 @@ fn record_run(
         it.parents = state.head.clone().map(|h| vec![h]);
         it.at = Some(now);
         it.kind = Some(IterationKind::Attempt);
+        it.uncommitted = true;
         it.test = Some(evidence);
         return Ok(run.record(config, it, now));
     }

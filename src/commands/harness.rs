@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 
+use crate::documents::EventDocument;
 use anyhow::Result;
-use serde_json::json;
 
 use crate::breaker::State;
 use crate::cli::{EventArgs, JsonArgs};
@@ -59,22 +59,8 @@ pub(super) fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
     hook::announce(&ws, &out.outcome.events, &s);
     let open = s.state == State::Open;
     if args.json {
-        print_json(&json!({
-            "schema": 1,
-            "edge": out.edge,
-            "count": out.count,
-            "threshold": out.threshold,
-            "new_information": out.new_information,
-            "asked_at_step": out.asked_at_step,
-            "step": out.step,
-            "max_steps": ws.config.rules.edge_loop.max_steps,
-            "refused": out.refused,
-            "state": s.state,
-            "terminal_status": s.terminal_status,
-            "rule": s.rule,
-            "reason": s.reason,
-            "next_model": s.next_model,
-        }))?;
+        let doc = EventDocument::new(&out, ws.config.rules.edge_loop.max_steps, &s);
+        print_json(&serde_json::to_value(doc)?)?;
     } else {
         let mut out_text = format!(
             "{}: {}/{} without progress (step {}, breaker {})",

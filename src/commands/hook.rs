@@ -109,18 +109,16 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         }
         let mut events = Vec::new();
         // Tests run on uncommitted changes (`loopguard run`) were recorded as a working-tree
-        // iteration; committing exactly that tree is the same attempt.
-        let adopted = run
-            .iterations()
-            .last()
-            .filter(|l| l.id.as_str().starts_with("worktree-") && l.tree == it.tree)
-            .map(|l| l.id.clone());
-        match amended
-            .filter(|old| run.position(old).is_some())
-            .or(adopted)
-        {
-            Some(old) => events.extend(run.rewrite(&ws.config, vec![(old, it)], now).1.events),
-            None => {
+        // iteration; committing exactly that tree is the same attempt, now a commit.
+        let tested = run.tested_as(&it);
+        match (amended.filter(|old| run.position(old).is_some()), tested) {
+            (Some(old), _) => {
+                events.extend(run.rewrite(&ws.config, vec![(old, it)], now).1.events);
+            }
+            (None, Some(tested)) => {
+                events.extend(run.commit_tested(&ws.config, tested, it, now).events);
+            }
+            (None, None) => {
                 // Commits made with the hooks off since the last recorded one, all of them.
                 if run.position(&it.id).is_none() {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());

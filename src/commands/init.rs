@@ -15,7 +15,7 @@ use crate::run::{PinSource, PinnedConfig};
 use super::{Ctx, Workspace, print, shown};
 
 fn config_text(profile: Profile) -> String {
-    let t = profile.thresholds();
+    let rules = crate::config::Rules::for_profile(profile);
     format!(
         "# loopguard: stops autonomous coding agents from looping.\n\
          # Every key is optional; README.md documents them all. Commit this file: in CI the\n\
@@ -29,7 +29,9 @@ fn config_text(profile: Profile) -> String {
          # agents: []            # \"Name <email>\" globs of the agent's commits\n\
          # on_trip:\n\
          #   action: pause       # pause | alert | abort | escalate\n",
-        t.window, t.stagnation, t.same_error
+        profile.window(),
+        rules.stagnation.threshold,
+        rules.same_error.threshold
     )
 }
 

@@ -56,9 +56,11 @@ pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     if args.html {
         print(&html::page(&s))?;
     } else if args.json {
-        let mut doc = s.with_history(run.iterations()).to_json();
-        doc["events"] = serde_json::to_value(&events)?;
-        print_json(&doc)?;
+        print_json(
+            &s.with_history(run.iterations())
+                .with_events(&events)
+                .to_json(),
+        )?;
     } else {
         print(&markdown::report(&s))?;
     }
@@ -140,7 +142,7 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             let md = markdown::report(&ws.status(&old, &[]));
             ws.store.write_report(&old.id, &md)?;
         }
-        Ok(((old.id, run.id.clone()), vec![event]))
+        Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;
     ws.note(&format!(
         "the run {old_id} ended; its report is in {}",

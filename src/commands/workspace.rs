@@ -559,7 +559,7 @@ impl<'c> Workspace<'c> {
         }
         let (value, more) = f(&mut run)?;
         events.extend(more);
-        if before.as_ref() != Some(&run) || !events.is_empty() {
+        if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
             self.commit(&run, before.as_ref(), &events)?;
         }
         Ok(value)
@@ -743,6 +743,7 @@ impl<'c> Workspace<'c> {
         }
         let judged = judge(&config, history, &fresh.id, now);
         let mut run = judged.run;
+        let fresh = fresh.into_saved();
         run.id = fresh.id;
         run.branch = fresh.branch;
         run.started_at = fresh.started_at;

@@ -62,12 +62,9 @@ impl TerminalStatus {
         }
     }
 
+    /// The status of a run a trip of `rule` stops (the rule's descriptor says).
     pub fn for_rule(rule: RuleName) -> TerminalStatus {
-        if rule == RuleName::Constraint {
-            TerminalStatus::AbortedConstraint
-        } else {
-            TerminalStatus::AbortedStuck
-        }
+        rule.descriptor().terminal
     }
 
     pub fn is_done(self) -> bool {
@@ -111,6 +108,8 @@ pub enum EventKind {
     /// The config in the working tree differs from the one the run is judged by and was
     /// ignored (no transition: the record that someone tried).
     ConfigIgnored,
+    /// A person took a turn: the loop counters start again (an open breaker is half-open).
+    Episode,
 }
 
 impl EventKind {
@@ -126,6 +125,7 @@ impl EventKind {
             EventKind::Finish => "finish",
             EventKind::Escalate => "escalate",
             EventKind::ConfigIgnored => "config_ignored",
+            EventKind::Episode => "episode",
         }
     }
 
@@ -160,6 +160,10 @@ pub struct Trip {
     pub rule: RuleName,
     pub reason: String,
     pub at: Timestamp,
+    /// The history length when it opened: the iterations from this index on came after
+    /// the trip. Only those can mend it (see [`crate::rules::Recovery`]); evidence
+    /// recorded later on an earlier one is about that iteration, never a way out.
+    pub after: usize,
     /// The reason of the trip that began this open/half-open episode, when a reopen gave
     /// a reason of its own (so a reopen says it again instead of nesting reasons).
     pub first_reason: Option<String>,
@@ -215,11 +219,11 @@ pub enum ResumeError {
 
 /// Where a transition happens: the run, the time, the iteration, and the history length
 /// (the baseline a restart of the counters takes).
-#[derive(Debug, Clone, Copy)]
-pub struct At<'a> {
-    pub run: &'a str,
+#[derive(Debug, Clone)]
+pub struct At {
+    pub run: String,
     pub now: Timestamp,
-    pub iteration: Option<&'a CommitId>,
+    pub iteration: Option<CommitId>,
     pub len: usize,
 }
 
@@ -298,16 +302,16 @@ impl Breaker {
         }
     }
 
-    fn event(&self, at: &At<'_>, kind: EventKind, from: State) -> Event {
+    fn event(&self, at: &At, kind: EventKind, from: State) -> Event {
         Event {
             at: at.now,
-            run: at.run.to_owned(),
+            run: at.run.clone(),
             kind,
             from,
             to: self.state(),
             rule: self.rule(),
             reason: self.reason().map(str::to_owned),
-            iteration: at.iteration.cloned(),
+            iteration: at.iteration.clone(),
             terminal_status: self.terminal_status(),
         }
     }
@@ -318,13 +322,14 @@ impl Breaker {
         rule: RuleName,
         reason: String,
         action: TripAction,
-        at: &At<'_>,
+        at: &At,
     ) -> Event {
         let from = self.state();
         let trip = Trip {
             rule,
             reason,
             at: at.now,
+            after: at.len,
             first_reason: None,
         };
         self.trips += 1;
@@ -342,7 +347,7 @@ impl Breaker {
         &mut self,
         fired: Option<(RuleName, String)>,
         action: TripAction,
-        at: &At<'_>,
+        at: &At,
     ) -> Event {
         let from = self.state();
         let before = self.trip().cloned();
@@ -363,6 +368,7 @@ impl Breaker {
             first_reason: first.filter(|f| *f != reason),
             reason,
             at: at.now,
+            after: at.len,
         };
         self.trips += 1;
         self.phase = if action == TripAction::Abort {
@@ -374,7 +380,7 @@ impl Breaker {
     }
 
     /// open or half_open -> closed: every counter restarts after `at.len`.
-    pub fn close(&mut self, reason: String, at: &At<'_>) -> Event {
+    pub fn close(&mut self, reason: String, at: &At) -> Event {
         let from = self.state();
         let rule = self.rule();
         self.phase = Phase::Closed;
@@ -387,7 +393,7 @@ impl Breaker {
 
     /// open -> half_open by a person: the next attempt decides; counting restarts after
     /// `at.len`.
-    pub fn resume(&mut self, at: &At<'_>) -> Result<Event, ResumeError> {
+    pub fn resume(&mut self, at: &At) -> Result<Event, ResumeError> {
         self.may_change()?;
         match &self.phase {
             Phase::Open(t) => {
@@ -402,7 +408,7 @@ impl Breaker {
     }
 
     /// open -> half_open once `cooldown` has passed since the trip.
-    pub fn cool_down(&mut self, cooldown: jiff::SignedDuration, at: &At<'_>) -> Option<Event> {
+    pub fn cool_down(&mut self, cooldown: jiff::SignedDuration, at: &At) -> Option<Event> {
         let Phase::Open(t) = &self.phase else {
             return None;
         };
@@ -418,7 +424,7 @@ impl Breaker {
     /// escalate`. A loop may be a problem a stronger model solves; touching a protected path
     /// is a policy violation and a spent budget stays spent, so those pause instead.
     pub fn escalates(rule: RuleName) -> bool {
-        !matches!(rule, RuleName::Constraint | RuleName::Budget)
+        rule.descriptor().escalates
     }
 
     /// Whether the last model of `models` is in use.
@@ -429,7 +435,7 @@ impl Breaker {
     /// open -> closed on the next model of `models`: it starts with fresh counters. `None`
     /// when the last model is in use or the trip is not one to escalate (the breaker stays
     /// open: a pause).
-    pub fn escalate(&mut self, models: &[String], at: &At<'_>) -> Option<Event> {
+    pub fn escalate(&mut self, models: &[String], at: &At) -> Option<Event> {
         let Phase::Open(trip) = &self.phase else {
             return None;
         };
@@ -441,7 +447,7 @@ impl Breaker {
 
     /// The prompt's "retry with the next model": as [`Breaker::escalate`], by a person, who
     /// may hand over any trip.
-    pub fn next_model(&mut self, models: &[String], at: &At<'_>) -> Result<Event, ResumeError> {
+    pub fn next_model(&mut self, models: &[String], at: &At) -> Result<Event, ResumeError> {
         self.may_change()?;
         if self.on_last_model(models) {
             return Err(ResumeError::NoNextModel);
@@ -453,7 +459,7 @@ impl Breaker {
     }
 
     /// open or half-open -> closed on the next model (there is one).
-    fn hand_over(&mut self, models: &[String], at: &At<'_>) -> Event {
+    fn hand_over(&mut self, models: &[String], at: &At) -> Event {
         let from = self.state();
         let rule = self.rule();
         self.model += 1;
@@ -468,8 +474,23 @@ impl Breaker {
         e
     }
 
+    /// A person's turn: a new episode. The loop counters start again after `at.len`; an
+    /// open breaker is half-open (the next attempt decides), a closed or half-open one
+    /// stays so. `by` says whose turn it was.
+    pub fn new_episode(&mut self, by: &str, at: &At) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        let from = self.state();
+        if let Phase::Open(t) = &self.phase {
+            self.phase = Phase::HalfOpen(t.clone());
+        }
+        self.baseline = at.len;
+        let mut e = self.event(at, EventKind::Episode, from);
+        e.reason = Some(format!("{by}: the loop counters start again"));
+        Ok(e)
+    }
+
     /// The prompt's "continue": closed, every counter restarts.
-    pub fn continue_after_trip(&mut self, at: &At<'_>) -> Result<Event, ResumeError> {
+    pub fn continue_after_trip(&mut self, at: &At) -> Result<Event, ResumeError> {
         self.may_change()?;
         let from = self.state();
         if from == State::Closed {
@@ -486,7 +507,7 @@ impl Breaker {
 
     /// Stops the run for good (the prompt's "abort"). A run that was not stopped by a
     /// rule is aborted as stuck.
-    pub fn abort(&mut self, reason: &str, at: &At<'_>) -> Result<Event, ResumeError> {
+    pub fn abort(&mut self, reason: &str, at: &At) -> Result<Event, ResumeError> {
         if let Phase::Done(s) = self.phase {
             return Err(ResumeError::Finished(s));
         }
@@ -495,6 +516,7 @@ impl Breaker {
             rule: RuleName::Stagnation,
             reason: reason.to_owned(),
             at: at.now,
+            after: at.len,
             first_reason: None,
         });
         self.phase = Phase::Aborted(trip);
@@ -505,7 +527,7 @@ impl Breaker {
 
     /// Ends the run: `done_*` closes it; an aborted status keeps it stopped (with the
     /// trip that stopped it, or `stagnation` when nothing tripped).
-    pub fn finish(&mut self, status: TerminalStatus, reason: String, at: &At<'_>) -> Event {
+    pub fn finish(&mut self, status: TerminalStatus, reason: String, at: &At) -> Event {
         let from = self.state();
         if status.is_done() {
             self.phase = Phase::Done(status);
@@ -514,6 +536,7 @@ impl Breaker {
                 rule: RuleName::Stagnation,
                 reason: reason.clone(),
                 at: at.now,
+                after: at.len,
                 first_reason: None,
             });
             self.phase = Phase::Aborted(trip);
@@ -556,6 +579,9 @@ struct BreakerRecord {
     aborted: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     first_reason: Option<String>,
+    /// [`Trip::after`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    opened_after: Option<usize>,
 }
 
 impl From<Breaker> for BreakerRecord {
@@ -571,6 +597,7 @@ impl From<Breaker> for BreakerRecord {
             trips: b.trips,
             model: b.model,
             aborted: b.is_aborted(),
+            opened_after: trip.as_ref().map(|t| t.after),
             first_reason: trip.and_then(|t| t.first_reason),
         }
     }
@@ -589,6 +616,9 @@ impl TryFrom<BreakerRecord> for Breaker {
                 at: r
                     .opened_at
                     .ok_or_else(|| format!("a {} breaker without opened_at", r.state))?,
+                after: r
+                    .opened_after
+                    .ok_or_else(|| format!("a {} breaker without opened_after", r.state))?,
                 first_reason: r.first_reason.clone(),
             })
         };
@@ -622,9 +652,9 @@ mod tests {
         Timestamp::from_second(1_800_000_000 + secs).unwrap()
     }
 
-    fn at(len: usize, secs: i64) -> At<'static> {
+    fn at(len: usize, secs: i64) -> At {
         At {
-            run: "r1",
+            run: "r1".to_owned(),
             now: ts(secs),
             iteration: None,
             len,
@@ -857,15 +887,16 @@ mod tests {
         b.reopen(None, TripAction::Pause, &at(5, 2));
         let json = serde_json::to_string(&b).unwrap();
         assert_eq!(serde_json::from_str::<Breaker>(&json).unwrap(), b);
-        let v1 = r#"{"state":"open","terminal_status":"aborted_stuck","rule":"stagnation","reason":"x","opened_at":"2027-01-15T08:00:00Z","baseline":0,"trips":1,"model":0,"aborted":false}"#;
-        assert_eq!(
-            serde_json::from_str::<Breaker>(v1).unwrap().rule(),
-            Some(RuleName::Stagnation)
-        );
+        let v1 = r#"{"state":"open","terminal_status":"aborted_stuck","rule":"stagnation","reason":"x","opened_at":"2027-01-15T08:00:00Z","baseline":0,"trips":1,"model":0,"aborted":false,"opened_after":3}"#;
+        let read = serde_json::from_str::<Breaker>(v1).unwrap();
+        assert_eq!(read.rule(), Some(RuleName::Stagnation));
+        assert_eq!(read.trip().map(|t| t.after), Some(3));
         for bad in [
             r#"{"state":"open","rule":null}"#,
             r#"{"state":"half_open","terminal_status":"done_success"}"#,
             r#"{"state":"closed","aborted":true}"#,
+            // An open breaker that does not say which iterations came after its trip.
+            r#"{"state":"open","rule":"stagnation","opened_at":"2027-01-15T08:00:00Z"}"#,
         ] {
             assert!(serde_json::from_str::<Breaker>(bad).is_err(), "{bad}");
         }

@@ -66,6 +66,11 @@ pub struct Iteration {
     /// `agents` config from `author` when the iteration is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<IterationKind>,
+    /// The state of the working tree, not a commit: a test run on uncommitted changes, or
+    /// a re-run of code already tested. It is an attempt for the evidence rules; it never
+    /// mends a trip that only a new commit mends.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub uncommitted: bool,
     /// What people did to the breaker right after this iteration, in order (`loopguard
     /// resume`, a maintainer removing the label in CI, ...). Replaying them reproduces the
     /// breaker exactly.
@@ -106,6 +111,10 @@ pub enum InterventionKind {
     Abort,
     /// The next model of `escalation.models` takes over (the prompt's "retry").
     NextModel,
+    /// A person took a turn (a prompt to the agent, a commit or a review of their own):
+    /// a new episode. The loop counters start again (an open breaker is half-open: the
+    /// next attempt decides); the budget keeps counting the whole run.
+    NewEpisode,
 }
 
 /// One changed file.
@@ -279,6 +288,7 @@ impl Iteration {
             whitespace_only: None,
             skips_added: None,
             kind: None,
+            uncommitted: false,
             interventions: Vec::new(),
         }
     }

@@ -23,6 +23,7 @@ pub mod agents;
 pub mod breaker;
 pub mod ci;
 pub mod config;
+pub mod documents;
 pub mod error;
 pub mod fingerprint;
 pub mod github;

@@ -18,10 +18,11 @@
 //!      abort`; hands out the next model with fresh counters under `escalate`);
 //!    - half-open, on a new attempt: a rule firing, or no progress, reopens it; progress
 //!      closes it;
-//!    - open, on a new attempt: an attempt that mends what tripped it (the tests pass, the
-//!      failure changed, or real progress after a loop) closes it, when judged on its own
-//!      it would close a half-open breaker. `constraint`, `budget` and aborted runs wait
-//!      for a person;
+//!    - open, on an attempt that came after the trip (or its evidence): an attempt that
+//!      mends what tripped it, as the rule's [`Recovery`] says (new code whose tests pass
+//!      or fail differently for a failure loop; a new commit that really changes the code
+//!      for a loop in the code), closes it, when judged on its own it would close a
+//!      half-open breaker. `constraint`, `budget` and aborted runs wait for a person;
 //! 5. rules with `action: warn` at their limit leave a warning on each new attempt.
 
 use std::collections::BTreeMap;
@@ -34,14 +35,16 @@ use crate::breaker::{At, Breaker, Event, EventKind, ResumeError, State, Terminal
 use crate::config::{Config, TripAction};
 use crate::ids::CommitId;
 use crate::iteration::{Intervention, InterventionKind, Iteration, IterationKind, TestEvidence};
-use crate::rules::{self, EdgeCount, Evaluation, Facts, FactsLog, RuleName, Usage};
+use crate::rules::{self, EdgeCount, Evaluation, Facts, FactsLog, Recovery, Usage};
 
 /// The on-disk format version of a run. A newer file than this binary understands is kept
 /// aside, never overwritten.
 pub const RUN_FORMAT: u32 = 1;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Run {
+/// What is saved of a run: its file. Whether a change is written is decided by comparing
+/// records, so every field here is compared and saved, and nothing else is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
     pub format: u32,
     pub id: String,
     #[serde(default)]
@@ -72,44 +75,50 @@ pub struct Run {
     /// be read), so each edit is recorded once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignored_config: Option<String>,
-    /// The facts of the iterations so far (derived, never stored).
-    #[serde(skip)]
+}
+
+/// A run: its [`RunRecord`] (read through `Deref`; the iterations and the breaker change
+/// only through the methods below) and what is derived from the record, kept to save work
+/// and never saved or compared.
+#[derive(Debug, Clone)]
+pub struct Run {
+    record: RunRecord,
+    derived: Derived,
+}
+
+/// Derived from the iterations: their facts so far, and who is an agent in them.
+#[derive(Debug, Clone, Default)]
+struct Derived {
     facts: FactsLog,
-    /// Who is an agent in this run so far (derived, never stored).
-    #[serde(skip)]
     filter: Option<AgentFilter>,
 }
 
-impl PartialEq for Run {
-    fn eq(&self, other: &Run) -> bool {
-        // The facts are a cache of the iterations.
-        (
-            self.format,
-            &self.id,
-            &self.branch,
-            self.started_at,
-            &self.start_commit,
-            &self.iterations,
-            &self.breaker,
-            &self.trusted_config,
-            &self.usage,
-            &self.pinned_config,
-            &self.inherited,
-            &self.ignored_config,
-        ) == (
-            other.format,
-            &other.id,
-            &other.branch,
-            other.started_at,
-            &other.start_commit,
-            &other.iterations,
-            &other.breaker,
-            &other.trusted_config,
-            &other.usage,
-            &other.pinned_config,
-            &other.inherited,
-            &other.ignored_config,
-        )
+impl std::ops::Deref for Run {
+    type Target = RunRecord;
+    fn deref(&self) -> &RunRecord {
+        &self.record
+    }
+}
+
+impl std::ops::DerefMut for Run {
+    /// The record's public fields; nothing derived depends on them.
+    fn deref_mut(&mut self) -> &mut RunRecord {
+        &mut self.record
+    }
+}
+
+impl Serialize for Run {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.record.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Run {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        RunRecord::deserialize(d).map(|record| Run {
+            record,
+            derived: Derived::default(),
+        })
     }
 }
 
@@ -276,25 +285,17 @@ enum Arrival {
     /// attempt is now fully known, so it may mend an open breaker (as it would have, had
     /// its tests come with it, which is how `check`, `replay` and CI see it).
     Evidence,
+    /// The latest attempt, a test run on uncommitted changes, committed as it was tested:
+    /// not a new attempt, but now a commit, so it may mend a trip only a commit mends.
+    Committed,
     /// A harness transition; `progress` is the harness's own word.
     Edge { progress: bool },
 }
 
-/// Whether an attempt mends the trip of `rule` (see the module docs).
-pub fn mends(rule: RuleName, facts: &Facts, it: &Iteration) -> bool {
-    let passes = it.test.as_ref().is_some_and(TestEvidence::passes);
-    match rule {
-        RuleName::Constraint | RuleName::Budget => false,
-        RuleName::SameError | RuleName::FalseCompletion => passes || facts.test_improved,
-        RuleName::RepeatedPatch
-        | RuleName::Oscillation
-        | RuleName::Stagnation
-        | RuleName::EdgeLoop
-        | RuleName::TestOnly => {
-            passes
-                || facts.test_improved
-                || (facts.progress && facts.repeats.is_none() && facts.returns_to.is_none())
-        }
+impl Arrival {
+    /// A new attempt or harness step: it decides a half-open breaker.
+    fn is_new(self) -> bool {
+        matches!(self, Arrival::Attempt | Arrival::Edge { .. })
     }
 }
 
@@ -306,20 +307,21 @@ impl Run {
         start: Option<CommitId>,
     ) -> Run {
         Run {
-            format: RUN_FORMAT,
-            id: id.into(),
-            branch,
-            started_at: now,
-            start_commit: start,
-            iterations: Vec::new(),
-            breaker: Breaker::default(),
-            trusted_config: None,
-            usage: RunUsage::default(),
-            pinned_config: None,
-            inherited: None,
-            ignored_config: None,
-            facts: FactsLog::default(),
-            filter: None,
+            record: RunRecord {
+                format: RUN_FORMAT,
+                id: id.into(),
+                branch,
+                started_at: now,
+                start_commit: start,
+                iterations: Vec::new(),
+                breaker: Breaker::default(),
+                trusted_config: None,
+                usage: RunUsage::default(),
+                pinned_config: None,
+                inherited: None,
+                ignored_config: None,
+            },
+            derived: Derived::default(),
         }
     }
 
@@ -387,6 +389,16 @@ impl Run {
         format!("{stamp}-{branch}")
     }
 
+    /// What is saved of the run (two runs that save the same are the same run).
+    pub fn saved(&self) -> &RunRecord {
+        &self.record
+    }
+
+    /// [`Run::saved`], taken.
+    pub fn into_saved(self) -> RunRecord {
+        self.record
+    }
+
     pub fn iterations(&self) -> &[Iteration] {
         &self.iterations
     }
@@ -402,24 +414,33 @@ impl Run {
     /// The facts of every attempt so far.
     pub fn facts(&mut self, config: &Config) -> &[Facts] {
         self.refresh_facts(config);
-        self.facts.all()
+        self.derived.facts.all()
     }
 
     /// Who is an agent over the iterations so far.
     fn filter(&mut self, config: &Config) -> AgentFilter {
         *self
+            .derived
             .filter
-            .get_or_insert_with(|| AgentFilter::for_history(config, &self.iterations))
+            .get_or_insert_with(|| AgentFilter::for_history(config, &self.record.iterations))
+    }
+
+    /// Forgets what was derived from the iterations from `from` on (they changed).
+    fn forget_from(&mut self, from: usize) {
+        self.derived.facts.truncate(from);
+        self.derived.filter = None;
     }
 
     fn refresh_facts(&mut self, config: &Config) {
-        if self.facts.covers() > self.iterations.len() {
-            self.facts = FactsLog::default();
+        if self.derived.facts.covers() > self.iterations.len() {
+            self.derived.facts = FactsLog::default();
         }
         // Every recorded iteration has its kind pinned; the filter decides for any other
         // (a run read from an older file).
         let filter = self.filter(config);
-        self.facts.extend(config, filter, &self.iterations);
+        self.derived
+            .facts
+            .extend(config, filter, &self.record.iterations);
     }
 
     /// What the harness reported, for the rules.
@@ -450,7 +471,7 @@ impl Run {
 
     /// The rules over the run now, counting from the breaker's baseline.
     pub fn evaluate(&self, config: &Config) -> Evaluation {
-        let mut facts = self.facts.clone();
+        let mut facts = self.derived.facts.clone();
         if facts.covers() != self.iterations.len() {
             facts = FactsLog::default();
             facts.extend(
@@ -481,54 +502,53 @@ impl Run {
         }
     }
 
-    fn at(&self, now: Timestamp, len: usize) -> (String, Option<CommitId>, Timestamp, usize) {
-        (
-            self.id.clone(),
-            self.iterations.last().map(|it| it.id.clone()),
+    /// Where a transition happens now: this run, its latest iteration, its length.
+    fn at(&self, now: Timestamp) -> At {
+        At {
+            run: self.id.clone(),
             now,
-            len,
-        )
+            iteration: self.iterations.last().map(|it| it.id.clone()),
+            len: self.iterations.len(),
+        }
+    }
+
+    /// The cooldown, the one place it is decided: an open breaker whose trip is older
+    /// than `on_trip.cooldown` is half-open at `now`, and counting starts again at `len`.
+    /// The breaker so, and the event, without changing the run.
+    fn cooled(&self, config: &Config, now: Timestamp, len: usize) -> (Breaker, Option<Event>) {
+        let mut breaker = self.breaker.clone();
+        let event = config.on_trip.cooldown.and_then(|cooldown| {
+            breaker.cool_down(
+                cooldown,
+                &At {
+                    len,
+                    ..self.at(now)
+                },
+            )
+        });
+        (breaker, event)
+    }
+
+    /// [`Run::cooled`], applied.
+    fn cool_down(&mut self, config: &Config, now: Timestamp, len: usize) -> Option<Event> {
+        let (breaker, event) = self.cooled(config, now, len);
+        self.record.breaker = breaker;
+        event
     }
 
     /// The one step (see the module docs).
     fn step(&mut self, config: &Config, now: Timestamp, arrival: Arrival) -> Outcome {
         self.refresh_facts(config);
+        self.restart_edges_after_progress();
+        // An arriving attempt is the first after a cooldown's resume.
         let len = self.iterations.len();
-        let mut events = Vec::new();
+        let base = if arrival == Arrival::Attempt {
+            len - 1
+        } else {
+            len
+        };
+        let mut events: Vec<Event> = self.cool_down(config, now, base).into_iter().collect();
 
-        // 1. Progress in commits or tests restarts the harness's edges.
-        if self.usage.edges.values().any(|e| e.count > 0) {
-            let mark = self.usage.progress_mark;
-            if self
-                .facts
-                .all()
-                .iter()
-                .any(|f| f.progress && f.index >= mark)
-            {
-                self.reset_edges();
-            }
-        }
-        self.usage.progress_mark = len;
-
-        // 2. The cooldown.
-        let new = matches!(arrival, Arrival::Attempt | Arrival::Edge { .. });
-        let (run, iteration, _, _) = self.at(now, len);
-        if let Some(cooldown) = config.on_trip.cooldown {
-            let base = if arrival == Arrival::Attempt {
-                len - 1
-            } else {
-                len
-            };
-            let at = At {
-                run: &run,
-                now,
-                iteration: iteration.as_ref(),
-                len: base,
-            };
-            events.extend(self.breaker.cool_down(cooldown, &at));
-        }
-
-        // 3. The rules.
         let mut eval = self.evaluate_cached(config);
         if let Arrival::Edge { progress } = arrival {
             // For a half-open breaker this step is the next attempt: the harness's word
@@ -538,71 +558,14 @@ impl Run {
                 ..eval.last.unwrap_or_default()
             });
         }
-
-        // 4. The transition.
-        let at = At {
-            run: &run,
-            now,
-            iteration: iteration.as_ref(),
-            len,
-        };
-        let action = config.on_trip.action;
+        let at = self.at(now);
         let before = self.breaker.baseline();
-        match self.breaker.state() {
-            _ if self.breaker.is_final() => {}
-            State::Closed => {
-                if let Some(f) = eval.trip() {
-                    events.push(self.breaker.trip_on(f.rule, f.reason.clone(), action, &at));
-                }
-            }
-            State::HalfOpen if new => {
-                let progress = eval.last.as_ref().is_some_and(|l| l.progress);
-                match eval.trip() {
-                    Some(f) => events.push(self.breaker.reopen(
-                        Some((f.rule, f.reason.clone())),
-                        action,
-                        &at,
-                    )),
-                    None if progress => events.push(
-                        self.breaker
-                            .close("progress after the breaker was resumed".to_owned(), &at),
-                    ),
-                    None => events.push(self.breaker.reopen(None, action, &at)),
-                }
-            }
-            State::Open if new || arrival == Arrival::Evidence => {
-                if let Some(e) = self.recovery(config, &eval, arrival, &at) {
-                    events.push(e);
-                }
-            }
-            State::HalfOpen | State::Open => {}
-        }
-        if events.iter().any(|e| e.kind.opens())
-            && action == TripAction::Escalate
-            && let Some(e) = self.breaker.escalate(&config.escalation_models, &at)
-        {
-            events.push(e);
-            self.reset_edges();
-        }
+        events.extend(self.transition(config, &eval, arrival, &at));
         if self.breaker.baseline() != before {
             eval = self.evaluate_cached(config);
         }
-
-        // 5. Warnings.
-        if new {
-            for w in eval.warnings() {
-                events.push(Event {
-                    at: now,
-                    run: run.clone(),
-                    kind: EventKind::Warn,
-                    from: self.breaker.state(),
-                    to: self.breaker.state(),
-                    rule: Some(w.rule),
-                    reason: Some(w.reason.clone()),
-                    iteration: iteration.clone(),
-                    terminal_status: None,
-                });
-            }
+        if arrival.is_new() {
+            events.extend(warnings(&eval, &self.breaker, &at));
         }
         Outcome {
             events,
@@ -610,66 +573,138 @@ impl Run {
         }
     }
 
+    /// Progress seen in commits or tests since the last step restarts the harness's edges.
+    fn restart_edges_after_progress(&mut self) {
+        let mark = self.usage.progress_mark;
+        if self.usage.edges.values().any(|e| e.count > 0)
+            && self
+                .derived
+                .facts
+                .all()
+                .iter()
+                .any(|f| f.progress && f.index >= mark)
+        {
+            self.reset_edges();
+        }
+        self.usage.progress_mark = self.iterations.len();
+    }
+
+    /// The breaker's transition for this step, by phase (see the module docs), and the
+    /// next model when it opened under `escalate`.
+    fn transition(
+        &mut self,
+        config: &Config,
+        eval: &Evaluation,
+        arrival: Arrival,
+        at: &At,
+    ) -> Vec<Event> {
+        let action = config.on_trip.action;
+        let mut events = Vec::new();
+        let breaker = &mut self.record.breaker;
+        match breaker.state() {
+            _ if breaker.is_final() => {}
+            State::Closed => {
+                if let Some(f) = eval.trip() {
+                    events.push(breaker.trip_on(f.rule, f.reason.clone(), action, at));
+                }
+            }
+            State::HalfOpen if arrival.is_new() => {
+                let progress = eval.last.as_ref().is_some_and(|l| l.progress);
+                events.push(match eval.trip() {
+                    Some(f) => breaker.reopen(Some((f.rule, f.reason.clone())), action, at),
+                    None if progress => {
+                        breaker.close("progress after the breaker was resumed".to_owned(), at)
+                    }
+                    None => breaker.reopen(None, action, at),
+                });
+            }
+            State::Open
+                if arrival.is_new()
+                    || matches!(arrival, Arrival::Evidence | Arrival::Committed) =>
+            {
+                events.extend(self.recovery(config, eval, arrival, at));
+            }
+            State::HalfOpen | State::Open => {}
+        }
+        if events.iter().any(|e| e.kind.opens())
+            && action == TripAction::Escalate
+            && let Some(e) = self.record.breaker.escalate(&config.escalation_models, at)
+        {
+            events.push(e);
+            self.reset_edges();
+        }
+        events
+    }
+
     fn evaluate_cached(&self, config: &Config) -> Evaluation {
         rules::evaluate(
             config,
             &self.iterations,
-            self.facts.all(),
+            self.derived.facts.all(),
             self.breaker.baseline(),
             &self.harness_usage(config),
         )
     }
 
-    /// An open breaker, a new attempt: does it mend the trip? Judged on its own, as the
-    /// attempt after a resume is.
+    /// An open breaker, a new attempt: does it mend the trip, as the rule that tripped
+    /// says ([`Recovery`])? Only an iteration that came after the trip can, and it is
+    /// judged on its own, as the attempt after a resume is.
     fn recovery(
         &mut self,
         config: &Config,
         eval: &Evaluation,
         arrival: Arrival,
-        at: &At<'_>,
+        at: &At,
     ) -> Option<Event> {
-        let rule = self.breaker.rule()?;
-        let mended = match arrival {
-            Arrival::Edge { progress } => rule == RuleName::EdgeLoop && progress,
-            Arrival::Attempt | Arrival::Context | Arrival::Evidence => {
-                let last = eval.last.as_ref()?;
-                last.index + 1 == self.iterations.len()
-                    && mends(rule, last, &self.iterations[last.index])
+        let trip = self.breaker.trip()?;
+        let recovery = trip.rule.descriptor().recovery;
+        let reason = match (recovery, arrival) {
+            (Recovery::HarnessProgress, Arrival::Edge { progress: true }) => {
+                "the harness made progress".to_owned()
             }
+            (
+                Recovery::TestsChange | Recovery::NewCode,
+                Arrival::Attempt | Arrival::Evidence | Arrival::Committed,
+            ) => {
+                let last = eval.last.as_ref()?;
+                if last.index + 1 != self.iterations.len() || last.index < trip.after {
+                    return None;
+                }
+                let tripped = trip.after.checked_sub(1).map(|i| &self.iterations[i]);
+                let it = &self.iterations[last.index];
+                let what = mended(recovery, last, it, tripped)?;
+                format!("{what} at {}", it.id.short())
+            }
+            (
+                Recovery::Person
+                | Recovery::HarnessProgress
+                | Recovery::TestsChange
+                | Recovery::NewCode,
+                _,
+            ) => return None,
         };
-        if !mended {
-            return None;
-        }
         let mut trial = self.breaker.clone();
         trial
             .resume(&At {
                 len: at.len - 1,
-                ..*at
+                ..at.clone()
             })
             .ok()?;
         let fresh = rules::evaluate(
             config,
             &self.iterations,
-            self.facts.all(),
+            self.derived.facts.all(),
             trial.baseline(),
             &self.harness_usage(config),
         );
         if fresh.trip().is_some() {
             return None;
         }
-        let reason = match (
-            arrival,
-            self.iterations.last().and_then(|it| it.test.as_ref()),
-        ) {
-            (Arrival::Edge { .. }, _) => "the harness made progress".to_owned(),
-            (_, Some(t)) if t.passes() => format!("the tests pass at {}", short_of(at)),
-            (_, Some(_)) if eval.last.as_ref().is_some_and(|l| l.test_improved) => {
-                format!("the failure changed at {}", short_of(at))
-            }
-            _ => format!("the code moved on at {}", short_of(at)),
-        };
-        Some(self.breaker.close(format!("recovered: {reason}"), at))
+        Some(
+            self.record
+                .breaker
+                .close(format!("recovered: {reason}"), at),
+        )
     }
 
     /// Records a new iteration; recording the same id again replaces its evidence and is
@@ -687,14 +722,13 @@ impl Run {
                 if it.interventions.is_empty() {
                     it.interventions = old.interventions.clone();
                 }
-                self.iterations[i] = it;
-                self.facts.truncate(i);
-                self.filter = None;
+                self.record.iterations[i] = it;
+                self.forget_from(i);
                 Arrival::Context
             }
             None => {
                 let filter = self.filter(config).with(config, &it);
-                self.filter = Some(filter);
+                self.derived.filter = Some(filter);
                 if it.kind.is_none() {
                     it.kind = Some(filter.kind(config, &it));
                 }
@@ -720,7 +754,7 @@ impl Run {
     ) -> Option<Outcome> {
         let i = self.position(id)?;
         self.iterations[i].test = Some(test);
-        self.facts.truncate(i);
+        self.derived.facts.truncate(i);
         let latest_attempt = i + 1 == self.iterations.len()
             && self.iterations[i].kind == Some(IterationKind::Attempt);
         let arrival = if latest_attempt {
@@ -744,6 +778,41 @@ impl Run {
         rewritten: Vec<(CommitId, Iteration)>,
         now: Timestamp,
     ) -> (usize, Outcome) {
+        let n = self.replace_rewritten(rewritten);
+        (n, self.step(config, now, Arrival::Context))
+    }
+
+    /// The uncommitted iteration that `commit` commits as it was tested, if it is the
+    /// latest: a test run on the working tree (same tree, same parent), now a commit.
+    pub fn tested_as(&self, commit: &Iteration) -> Option<CommitId> {
+        self.iterations
+            .last()
+            .filter(|l| {
+                l.uncommitted
+                    && l.tree.is_some()
+                    && l.tree == commit.tree
+                    && l.parents.is_some()
+                    && l.parents == commit.parents
+            })
+            .map(|l| l.id.clone())
+    }
+
+    /// The tested working tree `tested` committed as `commit` (see [`Run::tested_as`]):
+    /// the same attempt, with its evidence, now a commit. It is not a new attempt, but it
+    /// may mend a trip that only a new commit mends.
+    pub fn commit_tested(
+        &mut self,
+        config: &Config,
+        tested: CommitId,
+        commit: Iteration,
+        now: Timestamp,
+    ) -> Outcome {
+        self.replace_rewritten(vec![(tested, commit)]);
+        self.step(config, now, Arrival::Committed)
+    }
+
+    /// Puts rewritten iterations' new commits in their place; how many were replaced.
+    fn replace_rewritten(&mut self, rewritten: Vec<(CommitId, Iteration)>) -> usize {
         let mut n = 0;
         let mut first = self.iterations.len();
         for (old, new) in rewritten {
@@ -767,9 +836,8 @@ impl Run {
                 n += 1;
             }
         }
-        self.facts.truncate(first);
-        self.filter = None;
-        (n, self.step(config, now, Arrival::Context))
+        self.forget_from(first);
+        n
     }
 
     /// A person acting on the breaker (kept with the last iteration, so a replay of the
@@ -780,23 +848,15 @@ impl Run {
         intervention: Intervention,
     ) -> Result<Vec<Event>, ResumeError> {
         let now = intervention.at;
-        let len = self.iterations.len();
-        let (run, iteration, _, _) = self.at(now, len);
-        let at = At {
-            run: &run,
-            now,
-            iteration: iteration.as_ref(),
-            len,
-        };
-        let mut events: Vec<Event> = Vec::new();
-        if let Some(cooldown) = config.on_trip.cooldown {
-            events.extend(self.breaker.cool_down(cooldown, &at));
-        }
+        let mut events: Vec<Event> = self.tick(config, now).into_iter().collect();
+        let at = self.at(now);
+        let breaker = &mut self.record.breaker;
         let e = match intervention.action {
-            InterventionKind::Resume => self.breaker.resume(&at),
-            InterventionKind::Continue => self.breaker.continue_after_trip(&at),
-            InterventionKind::Abort => self.breaker.abort("aborted by the user", &at),
-            InterventionKind::NextModel => self.breaker.next_model(&config.escalation_models, &at),
+            InterventionKind::Resume => breaker.resume(&at),
+            InterventionKind::Continue => breaker.continue_after_trip(&at),
+            InterventionKind::Abort => breaker.abort("aborted by the user", &at),
+            InterventionKind::NextModel => breaker.next_model(&config.escalation_models, &at),
+            InterventionKind::NewEpisode => breaker.new_episode("a person's turn", &at),
         };
         let mut e = match e {
             Ok(e) => e,
@@ -822,6 +882,25 @@ impl Run {
         Ok(events)
     }
 
+    /// A person's turn (see [`InterventionKind::NewEpisode`]): the loop counters start
+    /// again after the iterations so far, the budget keeps counting. Kept with the last
+    /// iteration, so a replay starts the episode at the same point.
+    pub fn new_episode(
+        &mut self,
+        config: &Config,
+        now: Timestamp,
+        by: Option<String>,
+    ) -> Result<Vec<Event>, ResumeError> {
+        self.intervene(
+            config,
+            Intervention {
+                action: InterventionKind::NewEpisode,
+                at: now,
+                by,
+            },
+        )
+    }
+
     /// open -> half_open by `loopguard resume`; the harness's edges start counting again.
     pub fn resume(&mut self, config: &Config, now: Timestamp) -> Result<Vec<Event>, ResumeError> {
         self.intervene(
@@ -838,19 +917,10 @@ impl Run {
     /// step is refused and nothing is counted.
     pub fn event(&mut self, config: &Config, input: EdgeInput, now: Timestamp) -> EdgeOutcome {
         let threshold = u64::from(config.rules.edge_loop.threshold_for(&input.edge));
-        let mut blocked = self.breaker.clone();
-        let len = self.iterations.len();
-        let (run, iteration, _, _) = self.at(now, len);
-        if let Some(cooldown) = config.on_trip.cooldown {
-            let at = At {
-                run: &run,
-                now,
-                iteration: iteration.as_ref(),
-                len,
-            };
-            blocked.cool_down(cooldown, &at);
-        }
-        if blocked.blocks(config.on_trip.action) {
+        if self
+            .effective_breaker(config, now)
+            .blocks(config.on_trip.action)
+        {
             let count = self.usage.edges.get(&input.edge).map_or(0, |e| e.count);
             return EdgeOutcome {
                 edge: input.edge,
@@ -910,7 +980,7 @@ impl Run {
     /// done with no progress at all.
     pub fn finish(&mut self, config: &Config, now: Timestamp) -> Event {
         self.refresh_facts(config);
-        let facts = self.facts.all();
+        let facts = self.derived.facts.all();
         let latest = self
             .iterations
             .iter()
@@ -936,17 +1006,8 @@ impl Run {
                 .reason()
                 .map_or_else(|| "finished without any progress".to_owned(), str::to_owned),
         };
-        let (run, iteration, _, len) = self.at(now, self.iterations.len());
-        self.breaker.finish(
-            status,
-            reason,
-            &At {
-                run: &run,
-                now,
-                iteration: iteration.as_ref(),
-                len,
-            },
-        )
+        let at = self.at(now);
+        self.record.breaker.finish(status, reason, &at)
     }
 
     /// Whether the run has ended with a `done_*` status (a new iteration starts a new run).
@@ -956,24 +1017,12 @@ impl Run {
 
     /// The breaker as of `now` (cooldown applied), without changing the run.
     pub fn effective_breaker(&self, config: &Config, now: Timestamp) -> Breaker {
-        let mut run = self.clone();
-        run.tick(config, now);
-        run.breaker
+        self.cooled(config, now, self.iterations.len()).0
     }
 
     /// Applies the cooldown if it elapsed; the caller persists the event.
     pub fn tick(&mut self, config: &Config, now: Timestamp) -> Option<Event> {
-        let cooldown = config.on_trip.cooldown?;
-        let (run, iteration, _, len) = self.at(now, self.iterations.len());
-        self.breaker.cool_down(
-            cooldown,
-            &At {
-                run: &run,
-                now,
-                iteration: iteration.as_ref(),
-                len,
-            },
-        )
+        self.cool_down(config, now, self.iterations.len())
     }
 
     pub fn is_open(&self) -> bool {
@@ -993,9 +1042,55 @@ impl Run {
     }
 }
 
-fn short_of(at: &At<'_>) -> String {
-    at.iteration
-        .map_or_else(|| "the last attempt".to_owned(), |id| id.short().to_owned())
+/// Whether the attempt `it` (with its facts `f`) mends a trip that recovers by
+/// `recovery`; `tripped` is the iteration the breaker opened at. What mended it, if so.
+fn mended(
+    recovery: Recovery,
+    f: &Facts,
+    it: &Iteration,
+    tripped: Option<&Iteration>,
+) -> Option<&'static str> {
+    match recovery {
+        Recovery::TestsChange => {
+            // A new attempt: code that differs from the code that tripped (a re-run of the
+            // same code is no new attempt, however its tests come out).
+            let differs = !f.empty
+                && !f.whitespace_only
+                && match (&it.tree, tripped.and_then(|t| t.tree.as_ref())) {
+                    (Some(now), Some(then)) => now != then,
+                    _ => true,
+                };
+            if !differs {
+                None
+            } else if it.test.as_ref().is_some_and(TestEvidence::passes) {
+                Some("the tests pass")
+            } else {
+                f.test_improved.then_some("the failure changed")
+            }
+        }
+        Recovery::NewCode => {
+            (!it.uncommitted && f.code_changed && f.returns_to.is_none() && f.repeats.is_none())
+                .then_some("the code moved on")
+        }
+        Recovery::Person | Recovery::HarnessProgress => None,
+    }
+}
+
+/// The warnings of the rules with `action: warn` at their limit.
+fn warnings(eval: &Evaluation, breaker: &Breaker, at: &At) -> Vec<Event> {
+    eval.warnings()
+        .map(|w| Event {
+            at: at.now,
+            run: at.run.clone(),
+            kind: EventKind::Warn,
+            from: breaker.state(),
+            to: breaker.state(),
+            rule: Some(w.rule),
+            reason: Some(w.reason.clone()),
+            iteration: at.iteration.clone(),
+            terminal_status: None,
+        })
+        .collect()
 }
 
 /// A history judged from scratch, one iteration at a time, through the same steps as the
@@ -1012,6 +1107,12 @@ pub struct Judgement {
 /// Judges `history` (oldest first, evidence attached) in a run named `run_id`. Each
 /// iteration steps at its own time (`now` for those without one), its interventions right
 /// after it; the cooldown is applied at `now` at the end.
+///
+/// A commit arrives as the hooks see it: the commit first, then its test evidence. The
+/// verdict on an attempt is made when it is committed, and evidence that comes after is
+/// evidence about that commit, never a way out of a trip it caused; judged in one piece,
+/// a history would let a commit's own tests undo a trip the hooks already made. An
+/// uncommitted iteration (a test run) is its evidence, and arrives with it.
 pub fn judge(config: &Config, history: Vec<Iteration>, run_id: &str, now: Timestamp) -> Judgement {
     let start = history.first().and_then(|it| it.at).unwrap_or(now);
     let mut run = Run::new(run_id, None, start, None);
@@ -1019,7 +1120,16 @@ pub fn judge(config: &Config, history: Vec<Iteration>, run_id: &str, now: Timest
     for mut it in history {
         let at = it.at.unwrap_or(now);
         let interventions = std::mem::take(&mut it.interventions);
+        let later = if it.uncommitted { None } else { it.test.take() };
+        let id = it.id.clone();
         events.extend(run.record(config, it, at).events);
+        if let Some(test) = later {
+            events.extend(
+                run.attach_test(config, &id, test, at)
+                    .map(|o| o.events)
+                    .unwrap_or_default(),
+            );
+        }
         for iv in interventions {
             // One that no longer applies (the history changed under it) is moot.
             if let Ok(e) = run.intervene(config, iv.clone()) {

@@ -14,6 +14,7 @@
 pub(crate) mod ci;
 pub(crate) mod github_fake;
 pub(crate) mod gitrepo;
+pub(crate) mod snapshots;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,7 @@
 //! Human durations in the config: "90s", "30m", "2h", "1h30m", "1d".
 
+use std::fmt::Write as _;
+
 use jiff::SignedDuration;
 
 /// Parses `<number><unit>` groups (units s, m, h, d); a bare number is seconds.
@@ -42,12 +44,31 @@ pub fn parse_duration(text: &str) -> Result<SignedDuration, String> {
     Ok(SignedDuration::from_secs(total))
 }
 
+/// The duration as the config writes it: `1h30m`, `45s`, `1d`.
+pub fn format_duration(d: SignedDuration) -> String {
+    let mut left = d.as_secs().max(0);
+    if left == 0 {
+        return "0s".to_owned();
+    }
+    let mut out = String::new();
+    for (unit, secs) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] {
+        if left >= secs {
+            let _ = write!(out, "{}{unit}", left / secs);
+            left %= secs;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn table() {
+        assert_eq!(format_duration(SignedDuration::from_secs(5400)), "1h30m");
+        assert_eq!(format_duration(SignedDuration::from_secs(45)), "45s");
+        assert_eq!(format_duration(SignedDuration::from_secs(86_400)), "1d");
         for (text, secs) in [
             ("90s", 90),
             ("30m", 1800),

@@ -10,7 +10,6 @@ mod profile;
 mod raw;
 mod resolve;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -18,8 +17,16 @@ use jiff::SignedDuration;
 use serde::Serialize;
 use serde_saphyr::Spanned;
 
-pub use duration::parse_duration;
-pub use profile::{Profile, Thresholds};
+pub use duration::{format_duration, parse_duration};
+pub use profile::Profile;
+pub(crate) use raw::{BoundedMap, Globs};
+
+pub use crate::rules::budget::BudgetRule;
+pub use crate::rules::constraint::ConstraintRule;
+pub use crate::rules::edge_loop::EdgeLoopRule;
+pub use crate::rules::false_completion::FalseCompletionRule;
+pub use crate::rules::test_only::TestOnlyRule;
+pub use crate::rules::{CountRule, Rules};
 
 use crate::error::ConfigError;
 
@@ -98,69 +105,6 @@ pub enum Notify {
     Desktop,
 }
 
-/// A rule with a count threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CountRule {
-    pub action: RuleAction,
-    pub threshold: u32,
-}
-
-/// `false_completion`: a count threshold, and whether missing evidence counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FalseCompletionRule {
-    pub action: RuleAction,
-    pub threshold: u32,
-    /// Count claims without any test evidence as unbacked even when the run never
-    /// recorded evidence.
-    pub require_evidence: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TestOnlyRule {
-    pub action: RuleAction,
-    pub ratio: f64,
-    pub min_iterations: u32,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct BudgetRule {
-    pub action: RuleAction,
-    pub max_iterations: u32,
-    pub max_tokens: Option<u64>,
-    pub max_cost: Option<f64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct ConstraintRule {
-    pub action: RuleAction,
-    pub protected: PatternSet,
-    /// Protect every workflow that runs loopguard (`rules.constraint.guard_workflows`).
-    pub guard_workflows: bool,
-    /// The workflows that run loopguard, found by the shell in the trusted tree (the base
-    /// commit in CI, the commit the run's config came from locally); see
-    /// [`ConstraintRule::guard`].
-    pub guarded: Vec<String>,
-    pub forbid_test_skips: bool,
-    pub forbid_test_deletions: bool,
-    /// [`CI_PATHS`], compiled.
-    pub ci_paths: PatternSet,
-}
-
-impl ConstraintRule {
-    /// Protects `workflows` (the paths of the workflows that run loopguard, see
-    /// [`runs_loopguard`]) when `guard_workflows` is on.
-    pub fn guard(&mut self, workflows: Vec<String>) {
-        if self.guard_workflows {
-            self.guarded = workflows;
-        }
-    }
-
-    /// Whether an attempt may not touch `path`.
-    pub fn protects(&self, path: &str) -> bool {
-        self.protected.is_match(path) || self.guarded.iter().any(|g| g == path)
-    }
-}
-
 /// Where GitHub keeps workflows: the files [`runs_loopguard`] is asked about.
 pub const WORKFLOWS_DIR: &str = ".github/workflows";
 
@@ -216,35 +160,6 @@ pub const CI_PATHS: &[&str] = &[
     "Jenkinsfile",
 ];
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct EdgeLoopRule {
-    pub action: RuleAction,
-    pub threshold: u32,
-    pub edges: BTreeMap<String, u32>,
-    /// Global step budget for agent harnesses: the run ends `aborted_stuck` at this many
-    /// steps, below any framework recursion limit.
-    pub max_steps: u32,
-}
-
-impl EdgeLoopRule {
-    pub fn threshold_for(&self, edge: &str) -> u32 {
-        self.edges.get(edge).copied().unwrap_or(self.threshold)
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Rules {
-    pub stagnation: CountRule,
-    pub same_error: CountRule,
-    pub oscillation: CountRule,
-    pub repeated_patch: CountRule,
-    pub false_completion: FalseCompletionRule,
-    pub test_only: TestOnlyRule,
-    pub budget: BudgetRule,
-    pub constraint: ConstraintRule,
-    pub edge_loop: EdgeLoopRule,
-}
-
 /// Glob patterns, compiled, with their source text kept for display.
 #[derive(Debug, Clone)]
 pub struct PatternSet {
@@ -262,7 +177,7 @@ impl PatternSet {
     }
 
     /// Compiles glob patterns that are known to be valid (built-in defaults).
-    fn builtin(patterns: &[&str], case_insensitive: bool) -> PatternSet {
+    pub(crate) fn builtin(patterns: &[&str], case_insensitive: bool) -> PatternSet {
         let mut builder = GlobSetBuilder::new();
         for p in patterns {
             builder.add(compile_glob(p, case_insensitive).expect("built-in globs are valid"));
@@ -394,55 +309,11 @@ impl Default for Config {
 impl Config {
     /// The built-in configuration of a profile.
     pub fn for_profile(profile: Profile) -> Config {
-        let t = profile.thresholds();
-        let count = |threshold| CountRule {
-            action: RuleAction::Trip,
-            threshold,
-        };
         Config {
             source: None,
             profile,
-            window: t.window,
-            rules: Rules {
-                stagnation: count(t.stagnation),
-                same_error: count(t.same_error),
-                oscillation: count(t.oscillation),
-                repeated_patch: count(t.repeated_patch),
-                false_completion: FalseCompletionRule {
-                    action: RuleAction::Trip,
-                    threshold: t.false_completion,
-                    require_evidence: false,
-                },
-                test_only: TestOnlyRule {
-                    action: RuleAction::Warn,
-                    ratio: t.test_only_ratio,
-                    min_iterations: t.test_only_min_iterations,
-                },
-                budget: BudgetRule {
-                    action: RuleAction::Trip,
-                    max_iterations: t.budget_max_iterations,
-                    max_tokens: None,
-                    max_cost: None,
-                },
-                constraint: ConstraintRule {
-                    action: RuleAction::Trip,
-                    protected: PatternSet::builtin(DEFAULT_PROTECTED, false),
-                    guard_workflows: true,
-                    guarded: Vec::new(),
-                    forbid_test_skips: true,
-                    forbid_test_deletions: true,
-                    ci_paths: PatternSet::builtin(CI_PATHS, false),
-                },
-                edge_loop: EdgeLoopRule {
-                    action: RuleAction::Trip,
-                    threshold: t.edge_loop,
-                    edges: BTreeMap::from([(
-                        "planner_to_verifier".to_owned(),
-                        t.edge_loop_verifier,
-                    )]),
-                    max_steps: t.max_steps,
-                },
-            },
+            window: profile.window(),
+            rules: Rules::for_profile(profile),
             agents: PatternSet::builtin(&[], true),
             tests: PatternSet::builtin(DEFAULT_TEST_PATHS, false),
             completion_patterns: vec![default_completion()],
@@ -539,7 +410,12 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
 }
 
 /// A [`ConfigError::Key`] at the place of `spanned` (add a hint with `with_hint`).
-fn at<T>(path: &Path, key: &str, spanned: &Spanned<T>, problem: impl Into<String>) -> ConfigError {
+pub(crate) fn at<T>(
+    path: &Path,
+    key: &str,
+    spanned: &Spanned<T>,
+    problem: impl Into<String>,
+) -> ConfigError {
     ConfigError::Key {
         path: path.to_owned(),
         line: u32::try_from(spanned.referenced.line()).unwrap_or(0),
@@ -551,7 +427,7 @@ fn at<T>(path: &Path, key: &str, spanned: &Spanned<T>, problem: impl Into<String
 }
 
 /// A [`ConfigError::Key`] with no place in the file.
-fn nowhere(path: &Path, key: &str, problem: impl Into<String>) -> ConfigError {
+pub(crate) fn nowhere(path: &Path, key: &str, problem: impl Into<String>) -> ConfigError {
     ConfigError::Key {
         path: path.to_owned(),
         line: 0,
@@ -562,7 +438,7 @@ fn nowhere(path: &Path, key: &str, problem: impl Into<String>) -> ConfigError {
     }
 }
 
-fn positive(
+pub(crate) fn positive(
     path: &Path,
     key: &str,
     v: &Option<Spanned<u32>>,
@@ -575,10 +451,10 @@ fn positive(
     }
 }
 
-fn patterns(
+pub(crate) fn patterns(
     path: &Path,
     key: &str,
-    list: &Option<raw::Globs>,
+    list: &Option<Globs>,
     default: &PatternSet,
     case_insensitive: bool,
 ) -> Result<PatternSet, ConfigError> {

@@ -10,9 +10,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use super::{
-    MAX_COMPLETION_PATTERNS, MAX_GLOBS, MAX_LIST_ENTRIES, Notify, Profile, RuleAction, TripAction,
-};
+use super::{MAX_COMPLETION_PATTERNS, MAX_GLOBS, MAX_LIST_ENTRIES, Notify, Profile, TripAction};
 use crate::error::ConfigError;
 
 thread_local! {
@@ -30,7 +28,7 @@ fn refuse_past<E: de::Error>(n: usize) -> E {
 /// A list of at most `N` entries, refused while it is read — before anything is built from
 /// it (a 1 MiB file holds 40,000 globs; compiled, they took seconds and gigabytes).
 #[derive(Debug)]
-pub(super) struct Bounded<T, const N: usize>(pub Vec<T>);
+pub(crate) struct Bounded<T, const N: usize>(pub Vec<T>);
 
 impl<'de, T: Deserialize<'de>, const N: usize> Deserialize<'de> for Bounded<T, N> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -57,7 +55,7 @@ impl<'de, T: Deserialize<'de>, const N: usize> Deserialize<'de> for Bounded<T, N
 
 /// A mapping of at most `N` entries, refused while it is read.
 #[derive(Debug)]
-pub(super) struct BoundedMap<V, const N: usize>(pub BTreeMap<String, V>);
+pub(crate) struct BoundedMap<V, const N: usize>(pub BTreeMap<String, V>);
 
 impl<'de, V: Deserialize<'de>, const N: usize> Deserialize<'de> for BoundedMap<V, N> {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -83,7 +81,7 @@ impl<'de, V: Deserialize<'de>, const N: usize> Deserialize<'de> for BoundedMap<V
 }
 
 /// A list of globs.
-pub(super) type Globs = Bounded<Spanned<String>, MAX_GLOBS>;
+pub(crate) type Globs = Bounded<Spanned<String>, MAX_GLOBS>;
 /// A list of names.
 pub(super) type List<T> = Bounded<T, MAX_LIST_ENTRIES>;
 
@@ -92,7 +90,7 @@ pub(super) type List<T> = Bounded<T, MAX_LIST_ENTRIES>;
 pub(super) struct RawConfig {
     pub profile: Option<Profile>,
     pub window: Option<Spanned<u32>>,
-    pub rules: Option<RawRules>,
+    pub rules: Option<crate::rules::RawRules>,
     pub agents: Option<Globs>,
     pub paths: Option<RawPaths>,
     pub completion_patterns: Option<Bounded<Spanned<String>, MAX_COMPLETION_PATTERNS>>,
@@ -101,71 +99,6 @@ pub(super) struct RawConfig {
     pub webhook: Option<RawWebhook>,
     pub github: Option<RawGitHub>,
     pub report: Option<RawReport>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawRules {
-    pub stagnation: Option<RawCountRule>,
-    pub same_error: Option<RawCountRule>,
-    pub oscillation: Option<RawCountRule>,
-    pub repeated_patch: Option<RawCountRule>,
-    pub false_completion: Option<RawFalseCompletion>,
-    pub test_only: Option<RawTestOnly>,
-    pub budget: Option<RawBudget>,
-    pub constraint: Option<RawConstraint>,
-    pub edge_loop: Option<RawEdgeLoop>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawCountRule {
-    pub threshold: Option<Spanned<u32>>,
-    pub action: Option<RuleAction>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawFalseCompletion {
-    pub threshold: Option<Spanned<u32>>,
-    pub require_evidence: Option<bool>,
-    pub action: Option<RuleAction>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawTestOnly {
-    pub ratio: Option<Spanned<f64>>,
-    pub min_iterations: Option<Spanned<u32>>,
-    pub action: Option<RuleAction>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawBudget {
-    pub max_iterations: Option<Spanned<u32>>,
-    pub max_tokens: Option<u64>,
-    pub max_cost: Option<Spanned<f64>>,
-    pub action: Option<RuleAction>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawConstraint {
-    pub protected: Option<Globs>,
-    pub guard_workflows: Option<bool>,
-    pub forbid_test_skips: Option<bool>,
-    pub forbid_test_deletions: Option<bool>,
-    pub action: Option<RuleAction>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawEdgeLoop {
-    pub threshold: Option<Spanned<u32>>,
-    pub edges: Option<BoundedMap<Spanned<u32>, MAX_LIST_ENTRIES>>,
-    pub max_steps: Option<Spanned<u32>>,
-    pub action: Option<RuleAction>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -29,11 +29,10 @@ use crate::breaker::{Breaker, Event, EventKind, State, TerminalStatus};
 use crate::config::{Config, Profile, RuleAction, TripAction};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
-use crate::rules::{Counter, Evaluation, Facts, RuleName, attempts};
+use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName, attempts};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
-/// JSON schema version of every document.
-pub const SCHEMA: u32 = 1;
+pub use crate::documents::{SCHEMA, Schema};
 
 /// A rule that warned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -47,6 +46,60 @@ pub struct Warning {
 pub struct Note {
     pub rule: RuleName,
     pub text: String,
+}
+
+/// A way out of an open breaker: what closes it or lets the agent try again. Which exist
+/// depends on the rule that tripped (its [`Recovery`]), on `on_trip` and on whether the
+/// run was aborted; the refusals and the trip message name exactly these, and nothing
+/// else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WayOut {
+    /// New code whose tests pass, or fail differently: `loopguard run -- <tests>` on
+    /// changed code (the commit is refused while the breaker blocks; the working tree is
+    /// tested).
+    TestsChange,
+    /// A commit that really changes the code (commits go on: `on_trip.action: alert`).
+    NewCommit,
+    /// The harness reports progress on its edges (`event --progress`; under `alert`).
+    HarnessProgress,
+    /// `on_trip.cooldown` passes: the next attempt decides.
+    Cooldown,
+    /// A person lets the agent try again: `loopguard resume` (in CI, removing the label).
+    Resume,
+    /// A person starts a new run: `loopguard reset`.
+    Reset,
+}
+
+impl WayOut {
+    /// The ways out of a breaker in `state` that `rule` opened (see [`WayOut`]).
+    pub fn of(
+        state: State,
+        rule: Option<RuleName>,
+        action: TripAction,
+        aborted: bool,
+        cooldown: bool,
+    ) -> Vec<WayOut> {
+        if aborted {
+            return vec![WayOut::Reset];
+        }
+        let Some(rule) = rule.filter(|_| state == State::Open) else {
+            return Vec::new();
+        };
+        // Under `alert` commits and harness steps go on; otherwise they are refused.
+        let goes_on = action == TripAction::Alert;
+        let mut ways = match rule.descriptor().recovery {
+            Recovery::TestsChange => vec![WayOut::TestsChange],
+            Recovery::NewCode if goes_on => vec![WayOut::NewCommit],
+            Recovery::HarnessProgress if goes_on => vec![WayOut::HarnessProgress],
+            Recovery::NewCode | Recovery::HarnessProgress | Recovery::Person => Vec::new(),
+        };
+        if cooldown {
+            ways.push(WayOut::Cooldown);
+        }
+        ways.extend([WayOut::Resume, WayOut::Reset]);
+        ways
+    }
 }
 
 /// One attempt, as the iteration tables show it.
@@ -73,7 +126,7 @@ pub struct Row {
 /// --json`, and every other view).
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
-    pub schema: u32,
+    pub schema: Schema,
     pub state: State,
     pub terminal_status: Option<TerminalStatus>,
     /// The rule that opened the breaker; `null` while closed.
@@ -97,15 +150,21 @@ pub struct Status {
     pub looping_failure: Option<TestEvidence>,
     /// The newest test evidence of the run.
     pub last_test: Option<TestEvidence>,
+    /// What closes the breaker or lets the agent try again, while it is open (see
+    /// [`WayOut`]); empty otherwise.
+    pub ways_out: Vec<WayOut>,
     /// The config the run is judged by (stored runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<ConfigInForce>,
     /// The run this one continues (a branch started from one of its commits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inherited: Option<Inherited>,
-    /// The iteration records (`check`, `replay`).
+    /// The iteration records (`check`, `replay`, `report`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Iteration>>,
+    /// Every transition, oldest first, warnings included (`check`, `replay`, `report`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Event>>,
     /// Whether hooks guard this repository (`status`): every hook loopguard needs is
     /// installed. `None` where it does not apply (`check`, `replay`, CI).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -119,6 +178,9 @@ pub struct Status {
     /// What a trip does (`on_trip.action`).
     #[serde(skip)]
     pub action: TripAction,
+    /// `on_trip.cooldown`.
+    #[serde(skip)]
+    pub cooldown: Option<jiff::SignedDuration>,
     /// The configured action of every rule with a counter.
     #[serde(skip)]
     pub actions: BTreeMap<RuleName, RuleAction>,
@@ -201,7 +263,7 @@ impl Status {
         let facts = attempts(s.config, s.history);
         let rule = b.rule().filter(|_| open);
         Status {
-            schema: SCHEMA,
+            schema: Schema,
             state: b.state(),
             terminal_status: b.terminal_status(),
             rule,
@@ -234,13 +296,22 @@ impl Status {
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
+            ways_out: WayOut::of(
+                b.state(),
+                b.rule(),
+                s.config.on_trip.action,
+                b.is_aborted(),
+                s.config.on_trip.cooldown.is_some(),
+            ),
             config: None,
             inherited: None,
             history: None,
+            events: None,
             guarded: None,
             missing_hooks: Vec::new(),
             some_hooks: false,
             action: s.config.on_trip.action,
+            cooldown: s.config.on_trip.cooldown,
             actions: s
                 .evaluation
                 .counters
@@ -270,6 +341,13 @@ impl Status {
     /// The same document with the iteration records (`check --json`, `replay --json`).
     pub fn with_history(mut self, history: &[Iteration]) -> Status {
         self.history = Some(history.to_vec());
+        self
+    }
+
+    /// The same document with every event along the way (`check --json`, `replay
+    /// --json`, `report --json`): what the guard did, not only where it ended.
+    pub fn with_events(mut self, events: &[Event]) -> Status {
+        self.events = Some(events.to_vec());
         self
     }
 
@@ -308,17 +386,9 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
             .as_ref()
             .filter(|t| t.fails() && t.signature.is_some())
     };
-    match rule {
-        RuleName::SameError | RuleName::FalseCompletion => {
-            facts.iter().rev().find_map(|f| failing(&f)).cloned()
-        }
-        RuleName::Constraint
-        | RuleName::RepeatedPatch
-        | RuleName::Oscillation
-        | RuleName::Stagnation
-        | RuleName::EdgeLoop
-        | RuleName::TestOnly
-        | RuleName::Budget => None,
+    match rule.descriptor().looping_failure {
+        LoopingFailure::NewestFailing => facts.iter().rev().find_map(|f| failing(&f)).cloned(),
+        LoopingFailure::None => None,
     }
 }
 

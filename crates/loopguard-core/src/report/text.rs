@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::Status;
+use super::{Status, WayOut};
 use crate::breaker::{Event, EventKind, State};
 use crate::config::TripAction;
 use crate::sanitize::printable;
@@ -38,7 +38,13 @@ pub fn status(s: &Status) -> String {
     out.push_str("counters:\n");
     for (rule, c) in &s.counters {
         let mark = if c.reached() { "  <-" } else { "" };
-        let _ = writeln!(out, "  {:<17} {}{mark}", rule.as_str(), c.describe());
+        let _ = writeln!(
+            out,
+            "  {:<17} {:<24} {}{mark}",
+            rule.as_str(),
+            c.describe(),
+            rule.descriptor().counts
+        );
     }
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
@@ -79,6 +85,7 @@ pub fn verdict(s: &Status) -> String {
             EventKind::Resume => "resumed",
             EventKind::Escalate => "escalated",
             EventKind::Finish => "finished",
+            EventKind::Episode => "a new episode (a person's turn)",
             EventKind::Reset | EventKind::Warn | EventKind::ConfigIgnored => continue,
         };
         let rule = e.rule.map(|r| format!(" ({r})")).unwrap_or_default();
@@ -103,13 +110,7 @@ pub fn refusal(s: &Status, branch: &str, what: &str) -> String {
         "  reason: {}",
         printable(s.reason.as_deref().unwrap_or(""))
     );
-    if s.aborted {
-        msg.push_str("  the run was aborted; to start a new run: loopguard reset\n");
-    } else {
-        msg.push_str(
-            "  to let the agent try again: loopguard resume   (the next iteration must make progress, or the breaker opens again)\n  to start a new run:        loopguard reset\n",
-        );
-    }
+    msg.push_str(&ways_out(s, "  "));
     if let Some(m) = &s.next_model {
         let _ = writeln!(msg, "  model: {}", printable(m));
     }
@@ -132,6 +133,7 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
             EventKind::Escalate => lines.push(format!(
                 "loopguard: {reason}; it starts with fresh counters (the budget still counts the whole run)"
             )),
+            EventKind::Episode => lines.push(format!("loopguard: a new episode: {reason}")),
             EventKind::Resume
             | EventKind::Cooldown
             | EventKind::Reset
@@ -147,27 +149,61 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
     lines
 }
 
-/// What happens after a trip, by `on_trip.action`.
+/// What happens after a trip, by `on_trip.action`, and the ways out.
 pub fn what_now(s: &Status) -> String {
-    if s.aborted {
-        return "loopguard: the run is aborted: commits and pushes are refused; `loopguard reset` starts a new run".to_owned();
+    let head = if s.aborted {
+        "loopguard: the run is aborted: commits and pushes are refused"
+    } else {
+        match (s.action, s.state) {
+            (_, State::Closed | State::HalfOpen) => {
+                return "loopguard: the next iteration decides".to_owned();
+            }
+            (TripAction::Alert, State::Open) => {
+                "loopguard: on_trip.action is alert: commits go on, and the breaker stays open"
+            }
+            (TripAction::Escalate, State::Open)
+                if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
+            {
+                "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused"
+            }
+            (TripAction::Pause | TripAction::Abort | TripAction::Escalate, State::Open) => {
+                "loopguard: commits and pushes are refused"
+            }
+        }
+    };
+    format!("{head}\n{}", ways_out(s, "  ").trim_end())
+}
+
+/// The ways out of the open breaker (see [`super::WayOut`]), one a line, each indented by
+/// `indent`: what the agent can do first, then what only a person does.
+pub fn ways_out(s: &Status, indent: &str) -> String {
+    let mut out = format!("{indent}ways out:\n");
+    for way in &s.ways_out {
+        let line = match way {
+            WayOut::TestsChange => {
+                "change the code and run the tests with `loopguard run -- <test command>`: a run that passes, or fails differently, closes the breaker (a re-run of the same code does not)".to_owned()
+            }
+            WayOut::NewCommit => {
+                "a commit that really changes the code closes the breaker (not a return to an earlier tree or patch, not whitespace, not tests alone)".to_owned()
+            }
+            WayOut::HarnessProgress => {
+                "the harness reports progress on its edges (`loopguard event --edge NAME --progress`)".to_owned()
+            }
+            WayOut::Cooldown => match s.cooldown {
+                Some(c) => format!(
+                    "after the cooldown ({}) the next attempt decides",
+                    crate::config::format_duration(c)
+                ),
+                None => "after the cooldown the next attempt decides".to_owned(),
+            },
+            WayOut::Resume => {
+                "a person lets the agent try again: `loopguard resume` (the next attempt must make progress, or the breaker opens again)".to_owned()
+            }
+            WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
+        };
+        let _ = writeln!(out, "{indent}- {line}");
     }
-    match (s.action, s.state) {
-        (_, State::Closed | State::HalfOpen) => {
-            "loopguard: the next iteration decides".to_owned()
-        }
-        (TripAction::Alert, State::Open) => {
-            "loopguard: on_trip.action is alert: commits go on; an iteration that mends the failure closes the breaker".to_owned()
-        }
-        (TripAction::Escalate, State::Open)
-            if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
-        {
-            "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused until `loopguard resume` or `loopguard reset`".to_owned()
-        }
-        (_, State::Open) => {
-            "loopguard: commits and pushes are refused until `loopguard resume` (the next iteration must make progress) or `loopguard reset`".to_owned()
-        }
-    }
+    out
 }
 
 /// The recent attempts as plain text (the interactive prompt's help).

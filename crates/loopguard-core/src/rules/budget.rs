@@ -2,6 +2,92 @@
 //! a new model); also the tokens and cost a harness reported, when those budgets are set.
 
 use super::{Count, Counter, Window};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use crate::breaker::TerminalStatus;
+use crate::config::{Profile, RuleAction, at, positive};
+use crate::error::ConfigError;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "budget",
+    counts: "attempts in the whole run",
+    recovery: Recovery::Person,
+    escalates: false,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetRule {
+    pub action: RuleAction,
+    pub max_iterations: u32,
+    pub max_tokens: Option<u64>,
+    pub max_cost: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raw {
+    max_iterations: Option<Spanned<u32>>,
+    max_tokens: Option<u64>,
+    max_cost: Option<Spanned<f64>>,
+    action: Option<RuleAction>,
+}
+
+pub(crate) fn defaults(profile: Profile) -> BudgetRule {
+    BudgetRule {
+        action: RuleAction::Trip,
+        max_iterations: match profile {
+            Profile::Strict => 100,
+            Profile::Balanced => 50,
+            Profile::Yolo => 25,
+        },
+        max_tokens: None,
+        max_cost: None,
+    }
+}
+
+impl RuleSettings for BudgetRule {
+    type Raw = Raw;
+
+    fn action(&self) -> RuleAction {
+        self.action
+    }
+
+    fn set_action(&mut self, action: RuleAction) {
+        self.action = action;
+    }
+
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
+        if let Some(cost) = &raw.max_cost
+            && !(cost.value > 0.0 && cost.value.is_finite())
+        {
+            return Err(at(
+                path,
+                &format!("rules.{name}.max_cost"),
+                cost,
+                "must be a positive number",
+            ));
+        }
+        Ok(BudgetRule {
+            action: raw.action.unwrap_or(self.action),
+            max_iterations: positive(
+                path,
+                &format!("rules.{name}.max_iterations"),
+                &raw.max_iterations,
+                self.max_iterations,
+            )?,
+            max_tokens: raw.max_tokens,
+            max_cost: raw.max_cost.map(|c| c.value),
+        })
+    }
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let budget = &w.config.rules.budget;

@@ -6,6 +6,113 @@
 use std::collections::BTreeSet;
 
 use super::{Count, Counter, Window};
+use std::path::Path;
+
+use serde::Deserialize;
+
+
+use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use crate::breaker::TerminalStatus;
+use crate::config::{CI_PATHS, DEFAULT_PROTECTED, Globs, PatternSet, Profile, RuleAction, patterns};
+use crate::error::ConfigError;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "constraint",
+    counts: "attempts that touched a protected path, skipped or deleted a test",
+    recovery: Recovery::Person,
+    escalates: false,
+    terminal: TerminalStatus::AbortedConstraint,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+#[derive(Debug, Clone)]
+pub struct ConstraintRule {
+    pub action: RuleAction,
+    pub protected: PatternSet,
+    /// Protect every workflow that runs loopguard (`rules.constraint.guard_workflows`).
+    pub guard_workflows: bool,
+    /// The workflows that run loopguard, found by the shell in the trusted tree (the base
+    /// commit in CI, the commit the run's config came from locally); see
+    /// [`ConstraintRule::guard`].
+    pub guarded: Vec<String>,
+    pub forbid_test_skips: bool,
+    pub forbid_test_deletions: bool,
+    /// [`CI_PATHS`], compiled.
+    pub ci_paths: PatternSet,
+}
+
+impl ConstraintRule {
+    /// Protects `workflows` (the paths of the workflows that run loopguard, see
+    /// [`crate::config::runs_loopguard`]) when `guard_workflows` is on.
+    pub fn guard(&mut self, workflows: Vec<String>) {
+        if self.guard_workflows {
+            self.guarded = workflows;
+        }
+    }
+
+    /// Whether an attempt may not touch `path`.
+    pub fn protects(&self, path: &str) -> bool {
+        self.protected.is_match(path) || self.guarded.iter().any(|g| g == path)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raw {
+    protected: Option<Globs>,
+    guard_workflows: Option<bool>,
+    forbid_test_skips: Option<bool>,
+    forbid_test_deletions: Option<bool>,
+    action: Option<RuleAction>,
+}
+
+/// The same in every profile: the guard's own config is protected, the workflows that
+/// run loopguard too, and test skips and deletions are violations.
+pub(crate) fn defaults(_: Profile) -> ConstraintRule {
+    ConstraintRule {
+        action: RuleAction::Trip,
+        protected: PatternSet::builtin(DEFAULT_PROTECTED, false),
+        guard_workflows: true,
+        guarded: Vec::new(),
+        forbid_test_skips: true,
+        forbid_test_deletions: true,
+        ci_paths: PatternSet::builtin(CI_PATHS, false),
+    }
+}
+
+impl RuleSettings for ConstraintRule {
+    type Raw = Raw;
+
+    fn action(&self) -> RuleAction {
+        self.action
+    }
+
+    fn set_action(&mut self, action: RuleAction) {
+        self.action = action;
+    }
+
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
+        Ok(ConstraintRule {
+            action: raw.action.unwrap_or(self.action),
+            protected: patterns(
+                path,
+                &format!("rules.{name}.protected"),
+                &raw.protected,
+                &self.protected,
+                false,
+            )?,
+            guard_workflows: raw.guard_workflows.unwrap_or(self.guard_workflows),
+            guarded: Vec::new(),
+            forbid_test_skips: raw.forbid_test_skips.unwrap_or(self.forbid_test_skips),
+            forbid_test_deletions: raw
+                .forbid_test_deletions
+                .unwrap_or(self.forbid_test_deletions),
+            ci_paths: self.ci_paths.clone(),
+        })
+    }
+}
+
 
 /// CI files named in the note at most.
 const NOTE_FILES: usize = 5;

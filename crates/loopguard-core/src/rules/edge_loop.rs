@@ -3,6 +3,117 @@
 //! budget (`rules.edge_loop.max_steps`) once reached.
 
 use super::{Count, Counter, Window};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use crate::breaker::TerminalStatus;
+use crate::config::{BoundedMap, MAX_LIST_ENTRIES, MAX_NAME_BYTES, Profile, RuleAction, at, positive};
+use crate::error::ConfigError;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "edge_loop",
+    counts: "harness transitions of one edge without progress",
+    recovery: Recovery::HarnessProgress,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdgeLoopRule {
+    pub action: RuleAction,
+    pub threshold: u32,
+    pub edges: BTreeMap<String, u32>,
+    /// Global step budget for agent harnesses: the run ends `aborted_stuck` at this many
+    /// steps, below any framework recursion limit.
+    pub max_steps: u32,
+}
+
+impl EdgeLoopRule {
+    pub fn threshold_for(&self, edge: &str) -> u32 {
+        self.edges.get(edge).copied().unwrap_or(self.threshold)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raw {
+    threshold: Option<Spanned<u32>>,
+    edges: Option<BoundedMap<Spanned<u32>, MAX_LIST_ENTRIES>>,
+    max_steps: Option<Spanned<u32>>,
+    action: Option<RuleAction>,
+}
+
+/// `threshold`, the verifier edge's threshold and `max_steps` by profile.
+pub(crate) fn defaults(profile: Profile) -> EdgeLoopRule {
+    let (threshold, verifier, max_steps) = match profile {
+        Profile::Strict => (8, 5, 200),
+        Profile::Balanced => (5, 3, 100),
+        Profile::Yolo => (3, 2, 50),
+    };
+    EdgeLoopRule {
+        action: RuleAction::Trip,
+        threshold,
+        edges: BTreeMap::from([("planner_to_verifier".to_owned(), verifier)]),
+        max_steps,
+    }
+}
+
+impl RuleSettings for EdgeLoopRule {
+    type Raw = Raw;
+
+    fn action(&self) -> RuleAction {
+        self.action
+    }
+
+    fn set_action(&mut self, action: RuleAction) {
+        self.action = action;
+    }
+
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
+        let mut edges = self.edges.clone();
+        if let Some(BoundedMap(raw_edges)) = raw.edges {
+            for (edge, v) in raw_edges {
+                if edge.len() > MAX_NAME_BYTES {
+                    return Err(at(
+                        path,
+                        &format!("rules.{name}.edges"),
+                        &v,
+                        format!(
+                            "an edge name is {} bytes, more than the {MAX_NAME_BYTES} loopguard reads",
+                            edge.len()
+                        ),
+                    )
+                    .with_hint("name edges `from_to`, e.g. planner_to_verifier"));
+                }
+                let key = format!("rules.{name}.edges.{edge}");
+                edges.insert(edge, positive(path, &key, &Some(v), 1)?);
+            }
+        }
+        Ok(EdgeLoopRule {
+            action: raw.action.unwrap_or(self.action),
+            threshold: positive(
+                path,
+                &format!("rules.{name}.threshold"),
+                &raw.threshold,
+                self.threshold,
+            )?,
+            edges,
+            max_steps: positive(
+                path,
+                &format!("rules.{name}.max_steps"),
+                &raw.max_steps,
+                self.max_steps,
+            )?,
+        })
+    }
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.edge_loop;

@@ -53,7 +53,9 @@ pub struct Facts {
     pub repeats: Option<CommitId>,
     /// The test outcome improved (fail -> pass, fewer failures, a new signature).
     pub test_improved: bool,
-    /// Progress: a new tree that is not whitespace-only, or improved tests.
+    /// The code changed: a tree the window has not seen, not empty, not only whitespace.
+    pub code_changed: bool,
+    /// Progress: the code changed, or the tests improved.
     pub progress: bool,
     /// The message claims completion.
     pub claims_done: bool,
@@ -214,7 +216,8 @@ fn facts_of(
         // Unknown tree: judge by the files, and by nothing when they are unknown too.
         None => !f.empty,
     };
-    f.progress = (changed && !f.whitespace_only) || f.test_improved;
+    f.code_changed = changed && !f.whitespace_only;
+    f.progress = f.code_changed || f.test_improved;
 
     if let Some(files) = &it.files {
         f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));

@@ -6,6 +6,81 @@
 
 use super::{Count, Counter, Facts, Window};
 use crate::iteration::Outcome;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use crate::breaker::TerminalStatus;
+use crate::config::{Profile, RuleAction, positive};
+use crate::error::ConfigError;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "false_completion",
+    counts: "claims of completion in a row while the tests fail",
+    recovery: Recovery::TestsChange,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::NewestFailing,
+    count,
+};
+
+/// `false_completion`: a count threshold, and whether missing evidence counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FalseCompletionRule {
+    pub action: RuleAction,
+    pub threshold: u32,
+    /// Count claims without any test evidence as unbacked even when the run never
+    /// recorded evidence.
+    pub require_evidence: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raw {
+    threshold: Option<Spanned<u32>>,
+    require_evidence: Option<bool>,
+    action: Option<RuleAction>,
+}
+
+pub(crate) fn defaults(profile: Profile) -> FalseCompletionRule {
+    FalseCompletionRule {
+        action: RuleAction::Trip,
+        threshold: match profile {
+            Profile::Strict => 3,
+            Profile::Balanced => 2,
+            Profile::Yolo => 1,
+        },
+        require_evidence: false,
+    }
+}
+
+impl RuleSettings for FalseCompletionRule {
+    type Raw = Raw;
+
+    fn action(&self) -> RuleAction {
+        self.action
+    }
+
+    fn set_action(&mut self, action: RuleAction) {
+        self.action = action;
+    }
+
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
+        Ok(FalseCompletionRule {
+            action: raw.action.unwrap_or(self.action),
+            threshold: positive(
+                path,
+                &format!("rules.{name}.threshold"),
+                &raw.threshold,
+                self.threshold,
+            )?,
+            require_evidence: raw.require_evidence.unwrap_or(self.require_evidence),
+        })
+    }
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let require = w.config.rules.false_completion.require_evidence;

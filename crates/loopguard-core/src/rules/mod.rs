@@ -1,149 +1,225 @@
 //! The rules: one pure function per rule over the window of attempts, each giving a count
 //! against its limit and, when the limit is reached, a one-line reason (docs/rules.md).
 //!
-//! Every rule lives in its own file and is listed once in [`RULES`], keyed by its name.
-//! Adding a rule means: its file (the count, the reason, its table tests), a row in
-//! [`RULES`] and a [`RuleName`] variant, its config schema (`config/raw.rs`, `config/mod.rs`)
-//! and its row in the profile table (`config/profile.rs`). Nothing else.
+//! A rule owns its whole life in its own file: a [`Descriptor`] (its name, what it counts,
+//! what closes a breaker it opened, whether it escalates, its terminal status, the failure
+//! reports name), its settings (the resolved section `rules.<name>`, the YAML schema of
+//! that section, how the section is read, the profile defaults) and its count, with its
+//! table tests. [`rules!`] lists every rule once; the enum, the config's `rules` section
+//! and its schema are generated from that list, and every `match` over [`RuleName`] is
+//! exhaustive (the core denies wildcard arms), so a new rule cannot fall into a default.
 //!
 //! What every rule sees is a [`Window`]: the facts of each attempt (computed once, see
 //! [`facts`]), the attempts since the baseline (set by resumes, by a closing breaker and by
 //! escalation), the last `window` of those, and what a harness reported. Only attempts
 //! count; context commits only add states.
 
-mod budget;
-mod constraint;
-mod edge_loop;
+mod count_rule;
 mod facts;
-mod false_completion;
-mod oscillation;
-mod repeated_patch;
-mod same_error;
-mod stagnation;
-mod test_only;
 #[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+pub use count_rule::{CountRule, RawCountRule};
 pub use facts::{EarlierState, Facts, FactsLog, attempts};
 
 use crate::agents::AgentFilter;
-use crate::config::{Config, RuleAction};
+use crate::breaker::TerminalStatus;
+use crate::config::{Config, Profile, RuleAction};
+use crate::error::ConfigError;
 use crate::iteration::Iteration;
 
-/// The rule names of the contract. The order is the order a trip reports them in when
-/// several fire at once: the most specific first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleName {
-    Constraint,
-    SameError,
-    RepeatedPatch,
-    Oscillation,
-    FalseCompletion,
-    Stagnation,
-    EdgeLoop,
-    TestOnly,
-    Budget,
-}
-
-/// One rule: its name, where its action is configured, and its count.
-pub struct Rule {
-    pub name: RuleName,
-    /// `rules.<name>.action` of the config.
-    pub action: fn(&Config) -> RuleAction,
+/// Everything the rest of loopguard knows about one rule, declared in the rule's file.
+#[derive(Debug)]
+pub struct Descriptor {
+    /// Its name in every document, and its config section `rules.<name>`.
+    pub name: &'static str,
+    /// What its counter counts, in a few words (`status` prints it beside the counter).
+    pub counts: &'static str,
+    /// What closes a breaker it opened, besides a person.
+    pub recovery: Recovery,
+    /// Whether a trip is handed to the next model under `on_trip.action: escalate`.
+    pub escalates: bool,
+    /// The run's terminal status while a trip of this rule stops it.
+    pub terminal: TerminalStatus,
+    /// The failure reports name as the one that loops, while this rule holds the breaker.
+    pub looping_failure: LoopingFailure,
     pub count: fn(&Window<'_>) -> Count,
 }
 
-/// Every rule, most specific first.
-pub const RULES: [Rule; 9] = [
-    Rule {
-        name: RuleName::Constraint,
-        action: |c| c.rules.constraint.action,
-        count: constraint::count,
-    },
-    Rule {
-        name: RuleName::SameError,
-        action: |c| c.rules.same_error.action,
-        count: same_error::count,
-    },
-    Rule {
-        name: RuleName::RepeatedPatch,
-        action: |c| c.rules.repeated_patch.action,
-        count: repeated_patch::count,
-    },
-    Rule {
-        name: RuleName::Oscillation,
-        action: |c| c.rules.oscillation.action,
-        count: oscillation::count,
-    },
-    Rule {
-        name: RuleName::FalseCompletion,
-        action: |c| c.rules.false_completion.action,
-        count: false_completion::count,
-    },
-    Rule {
-        name: RuleName::Stagnation,
-        action: |c| c.rules.stagnation.action,
-        count: stagnation::count,
-    },
-    Rule {
-        name: RuleName::EdgeLoop,
-        action: |c| c.rules.edge_loop.action,
-        count: edge_loop::count,
-    },
-    Rule {
-        name: RuleName::TestOnly,
-        action: |c| c.rules.test_only.action,
-        count: test_only::count,
-    },
-    Rule {
-        name: RuleName::Budget,
-        action: |c| c.rules.budget.action,
-        count: budget::count,
-    },
-];
+/// What closes a breaker a rule opened, besides a person (`resume`, `reset`, a maintainer
+/// in CI) and the cooldown. Only an attempt that comes after the trip is judged: a test
+/// result recorded on the commit that tripped is evidence about that commit, never a way
+/// out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Nothing but a person: a protected path stays touched, a spent budget stays spent.
+    Person,
+    /// A new attempt on changed code whose tests pass, or fail differently (another
+    /// failure, or fewer failing tests).
+    TestsChange,
+    /// A new commit that really changes the code: a tree the window has not seen, not
+    /// only whitespace, no return to an earlier tree and no earlier patch again. Tests do
+    /// not count: the loop was in the code.
+    NewCode,
+    /// The harness reports progress on its edges (`event --progress`).
+    HarnessProgress,
+}
+
+/// Which failure the reports name as the loop's while a rule holds the breaker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopingFailure {
+    /// The rule is about code or usage, not a failure.
+    None,
+    /// The newest failing test evidence with a signature.
+    NewestFailing,
+}
+
+/// The settings of a rule: its resolved section of `.loopguard.yml`.
+pub trait RuleSettings: Sized {
+    /// The section as the YAML schema reads it (unknown keys denied, locations kept).
+    type Raw: for<'de> Deserialize<'de>;
+    /// `rules.<name>.action`.
+    fn action(&self) -> RuleAction;
+    fn set_action(&mut self, action: RuleAction);
+    /// The file's keys over `self`; errors name `rules.<name>.<key>`, the line and a hint.
+    fn resolve(&self, raw: Self::Raw, name: &str, path: &Path) -> Result<Self, ConfigError>;
+}
+
+/// The list of rules, most specific first: the order a trip reports them in when several
+/// fire at once. One line per rule: its variant, its module and the type of its settings.
+/// The module declares `RULE` (its [`Descriptor`]) and `defaults(Profile)` (its settings
+/// under each profile).
+macro_rules! rules {
+    ($($variant:ident => $module:ident: $settings:ty,)+) => {
+        $(pub mod $module;)+
+
+        /// The rule names of the contract, in the order of [`rules!`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum RuleName {
+            $($variant,)+
+        }
+
+        impl RuleName {
+            pub const ALL: &'static [RuleName] = &[$(RuleName::$variant,)+];
+
+            /// The rule's descriptor, declared in its file.
+            pub fn descriptor(self) -> &'static Descriptor {
+                match self {
+                    $(RuleName::$variant => &$module::RULE,)+
+                }
+            }
+        }
+
+        /// The `rules` section, resolved: one field per rule, named after its module.
+        #[derive(Debug, Clone)]
+        pub struct Rules {
+            $(pub $module: $settings,)+
+        }
+
+        impl Rules {
+            /// Every rule's defaults under `profile`.
+            pub fn for_profile(profile: Profile) -> Rules {
+                Rules {
+                    $($module: $module::defaults(profile),)+
+                }
+            }
+
+            /// The configured action of `rule`.
+            pub fn action(&self, rule: RuleName) -> RuleAction {
+                match rule {
+                    $(RuleName::$variant => self.$module.action(),)+
+                }
+            }
+
+            /// Sets the action of `rule` (tests, and `--profile` overrides).
+            pub fn set_action(&mut self, rule: RuleName, action: RuleAction) {
+                match rule {
+                    $(RuleName::$variant => self.$module.set_action(action),)+
+                }
+            }
+
+            /// The file's `rules` section over these settings.
+            pub(crate) fn resolve(&self, raw: RawRules, path: &Path) -> Result<Rules, ConfigError> {
+                Ok(Rules {
+                    $($module: match raw.$module {
+                        Some(r) => self.$module.resolve(r, RuleName::$variant.as_str(), path)?,
+                        None => self.$module.clone(),
+                    },)+
+                })
+            }
+        }
+
+        /// The `rules` section as the YAML schema reads it: a mapping from rule names (from
+        /// the descriptors) to each rule's own schema.
+        #[derive(Debug, Default)]
+        pub(crate) struct RawRules {
+            $($module: Option<<$settings as RuleSettings>::Raw>,)+
+        }
+
+        impl<'de> Deserialize<'de> for RawRules {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Sections;
+                impl<'de> serde::de::Visitor<'de> for Sections {
+                    type Value = RawRules;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a mapping from rule names to their settings")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<RawRules, A::Error> {
+                        use serde::de::Error as _;
+                        let mut raw = RawRules::default();
+                        while let Some(key) = map.next_key::<String>()? {
+                            let rule: RuleName = key.parse().map_err(A::Error::custom)?;
+                            let duplicate =
+                                || A::Error::custom(format!("duplicate mapping key `{key}`"));
+                            match rule {
+                                $(RuleName::$variant => {
+                                    if raw.$module.is_some() {
+                                        return Err(duplicate());
+                                    }
+                                    raw.$module = Some(map.next_value()?);
+                                })+
+                            }
+                        }
+                        Ok(raw)
+                    }
+                }
+                d.deserialize_map(Sections)
+            }
+        }
+    };
+}
+
+rules! {
+    Constraint => constraint: constraint::ConstraintRule,
+    SameError => same_error: CountRule,
+    RepeatedPatch => repeated_patch: CountRule,
+    Oscillation => oscillation: CountRule,
+    FalseCompletion => false_completion: false_completion::FalseCompletionRule,
+    Stagnation => stagnation: CountRule,
+    EdgeLoop => edge_loop: edge_loop::EdgeLoopRule,
+    TestOnly => test_only: test_only::TestOnlyRule,
+    Budget => budget: budget::BudgetRule,
+}
 
 impl RuleName {
-    pub const ALL: [RuleName; 9] = {
-        let mut all = [RuleName::Constraint; 9];
-        let mut i = 0;
-        while i < RULES.len() {
-            all[i] = RULES[i].name;
-            i += 1;
-        }
-        all
-    };
-
+    /// Its name in every document and its config section (the descriptor's).
     pub fn as_str(self) -> &'static str {
-        match self {
-            RuleName::Stagnation => "stagnation",
-            RuleName::SameError => "same_error",
-            RuleName::Oscillation => "oscillation",
-            RuleName::RepeatedPatch => "repeated_patch",
-            RuleName::FalseCompletion => "false_completion",
-            RuleName::TestOnly => "test_only",
-            RuleName::Budget => "budget",
-            RuleName::Constraint => "constraint",
-            RuleName::EdgeLoop => "edge_loop",
-        }
-    }
-
-    fn rule(self) -> &'static Rule {
-        RULES
-            .iter()
-            .find(|r| r.name == self)
-            .expect("every rule name has a row in RULES")
+        self.descriptor().name
     }
 
     /// The configured action of this rule.
     pub fn action(self, config: &Config) -> RuleAction {
-        (self.rule().action)(config)
+        config.rules.action(self)
     }
 }
 
@@ -158,9 +234,26 @@ impl FromStr for RuleName {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         RuleName::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown rule `{s}`"))
+            .ok_or_else(|| {
+                let names: Vec<&str> = RuleName::ALL.iter().map(|r| r.as_str()).collect();
+                format!("unknown rule `{s}`, expected one of {}", names.join(", "))
+            })
+    }
+}
+
+impl Serialize for RuleName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RuleName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -374,19 +467,19 @@ pub fn evaluate(
         attempts: all.len(),
         ..Evaluation::default()
     };
-    for rule in &RULES {
-        let action = (rule.action)(config);
+    for &rule in RuleName::ALL {
+        let action = config.rules.action(rule);
         if action == RuleAction::Off {
             continue;
         }
-        let count = (rule.count)(&w);
-        eval.counters.insert(rule.name, count.counter);
+        let count = (rule.descriptor().count)(&w);
+        eval.counters.insert(rule, count.counter);
         if let Some(note) = count.note {
-            eval.notes.push((rule.name, note));
+            eval.notes.push((rule, note));
         }
         if count.counter.reached() {
             eval.fired.push(Firing {
-                rule: rule.name,
+                rule,
                 action,
                 reason: count.reason,
             });

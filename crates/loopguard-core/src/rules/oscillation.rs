@@ -5,6 +5,29 @@
 //! flipping, and does not count.
 
 use super::{Count, Counter, Window};
+use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use crate::breaker::TerminalStatus;
+use crate::config::Profile;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "oscillation",
+    counts: "returns to an earlier tree since the last improvement",
+    recovery: Recovery::NewCode,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+/// `threshold` by profile.
+pub(crate) fn defaults(profile: Profile) -> CountRule {
+    CountRule::trip_at(match profile {
+        Profile::Strict => 3,
+        Profile::Balanced => 2,
+        Profile::Yolo => 2,
+    })
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     // Oscillation is about states: once the agent reaches a genuinely new one, earlier

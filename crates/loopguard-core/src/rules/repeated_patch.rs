@@ -4,6 +4,29 @@
 //! to catch. An empty change has no patch id; rewrites are not attempts.
 
 use super::{Count, Counter, Window};
+use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use crate::breaker::TerminalStatus;
+use crate::config::Profile;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "repeated_patch",
+    counts: "earlier patches applied again since the last improvement",
+    recovery: Recovery::NewCode,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+/// `threshold` by profile.
+pub(crate) fn defaults(profile: Profile) -> CountRule {
+    CountRule::trip_at(match profile {
+        Profile::Strict => 3,
+        Profile::Balanced => 2,
+        Profile::Yolo => 1,
+    })
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let start = w

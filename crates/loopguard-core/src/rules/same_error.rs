@@ -6,6 +6,29 @@
 
 use super::{Count, Counter, Window};
 use crate::iteration::TestEvidence;
+use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use crate::breaker::TerminalStatus;
+use crate::config::Profile;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "same_error",
+    counts: "failing test runs in a row with the same failure",
+    recovery: Recovery::TestsChange,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::NewestFailing,
+    count,
+};
+
+/// `threshold` by profile.
+pub(crate) fn defaults(profile: Profile) -> CountRule {
+    CountRule::trip_at(match profile {
+        Profile::Strict => 5,
+        Profile::Balanced => 3,
+        Profile::Yolo => 2,
+    })
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let streak = streak(w);

@@ -2,6 +2,29 @@
 //! back to an earlier state, whitespace, identical failures with no code change).
 
 use super::{Count, Counter, Facts, Window};
+use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use crate::breaker::TerminalStatus;
+use crate::config::Profile;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "stagnation",
+    counts: "attempts in a row without progress",
+    recovery: Recovery::NewCode,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+/// `threshold` by profile.
+pub(crate) fn defaults(profile: Profile) -> CountRule {
+    CountRule::trip_at(match profile {
+        Profile::Strict => 5,
+        Profile::Balanced => 3,
+        Profile::Yolo => 2,
+    })
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let stuck: Vec<&Facts> = w.since.iter().rev().take_while(|f| !f.progress).collect();

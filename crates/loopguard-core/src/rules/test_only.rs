@@ -3,6 +3,89 @@
 //! instead of code). Warns by default.
 
 use super::{Count, Counter, Limit, Window};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use crate::breaker::TerminalStatus;
+use crate::config::{Profile, RuleAction, at, positive};
+use crate::error::ConfigError;
+
+pub(crate) const RULE: Descriptor = Descriptor {
+    name: "test_only",
+    counts: "share of the window's attempts that only touched tests",
+    recovery: Recovery::NewCode,
+    escalates: true,
+    terminal: TerminalStatus::AbortedStuck,
+    looping_failure: LoopingFailure::None,
+    count,
+};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestOnlyRule {
+    pub action: RuleAction,
+    pub ratio: f64,
+    pub min_iterations: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Raw {
+    ratio: Option<Spanned<f64>>,
+    min_iterations: Option<Spanned<u32>>,
+    action: Option<RuleAction>,
+}
+
+/// Warns by default.
+pub(crate) fn defaults(profile: Profile) -> TestOnlyRule {
+    let (ratio, min_iterations) = match profile {
+        Profile::Strict => (0.5, 5),
+        Profile::Balanced | Profile::Yolo => (0.3, 3),
+    };
+    TestOnlyRule {
+        action: RuleAction::Warn,
+        ratio,
+        min_iterations,
+    }
+}
+
+impl RuleSettings for TestOnlyRule {
+    type Raw = Raw;
+
+    fn action(&self) -> RuleAction {
+        self.action
+    }
+
+    fn set_action(&mut self, action: RuleAction) {
+        self.action = action;
+    }
+
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
+        if let Some(ratio) = &raw.ratio
+            && !(ratio.value > 0.0 && ratio.value <= 1.0)
+        {
+            return Err(at(
+                path,
+                &format!("rules.{name}.ratio"),
+                ratio,
+                "must be a number in (0, 1], e.g. 0.3",
+            ));
+        }
+        Ok(TestOnlyRule {
+            action: raw.action.unwrap_or(self.action),
+            ratio: raw.ratio.map_or(self.ratio, |r| r.value),
+            min_iterations: positive(
+                path,
+                &format!("rules.{name}.min_iterations"),
+                &raw.min_iterations,
+                self.min_iterations,
+            )?,
+        })
+    }
+}
+
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.test_only;

@@ -62,16 +62,79 @@ fn unknown_evidence_is_not_a_loop() {
 }
 
 #[test]
-fn every_rule_has_one_row_and_names_round_trip() {
-    assert_eq!(RuleName::ALL.len(), RULES.len());
-    for (r, row) in RuleName::ALL.iter().zip(&RULES) {
-        assert_eq!(*r, row.name);
+fn every_rule_names_itself_once_and_round_trips() {
+    let mut names: Vec<&str> = RuleName::ALL.iter().map(|r| r.as_str()).collect();
+    for r in RuleName::ALL {
         assert_eq!(r.as_str().parse::<RuleName>().unwrap(), *r);
         assert_eq!(serde_json::to_string(r).unwrap(), format!("\"{r}\""));
+        assert_eq!(
+            serde_json::from_str::<RuleName>(&format!("\"{r}\"")).unwrap(),
+            *r
+        );
     }
-    let mut sorted = RuleName::ALL;
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), RuleName::ALL.len(), "two rules share a name");
+    let mut sorted = RuleName::ALL.to_vec();
     sorted.sort();
-    assert_eq!(sorted, RuleName::ALL, "RULES is in the enum's order");
+    assert_eq!(sorted, RuleName::ALL, "ALL is in the enum's order");
+    assert!("stagnaton".parse::<RuleName>().is_err());
+}
+
+#[test]
+fn what_each_rule_says_of_its_breaker() {
+    use crate::breaker::TerminalStatus;
+    for &r in RuleName::ALL {
+        let d = r.descriptor();
+        // Only a person ends a policy violation or a spent budget; those are not a hard
+        // problem a bigger model solves.
+        let person = matches!(r, RuleName::Constraint | RuleName::Budget);
+        assert_eq!(d.recovery == Recovery::Person, person, "{r}");
+        assert_eq!(d.escalates, !person, "{r}");
+        assert_eq!(
+            d.terminal == TerminalStatus::AbortedConstraint,
+            r == RuleName::Constraint,
+            "{r}"
+        );
+        assert!(!d.counts.is_empty(), "{r}");
+    }
+    // Loops in the code end with new code; loops on a failure end when the failure does.
+    for r in [
+        RuleName::Stagnation,
+        RuleName::Oscillation,
+        RuleName::RepeatedPatch,
+    ] {
+        assert_eq!(r.descriptor().recovery, Recovery::NewCode, "{r}");
+    }
+    for r in [RuleName::SameError, RuleName::FalseCompletion] {
+        assert_eq!(r.descriptor().recovery, Recovery::TestsChange, "{r}");
+        assert_eq!(
+            r.descriptor().looping_failure,
+            LoopingFailure::NewestFailing,
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn stricter_profiles_allow_more_attempts() {
+    use crate::config::Profile;
+    let [s, b, y] = [Profile::Strict, Profile::Balanced, Profile::Yolo].map(Rules::for_profile);
+    let counts = |r: &Rules| {
+        [
+            r.stagnation.threshold,
+            r.same_error.threshold,
+            r.repeated_patch.threshold,
+            r.false_completion.threshold,
+            r.budget.max_iterations,
+            r.edge_loop.threshold,
+        ]
+    };
+    for ((s, b), y) in counts(&s).into_iter().zip(counts(&b)).zip(counts(&y)) {
+        assert!(s > b && b > y, "strict {s} > balanced {b} > yolo {y}");
+    }
+    // A single deliberate revert passes in every profile.
+    assert!(y.oscillation.threshold >= 2);
 }
 
 #[test]
