@@ -1,5 +1,6 @@
-//! What happens after a run changed state: reports, per-iteration artifacts, the issues
-//! file, the escalation context, notifications. Everything here is best effort: a failure
+//! What happens after a run changed state: the agent told on stderr ([`announce`]), then
+//! reports, per-iteration artifacts, the issues file, the escalation context,
+//! notifications. Everything here is best effort: a failure
 //! is a warning, never a failed hook.
 
 use std::fmt::Write as _;
@@ -14,12 +15,25 @@ use crate::breaker::{Event, EventKind};
 use crate::config::Notify;
 use crate::iteration::CommitId;
 use crate::notify::{self, Notice};
-use crate::report::{Status, markdown};
+use crate::report::{Status, markdown, text};
 use crate::rules::attempts;
 use crate::run::Run;
 use crate::sanitize::code_block;
 
 use super::Workspace;
+
+/// Tells the agent on stderr what this change did to the breaker, then runs the
+/// aftermath (reports, notifications).
+pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
+    for line in text::announce(events, s) {
+        if line.starts_with("loopguard: the breaker opened") {
+            ws.ctx.ui.note_marked(&line, "the breaker opened");
+        } else {
+            ws.note(&line);
+        }
+    }
+    after(ws, events);
+}
 
 /// Runs the aftermath of `events` (the changes one command made to the run).
 pub(super) fn after(ws: &Workspace<'_>, events: &[Event]) {

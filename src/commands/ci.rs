@@ -7,13 +7,11 @@
 //! judges the history and decides what to write; this writes the step's outputs and
 //! summary, then the label, the issue and the comment.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
-use globset::GlobBuilder;
 
 use crate::breaker::State;
 use crate::ci::decide::{self, ConfigSource, RunVerdict};
@@ -23,7 +21,7 @@ use crate::ci::records::iteration_from_commit;
 use crate::ci::state::{CiState, IssueRef};
 use crate::cli::CiArgs;
 use crate::config::{CONFIG_FILE, Config};
-use crate::error::{ConfigFileError, GitHubError, InputError, exit};
+use crate::error::{ConfigFileError, GitHubError, exit};
 use crate::fingerprint::{Fingerprint, fingerprint_bytes};
 use crate::git::Repo;
 use crate::github::actions_io::{
@@ -43,6 +41,7 @@ use crate::report::Status;
 use crate::report::github::{Change, PrView};
 use crate::run::judge;
 
+use super::evidence::{evidence_from_files, expand_globs};
 use super::{Ctx, content_hash};
 
 pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
@@ -760,150 +759,5 @@ impl Session<'_> {
             let _ = writeln!(text, "  {w}");
         }
         super::print_untrusted(&text, self.ctx.settings.github.actions)
-    }
-}
-
-/// The evidence of log and JUnit files, fingerprinted together as one run.
-pub(super) fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
-    let fp = super::fingerprint_files(paths)?;
-    let shown: Vec<String> = paths
-        .iter()
-        .map(|p| super::shown(p, base).display().to_string())
-        .collect();
-    Ok(evidence_from_fingerprint(&fp, &shown.join(", ")))
-}
-
-fn has_glob(pattern: &str) -> bool {
-    pattern.contains(['*', '?', '[', '{'])
-}
-
-/// Expands paths and globs (relative to `base`): existing files, sorted, without
-/// duplicates; and the globs that matched nothing. A plain path that does not exist is an
-/// error. Each pattern may hold several, one per line (the action's inputs).
-pub(super) fn expand_globs(
-    patterns: &[String],
-    base: &Path,
-) -> Result<(Vec<PathBuf>, Vec<String>)> {
-    let mut files = Vec::new();
-    let mut unmatched = Vec::new();
-    let mut seen = HashSet::new();
-    let lines = patterns
-        .iter()
-        .flat_map(|p| p.lines())
-        .map(str::trim)
-        .filter(|l| !l.is_empty());
-    for pattern in lines {
-        if !has_glob(pattern) {
-            let path = base.join(pattern);
-            if !path.is_file() {
-                return Err(InputError::NoSuchFile {
-                    path: PathBuf::from(pattern),
-                    hint: "pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)",
-                }
-                .into());
-            }
-            if seen.insert(path.clone()) {
-                files.push(path);
-            }
-            continue;
-        }
-        let glob = GlobBuilder::new(pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| InputError::BadGlob {
-                pattern: pattern.to_owned(),
-                reason: e.kind().to_string(),
-            })?
-            .compile_matcher();
-        // Walk only below the part of the pattern without wildcards.
-        let fixed: PathBuf = Path::new(pattern)
-            .components()
-            .take_while(|c| !has_glob(&c.as_os_str().to_string_lossy()))
-            .collect();
-        let root = base.join(&fixed);
-        let mut matched: Vec<PathBuf> = Vec::new();
-        walk(&root, &mut |path| {
-            if let Ok(rel) = path.strip_prefix(base)
-                && glob.is_match(rel)
-            {
-                matched.push(path.to_owned());
-            }
-        });
-        if matched.is_empty() {
-            unmatched.push(pattern.to_owned());
-        }
-        matched.sort();
-        for m in matched {
-            if seen.insert(m.clone()) {
-                files.push(m);
-            }
-        }
-    }
-    Ok((files, unmatched))
-}
-
-/// Calls `f` for every file below `dir` (symlinked directories are not followed, and
-/// `.git` is skipped).
-fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if entry.file_name() != ".git" {
-                walk(&path, f);
-            }
-        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
-            f(&path);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs_expand_below_their_fixed_part() {
-        let dir = tempfile::tempdir().unwrap();
-        for f in [
-            "reports/a.xml",
-            "reports/sub/b.xml",
-            "reports/c.txt",
-            "test.log",
-        ] {
-            let p = dir.path().join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "x").unwrap();
-        }
-        let rel = |v: Vec<PathBuf>| -> Vec<String> {
-            v.iter()
-                .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
-                .collect()
-        };
-        let (files, none) = expand_globs(
-            &[
-                "reports/*.xml\nreports/**/*.xml".into(),
-                "test.log".into(),
-                "out/*.log".into(),
-            ],
-            dir.path(),
-        )
-        .unwrap();
-        assert_eq!(
-            rel(files),
-            ["reports/a.xml", "reports/sub/b.xml", "test.log"]
-        );
-        assert_eq!(none, ["out/*.log"]);
-        let err = expand_globs(&["missing.log".into()], dir.path()).unwrap_err();
-        assert_eq!(crate::error::exit_code_of(&err), 2);
-        assert!(
-            err.to_string().starts_with("missing.log: no such file"),
-            "{err}"
-        );
     }
 }

@@ -13,18 +13,17 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::breaker::Event;
 use crate::cli::{HookArgs, HookName};
 use crate::config::Config;
 use crate::error::{HookError, exit};
 use crate::git::Repo;
 use crate::iteration::{CommitId, IterationKind};
-use crate::report::{Status, text};
+use crate::report::text;
 use crate::run::Run;
 use crate::store::{Peeked, Store};
 
 use super::workspace::{BranchRun, status_of};
-use super::{Ctx, Ui, Workspace};
+use super::{Ctx, Ui, Workspace, aftermath};
 
 pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
@@ -132,21 +131,8 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         Ok(((events.clone(), run.clone()), events))
     })?;
     let s = ws.status(&run, &[]);
-    announce(&ws, &events, &s);
+    aftermath::announce(&ws, &events, &s);
     Ok(())
-}
-
-/// Tells the agent on stderr what this change did to the breaker, then runs the
-/// aftermath (reports, notifications).
-pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
-    for line in text::announce(events, s) {
-        if line.starts_with("loopguard: the breaker opened") {
-            ws.ctx.ui.note_marked(&line, "the breaker opened");
-        } else {
-            ws.note(&line);
-        }
-    }
-    super::aftermath::after(ws, events);
 }
 
 /// What git wrote on the hook's stdin, as bytes (ref names need not be UTF-8).
@@ -238,7 +224,7 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
         ));
     }
     let s = ws.status(&run, &[]);
-    announce(&ws, &events, &s);
+    aftermath::announce(&ws, &events, &s);
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! `init` and `uninstall`.
+//! `init`: the hooks installed (chaining any that were there), the config pinned, and the
+//! current branch's run started.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -259,24 +260,4 @@ fn say_started(ws: &Workspace<'_>, started: &Started) -> Result<()> {
         );
     }
     Ok(())
-}
-
-pub(super) fn uninstall(ctx: &Ctx) -> Result<u8> {
-    let ws = Workspace::open(ctx, None)?;
-    let hooks_dir = ws.repo.hooks_dir();
-    let changes =
-        hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|source| {
-            HookError::Uninstall {
-                dir: hooks_dir.clone(),
-                source,
-            }
-        })?;
-    for (hook, change) in &changes {
-        ws.note(&format!("hook {hook}: {}", change.describe()));
-    }
-    print(&format!(
-        "loopguard's hooks are removed; its records stay in {} (delete that directory to forget them)",
-        ws.store.dir().display()
-    ))?;
-    Ok(exit::OK)
 }

@@ -514,6 +514,14 @@ impl<'c> Workspace<'c> {
         }
     }
 
+    /// The stored run (or the one the branch continues), or the run it would start.
+    pub fn run_or_new(&self) -> Result<Run> {
+        match self.read_run()? {
+            Some(run) => Ok(run),
+            None => self.new_run(self.now()),
+        }
+    }
+
     /// The run the current branch starts now: from its start, or the one it continues.
     fn start_run(&self, now: Timestamp) -> Result<Run> {
         let run = self.new_run(now)?;

@@ -1,0 +1,34 @@
+//! `report`: the current run's report, as markdown, JSON or one HTML page.
+
+use anyhow::Result;
+
+use crate::cli::ReportArgs;
+use crate::error::exit;
+use crate::report::{html, markdown};
+
+use super::{Ctx, Workspace, print, print_json};
+
+pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let run = ws.run_or_new()?;
+    let (events, bad) = ws.store.read_events(&ws.key)?;
+    for b in bad {
+        ws.warn(&format!(
+            "{}: {b}: skipped",
+            ws.store.events_path(&ws.key).display()
+        ));
+    }
+    let s = ws.status(&run, &events);
+    if args.html {
+        print(&html::page(&s))?;
+    } else if args.json {
+        print_json(
+            &s.with_history(run.iterations())
+                .with_events(&events)
+                .to_json(),
+        )?;
+    } else {
+        print(&markdown::report(&s))?;
+    }
+    Ok(exit::OK)
+}
