@@ -7,7 +7,6 @@
 //! judges the history and decides what to write; this writes the step's outputs and
 //! summary, then the label, the issue and the comment.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -119,7 +118,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
         s.write_github(&to, label_on_pr, &mut pr_state, &ids)?;
     }
     if args.dry_run {
-        s.print_planned_writes()?;
+        super::print_planned_writes(&s.client, ctx.settings.github.actions)?;
     }
     Ok(if status.state == State::Open {
         exit::TRIPPED
@@ -295,7 +294,7 @@ impl Session<'_> {
         let Some(pr) = pr.filter(|_| channels.comment) else {
             return Ok(out);
         };
-        if let Some(login) = self.token_login()? {
+        if let Some(login) = self.client.own_login()? {
             out.trusted = out.trusted.with(login);
         }
         let comments = self.client.issue_comments(pr.number)?;
@@ -319,23 +318,6 @@ impl Session<'_> {
             }
         }
         Ok(out)
-    }
-
-    /// The token's own login, for tokens that have one: comments written with a personal
-    /// token are authored by its user. A workflow's installation token (`ghs_`) has none.
-    fn token_login(&self) -> Result<Option<String>> {
-        let installation = self
-            .ctx
-            .settings
-            .github
-            .client()?
-            .token
-            .as_ref()
-            .is_some_and(crate::github::Token::is_installation);
-        if installation {
-            return Ok(None);
-        }
-        Ok(self.client.authenticated_login()?)
     }
 
     /// The PR's history: `base..head` from the checkout when it has both and is not
@@ -747,17 +729,5 @@ impl Session<'_> {
             digest: String::new(),
             open: i.is_open(),
         }))
-    }
-
-    fn print_planned_writes(&self) -> Result<()> {
-        let planned = self.client.planned_writes();
-        let mut text = format!(
-            "dry run: {} GitHub write(s) planned, none made\n",
-            planned.len()
-        );
-        for w in &planned {
-            let _ = writeln!(text, "  {w}");
-        }
-        super::print_untrusted(&text, self.ctx.settings.github.actions)
     }
 }

@@ -90,7 +90,7 @@ pub(super) fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
     d.progress.finish();
     d.report(&board.entries, number, &board.resumed, now, args.json)?;
     if args.dry_run {
-        d.print_planned_writes()?;
+        super::print_planned_writes(&d.client, ctx.settings.github.actions)?;
     }
     Ok(exit::OK)
 }
@@ -217,18 +217,6 @@ impl Session<'_> {
         Ok(Some(issue.number))
     }
 
-    fn print_planned_writes(&self) -> Result<()> {
-        let planned = self.client.planned_writes();
-        let mut text = format!(
-            "dry run: {} GitHub write(s) planned, none made\n",
-            planned.len()
-        );
-        for w in &planned {
-            let _ = writeln!(text, "  {w}");
-        }
-        super::print_untrusted(&text, self.ctx.settings.github.actions)
-    }
-
     /// The config: `--config` (in the checkout, else at the commit the workflow runs on),
     /// else `.loopguard.yml` of the checkout, else the one at the commit the workflow runs
     /// on (`GITHUB_SHA`: the default branch for a schedule), else the defaults. Only its
@@ -256,15 +244,7 @@ impl Session<'_> {
     /// The authors whose comments and issues are loopguard's own (as `ci` decides).
     fn trusted(&self) -> Result<TrustedAuthors> {
         let mut trusted = TrustedAuthors::default();
-        let installation = self
-            .ctx
-            .settings
-            .github
-            .client()?
-            .token
-            .as_ref()
-            .is_some_and(crate::github::Token::is_installation);
-        if !installation && let Some(login) = self.client.authenticated_login()? {
+        if let Some(login) = self.client.own_login()? {
             trusted = trusted.with(login);
         }
         Ok(trusted)

@@ -40,7 +40,7 @@ use crate::cli::{Cli, Command};
 use crate::settings::{Settings, SettingsError};
 
 pub use evidence::fingerprint_files;
-pub use output::{Ui, print, print_json, print_untrusted};
+pub use output::{Ui, print, print_json, print_planned_writes, print_untrusted};
 pub use workspace::Workspace;
 
 /// What every command runs with: the settings read at start-up, the directory it works

@@ -110,3 +110,17 @@ pub fn print_untrusted(text: &str, in_actions: bool) -> Result<()> {
     out.flush()?;
     Ok(())
 }
+
+/// What a dry run would have written to GitHub, in order (untrusted: titles, paths).
+pub fn print_planned_writes(client: &crate::github::GitHubClient, in_actions: bool) -> Result<()> {
+    use std::fmt::Write as _;
+    let planned = client.planned_writes();
+    let mut text = format!(
+        "dry run: {} GitHub write(s) planned, none made\n",
+        planned.len()
+    );
+    for w in &planned {
+        let _ = writeln!(text, "  {w}");
+    }
+    print_untrusted(&text, in_actions)
+}

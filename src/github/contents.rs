@@ -88,6 +88,20 @@ impl GitHubClient {
         Call::get(url, Permission::ContentsRead)
     }
 
+    /// The token's own login, for tokens that have one: comments written with a personal
+    /// token are authored by its user. A workflow's installation token (`ghs_`) has none,
+    /// and is not asked.
+    pub fn own_login(&self) -> Result<Option<String>, GitHubError> {
+        if self
+            .secret
+            .as_deref()
+            .is_some_and(|t| t.starts_with("ghs_"))
+        {
+            return Ok(None);
+        }
+        self.authenticated_login()
+    }
+
     /// The token's login — `GET /user`, 1 request. `None` for tokens that have no user
     /// (a workflow's installation token answers 403): their comments are authored by
     /// `github-actions[bot]`.

@@ -28,11 +28,6 @@ impl Token {
         }
         Ok(Token(token.to_owned()))
     }
-
-    /// A GitHub App installation token (`ghs_`), as a workflow's is: it has no user.
-    pub fn is_installation(&self) -> bool {
-        self.0.starts_with("ghs_")
-    }
 }
 
 impl std::fmt::Debug for Token {
