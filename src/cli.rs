@@ -214,13 +214,23 @@ pub struct JsonArgs {
     pub json: bool,
 }
 
+/// Without a format flag: plain text when stdout is a terminal, markdown otherwise (a
+/// file, a pipe, a CI log).
 #[derive(Debug, Args)]
+#[group(id = "format", multiple = false)]
 pub struct ReportArgs {
-    #[arg(long, conflicts_with = "html")]
+    /// The status document with the iteration records and the run's events.
+    #[arg(long, group = "format")]
     pub json: bool,
     /// One self-contained HTML page (inline SVG and CSS, no script, nothing fetched).
-    #[arg(long)]
+    #[arg(long, group = "format")]
     pub html: bool,
+    /// Markdown, also on a terminal.
+    #[arg(long, group = "format")]
+    pub markdown: bool,
+    /// Plain text, also when stdout is not a terminal.
+    #[arg(long, group = "format")]
+    pub text: bool,
 }
 
 #[derive(Debug, Args)]

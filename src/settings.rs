@@ -1,6 +1,6 @@
 //! The environment, read once at start-up into typed settings that are passed down:
-//! durations, flags, the clock, the GitHub context, and — apart, in [`Knobs`] — the test
-//! and tuning knobs. Nothing below `main` reads the process environment or the clock
+//! durations, flags, the terminals, the clock, the GitHub context, and — apart, in
+//! [`Knobs`] — the test and tuning knobs. Nothing below `main` reads the process environment or the clock
 //! itself: the variables are captured here ([`Settings::capture`]), and the time is
 //! [`Clock::now`] (or [`wall_clock`] where a server's clock is what counts).
 //!
@@ -300,6 +300,8 @@ pub struct Settings {
     /// The working directory.
     pub cwd: PathBuf,
     pub stdin_tty: bool,
+    /// A person reads stdout: `report` prints text there instead of markdown.
+    pub stdout_tty: bool,
     pub stderr_tty: bool,
     /// `NO_COLOR` is set.
     pub no_color: bool,
@@ -339,6 +341,7 @@ impl Settings {
             .collect();
         let (mut settings, problems) = Settings::read(Vars(vars), std::env::current_dir()?);
         settings.stdin_tty = std::io::stdin().is_terminal();
+        settings.stdout_tty = std::io::stdout().is_terminal();
         settings.stderr_tty = std::io::stderr().is_terminal();
         Ok((settings, problems))
     }
@@ -366,6 +369,7 @@ impl Settings {
         let settings = Settings {
             cwd,
             stdin_tty: false,
+            stdout_tty: false,
             stderr_tty: false,
             no_color: vars.get("NO_COLOR").is_some(),
             ci: vars.0.contains_key("CI"),

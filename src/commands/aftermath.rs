@@ -188,7 +188,9 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
     md.push_str(
         "The previous attempts got stuck. Do not repeat them; try a different approach.\n\n",
     );
-    let trip = s.first_trip();
+    // Each escalation hands over the trip just before it: this one's is the newest.
+    let handed_over = handed_over(s);
+    let trip = handed_over.last().copied().flatten();
     if let Some(rule) = trip.and_then(|t| t.rule) {
         let _ = writeln!(md, "- Stop rule: {rule}");
     }
@@ -197,6 +199,21 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
     }
     if let Some(model) = &s.next_model {
         let _ = writeln!(md, "- You are the next model: {}", markdown::cell(model));
+    }
+    if handed_over.len() > 1 {
+        md.push_str("\n## The models before you\n\n");
+        let models = &ws.config.escalation_models;
+        for (k, t) in handed_over.iter().enumerate() {
+            let Some(t) = t else { continue };
+            let model = models.get(k).map_or("?", String::as_str);
+            let _ = writeln!(
+                md,
+                "- {} got stuck: {}: {}",
+                markdown::cell(model),
+                t.rule.map(|r| r.to_string()).unwrap_or_default(),
+                markdown::cell(t.reason.as_deref().unwrap_or(""))
+            );
+        }
     }
     if let Some(t) = s.looping_failure.as_ref().or(s.last_failure()) {
         md.push_str("\n## The failing tests\n\n");
@@ -215,6 +232,21 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
     }
     crate::store::write_atomic(&path, md.as_bytes())?;
     Ok(path)
+}
+
+/// The trip each of the run's escalations handed over, oldest first (the k-th escalation
+/// left the k-th model): the breaker's last opening before it, if any.
+fn handed_over(s: &Status) -> Vec<Option<&Event>> {
+    let mut trips = Vec::new();
+    let mut last_open = None;
+    for e in &s.transitions {
+        if e.kind.opens() {
+            last_open = Some(e);
+        } else if e.kind == EventKind::Escalate {
+            trips.push(last_open.take());
+        }
+    }
+    trips
 }
 
 fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {

@@ -189,6 +189,13 @@ pub(super) fn record_run(
         let mut it = Iteration::new(CommitId::new(format!("worktree-{short}"))?);
         it.tree = Some(dirty.clone());
         it.parent_tree = parent_tree;
+        // Its change, as the commit of this tree will carry it: the files and lines the
+        // reports show, and what the rules judge (a protected path, a test skip).
+        if let Err(e) = ws.repo.describe_tree_change(&mut it) {
+            ws.warn(&format!(
+                "cannot read the change of the working tree: {e}; it is recorded as unknown"
+            ));
+        }
         it.parents = state.head.clone().map(|h| vec![h]);
         it.at = Some(now);
         it.kind = Some(IterationKind::Attempt);

@@ -4,20 +4,22 @@ use anyhow::Result;
 
 use crate::cli::ReportArgs;
 use crate::error::exit;
-use crate::report::{html, markdown};
+use crate::report::{html, markdown, text};
 
 use super::{Ctx, Workspace, print, print_json};
 
 pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let run = ws.run_or_new()?;
-    let (events, bad) = ws.store.read_events(&ws.key)?;
+    let (mut events, bad) = ws.store.read_events(&ws.key)?;
     for b in bad {
         ws.warn(&format!(
             "{}: {b}: skipped",
             ws.store.events_path(&ws.key).display()
         ));
     }
+    // The branch's log holds the runs a reset ended too: this run's report is its own.
+    events.retain(|e| e.run == run.id);
     let s = ws.status(&run, &events);
     if args.html {
         print(&html::page(&s))?;
@@ -27,8 +29,10 @@ pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
                 .with_events(&events)
                 .to_json(),
         )?;
-    } else {
+    } else if args.markdown || (!args.text && !ctx.settings.stdout_tty) {
         print(&markdown::report(&s))?;
+    } else {
+        print(&text::report(&s))?;
     }
     Ok(exit::OK)
 }

@@ -7,7 +7,6 @@ use crate::breaker::{Event, EventKind, State};
 use crate::cli::ResetArgs;
 use crate::config::CONFIG_FILE;
 use crate::error::exit;
-use crate::report::markdown;
 use crate::run::PinSource;
 
 use super::{Ctx, Workspace, print};
@@ -52,8 +51,10 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             terminal_status: old.breaker().terminal_status(),
         };
         if !old.iterations().is_empty() {
-            let md = markdown::report(&ws.status(&old, &[]));
-            ws.store.write_report(&old.id, &md)?;
+            // The run as it ended: its trips and everything else its log holds, and the
+            // reset that ended it.
+            let (id, md) = ws.render_report(&old, std::slice::from_ref(&event))?;
+            ws.store.write_report(&id, &md)?;
         }
         Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;

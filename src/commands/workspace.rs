@@ -619,7 +619,7 @@ impl<'c> Workspace<'c> {
     }
 
     /// The report of `run` after `events` (the log so far and these).
-    fn render_report(&self, run: &Run, events: &[Event]) -> Result<(String, String)> {
+    pub(super) fn render_report(&self, run: &Run, events: &[Event]) -> Result<(String, String)> {
         let (mut log, _) = self.store.read_events(&self.key).unwrap_or_default();
         log.extend(events.iter().cloned());
         let config = self.config_of(run)?;

@@ -182,7 +182,34 @@ impl<'r> EvidenceReader<'r> {
             },
         };
         it.parent_tree = parent_tree.as_ref().map(hex);
+        self.describe(&mut it, parent_tree, tree, parents.len() > 1)?;
+        Ok(it)
+    }
 
+    /// The evidence of a change that no commit holds (a working-tree state `loopguard run`
+    /// tested): from `it`'s `parent_tree` to its `tree`, as a commit of that tree on that
+    /// parent would have it. Nothing when its tree is unknown.
+    pub(crate) fn tree_change(&mut self, it: &mut Iteration) -> Result<(), GitError> {
+        let id = |hex: &str| {
+            ObjectId::from_hex(hex.as_bytes())
+                .map_err(|e| GitError::other(format!("not a tree id: {hex}"), e))
+        };
+        let Some(tree) = it.tree.as_deref().map(id).transpose()? else {
+            return Ok(());
+        };
+        let parent_tree = it.parent_tree.as_deref().map(id).transpose()?;
+        self.describe(it, parent_tree, tree, false)
+    }
+
+    /// Sets `it`'s files, patch id (none for a merge), added skips and whether the change
+    /// is whitespace only, from `parent_tree` (none: everything is added) to `tree`.
+    fn describe(
+        &mut self,
+        it: &mut Iteration,
+        parent_tree: Option<ObjectId>,
+        tree: ObjectId,
+        merge: bool,
+    ) -> Result<(), GitError> {
         let summary = if parent_tree == Some(tree) {
             ChangeSummary {
                 files: Vec::new(),
@@ -197,14 +224,10 @@ impl<'r> EvidenceReader<'r> {
             summary
         };
         it.whitespace_only = Some(summary.whitespace_only);
-        it.patch_id = if parents.len() > 1 {
-            None
-        } else {
-            summary.patch.finish()
-        };
+        it.patch_id = if merge { None } else { summary.patch.finish() };
         it.files = Some(summary.files);
         it.skips_added = Some(summary.skips);
-        Ok(it)
+        Ok(())
     }
 
     /// Keeps the new side of every file for the next commit (in a range, the blobs one

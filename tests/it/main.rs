@@ -30,5 +30,6 @@ mod local_guard;
 mod pictures;
 mod progress;
 mod recovery;
+mod reports;
 mod slow;
 mod untrusted_text;

@@ -54,7 +54,10 @@ fn oscillation() {
     }
     let (md, _) = snapshot(&repo, "oscillation");
     let (_, marks) = sparkline(&md);
-    assert_eq!(marks, "events   ↑↑ ✖", "two new trees, then back and forth");
+    assert_eq!(
+        marks, "events   ++ ✖",
+        "two new trees (new code), then back and forth"
+    );
     assert!(md.contains("stuck on oscillation"), "{md}");
 }
 
@@ -81,8 +84,26 @@ fn the_same_failure() {
     let (bars, marks) = sparkline(&md);
     assert_eq!(bars, "tests    ███", "one failing test each time");
     assert_eq!(
-        marks, "events   ◆↑✖",
+        marks, "events   ◆=✖",
         "a new failure, a new tree with the same failure, the same again"
+    );
+    // The code changed each time, the failure did not: the table says both and calls none
+    // of it progress while the report says the run is stuck on that failure.
+    assert!(
+        md.contains("| fail (2) `12916400` | new code, same failure |"),
+        "{md}"
+    );
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("Fix the count"));
+    assert!(
+        rows.clone().count() == 3 && rows.clone().all(|r| !r.contains("progress")),
+        "{md}"
+    );
+    assert!(!md.contains("↑"), "{md}");
+    assert!(
+        md.contains("x-axis \"attempt\" [\"1 ◆\", \"2 =\", \"3 ✖=\"]"),
+        "{md}"
     );
     assert!(
         html.contains("counts_three_words"),
@@ -120,7 +141,7 @@ fn a_recovery() {
         "three failing, then two, then a pass"
     );
     // The resume follows the attempt that tripped (whose mark wins); the next one closes.
-    assert_eq!(marks, "events   ◆◆↑✖✔", "{md}");
+    assert_eq!(marks, "events   ◆◆=✖✔", "{md}");
     // The commit subjects are escaped: no markup, no mention.
     assert!(!html.contains("<b>@org"), "{html}");
     assert!(html.contains("&lt;b&gt;@org/team&lt;/b&gt;"), "{html}");
@@ -131,13 +152,14 @@ fn a_recovery() {
 /// title is hostile, and `.ci/run` parses it with the real mermaid parser.
 #[test]
 fn a_hostile_chart_title_stays_a_title() {
+    use loopguard::report::Failure;
     use loopguard::report::picture::{Point, Tests, mermaid};
     let points: Vec<Point> = (1..=3)
         .map(|n| Point {
             number: n,
             tests: Tests::Fail(Some(n as u64)),
-            new_failure: n == 1,
-            progress: false,
+            failure: (n == 1).then_some(Failure::New),
+            new_code: false,
             tripped: n == 3,
             resumed: false,
             closed: false,

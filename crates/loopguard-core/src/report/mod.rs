@@ -102,7 +102,20 @@ impl WayOut {
     }
 }
 
-/// One attempt, as the iteration tables show it.
+/// How a failing attempt's failure compares with the failure before it (the newest
+/// earlier failing test run with a signature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Another failure than the one before it, or the first.
+    New,
+    /// Exactly the failure before it: the same signature.
+    Same,
+}
+
+/// One attempt, as the iteration tables and the picture show it: what happened to the code
+/// and to the tests, in facts. "Progress" is the rules' word (a new tree, or better tests:
+/// see docs/rules.md); a report says what changed instead, so a new tree that fails exactly
+/// as before reads "new code, same failure", never "progress".
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     /// 1-based attempt number.
@@ -114,8 +127,17 @@ pub struct Row {
     pub added: u64,
     pub deleted: u64,
     pub test: Option<TestEvidence>,
-    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `progress`, …
+    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `new code`, `same
+    /// failure`, …
     pub notes: Vec<String>,
+    /// The code changed: a tree not seen in the window, not only whitespace.
+    pub new_code: bool,
+    /// How its failure compares with the one before (failing with a signature only).
+    pub failure: Option<Failure>,
+    /// Its tests pass where the test run before them failed.
+    pub fixed: bool,
+    /// The rules' progress (new code, or better tests): what `stagnation` counts and the
+    /// dashboard's "last progress" reads; no table or picture marks it as such.
     pub progress: bool,
     pub violates: bool,
     /// Commit time, when known.
@@ -142,8 +164,12 @@ pub struct Status {
     pub profile: Profile,
     pub run: Option<String>,
     pub branch: Option<String>,
-    /// The model in use under `on_trip.action: escalate`.
+    /// The model in use under `on_trip.action: escalate` (the one a harness hands the
+    /// task to: after an escalation, the next model).
     pub next_model: Option<String>,
+    /// That model is the last of `escalation.models`: a trip on it pauses.
+    #[serde(skip)]
+    pub last_model: bool,
     /// Times the breaker opened in this run.
     pub trips: u32,
     /// The failure that loops (see the module docs).
@@ -227,15 +253,17 @@ pub struct Source<'a> {
 }
 
 impl Status {
-    /// The document of a stored run, with the events of its log.
+    /// The document of a stored run, with the events of its log: the branch's log holds
+    /// the runs before a reset too, and only this run's own are its story.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
         let evaluation = run.evaluate(config);
+        let own: Vec<Event> = events.iter().filter(|e| e.run == run.id).cloned().collect();
         let mut s = Status::build(&Source {
             config,
             history: run.iterations(),
             breaker: run.breaker(),
             evaluation: &evaluation,
-            events,
+            events: &own,
             run: Some(&run.id),
             branch: run.branch.as_deref(),
         });
@@ -293,6 +321,8 @@ impl Status {
             next_model: (s.config.on_trip.action == TripAction::Escalate)
                 .then(|| s.config.escalation_models.get(b.model()).cloned())
                 .flatten(),
+            last_model: s.config.on_trip.action == TripAction::Escalate
+                && b.on_last_model(&s.config.escalation_models),
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
@@ -368,6 +398,29 @@ impl Status {
         self.transitions.iter().find(|e| e.kind.opens())
     }
 
+    /// The attempt (its 1-based number) a transition happened at, when it is one of the
+    /// rows.
+    pub fn attempt_of(&self, e: &Event) -> Option<usize> {
+        let id = e.iteration.as_ref()?;
+        self.rows.iter().find(|r| &r.id == id).map(|r| r.number)
+    }
+
+    /// The reset that ended the run, when one did.
+    pub fn reset(&self) -> Option<&Event> {
+        self.transitions.iter().find(|e| e.kind == EventKind::Reset)
+    }
+
+    /// Where the run stands, in words: its terminal status (`running` while it has none),
+    /// and whether a reset ended it.
+    pub fn run_status(&self) -> String {
+        match (self.terminal_status, self.reset().is_some()) {
+            (Some(t), true) => format!("{t}, ended by a reset"),
+            (None, true) => "ended by a reset".to_owned(),
+            (Some(t), false) => t.to_string(),
+            (None, false) => "running".to_owned(),
+        }
+    }
+
     /// The newest failing evidence (whatever tripped).
     pub fn last_failure(&self) -> Option<&TestEvidence> {
         self.rows.iter().rev().find_map(|r| {
@@ -393,39 +446,56 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
 }
 
 fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
-    facts
-        .iter()
-        .enumerate()
-        .map(|(n, f)| {
-            let it = &history[f.index];
-            let (added, deleted) = it.lines_changed();
-            Row {
-                number: n + 1,
-                id: it.id.clone(),
-                subject: it.subject().to_owned(),
-                files: it.files.as_ref().map_or(0, Vec::len),
-                added,
-                deleted,
-                test: it.test.clone(),
-                notes: {
-                    let mut n = notes(f);
-                    if !it.superseded_tests.is_empty() {
-                        n.push(format!(
-                            "{} earlier test run(s) on amended versions",
-                            it.superseded_tests.len()
-                        ));
-                    }
-                    n
-                },
-                progress: f.progress,
-                violates: !f.violations.is_empty(),
-                at: it.at,
-            }
-        })
-        .collect()
+    let mut last_failure: Option<&crate::ids::Signature> = None;
+    let mut last_outcome = None;
+    let mut rows = Vec::with_capacity(facts.len());
+    for (n, f) in facts.iter().enumerate() {
+        let it = &history[f.index];
+        let (added, deleted) = it.lines_changed();
+        let test = it.test.as_ref();
+        let failure = test
+            .filter(|t| t.fails())
+            .and_then(|t| t.signature.as_ref())
+            .map(|sig| {
+                let same = last_failure == Some(sig);
+                last_failure = Some(sig);
+                if same { Failure::Same } else { Failure::New }
+            });
+        let fixed = test.is_some_and(TestEvidence::passes)
+            && last_outcome == Some(crate::iteration::Outcome::Fail);
+        if let Some(t) = test {
+            last_outcome = Some(t.outcome);
+        }
+        let mut notes = notes(f, failure, fixed);
+        if !it.superseded_tests.is_empty() {
+            notes.push(format!(
+                "{} earlier test run(s) on amended versions",
+                it.superseded_tests.len()
+            ));
+        }
+        rows.push(Row {
+            number: n + 1,
+            id: it.id.clone(),
+            subject: it.subject().to_owned(),
+            files: it.files.as_ref().map_or(0, Vec::len),
+            added,
+            deleted,
+            test: it.test.clone(),
+            notes,
+            new_code: f.code_changed,
+            failure,
+            fixed,
+            progress: f.progress,
+            violates: !f.violations.is_empty(),
+            at: it.at,
+        });
+    }
+    rows
 }
 
-fn notes(f: &Facts) -> Vec<String> {
+/// What happened in one attempt, in words: to the code, then to the tests, then what the
+/// rules look at besides.
+fn notes(f: &Facts, failure: Option<Failure>, fixed: bool) -> Vec<String> {
     let mut n = Vec::new();
     if f.empty {
         n.push("empty".to_owned());
@@ -438,6 +508,15 @@ fn notes(f: &Facts) -> Vec<String> {
     }
     if let Some(id) = &f.repeats {
         n.push(format!("repeats {}", id.short()));
+    }
+    if f.code_changed {
+        n.push("new code".to_owned());
+    }
+    match failure {
+        Some(Failure::New) => n.push("new failure".to_owned()),
+        Some(Failure::Same) => n.push("same failure".to_owned()),
+        None if fixed => n.push("tests fixed".to_owned()),
+        None => {}
     }
     if f.claims_done {
         n.push(
@@ -454,9 +533,6 @@ fn notes(f: &Facts) -> Vec<String> {
     }
     if !f.violations.is_empty() {
         n.push("constraint".to_owned());
-    }
-    if f.progress {
-        n.push("progress".to_owned());
     }
     n
 }
