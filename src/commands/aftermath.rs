@@ -161,7 +161,7 @@ fn commit_patch(root: &Path, id: &CommitId) -> Vec<u8> {
     if !id.is_object_id() {
         return Vec::new();
     }
-    std::process::Command::new("git")
+    crate::git::plain_history(&mut std::process::Command::new("git"))
         .args([
             "show",
             "--format=From %H%nSubject: %s%n",

@@ -21,6 +21,10 @@ pub enum GitError {
     )]
     TooLarge { what: String, size: u64, max: u64 },
 
+    /// A walk that would read more commits than it may (see `Repo::new_commits`).
+    #[error("{what}: more than {max} commits to read")]
+    TooManyCommits { what: String, max: usize },
+
     #[error("{context}: {message}")]
     Other { context: String, message: String },
 }
