@@ -4,6 +4,9 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = loopguard::cli::Cli::parse();
+    // A hook reports its own failures and never fails git for them (`hook` decides); one
+    // that fails before it starts goes on too.
+    let hook = matches!(cli.command, loopguard::cli::Command::Hook(_));
     let result = loopguard::env::Env::capture()
         .map_err(anyhow::Error::from)
         .and_then(|env| loopguard::commands::run(cli, env));
@@ -19,6 +22,9 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             loopguard::commands::Ui::error(&format!("{err:#}"));
+            if hook {
+                return ExitCode::SUCCESS;
+            }
             ExitCode::from(loopguard::error::exit_code_of(&err))
         }
     }

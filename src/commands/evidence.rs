@@ -217,7 +217,7 @@ fn catch_up(
     };
     let mut events = Vec::new();
     for missed in ws.catch_up(run, from)? {
-        events.extend(run.record(&ws.config, missed, now).events);
+        events.extend(run.record_local(&ws.config, missed, now).events);
     }
     Ok(events)
 }
@@ -237,7 +237,9 @@ fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let head = ws.head.id.clone();
     let git = |args: &[&str], index: Option<&Path>| -> Option<String> {
         let mut cmd = Command::new("git");
-        cmd.args(args).current_dir(&ws.root);
+        crate::git::plain_history(&mut cmd)
+            .args(args)
+            .current_dir(&ws.root);
         if let Some(index) = index {
             cmd.env("GIT_INDEX_FILE", index);
         }
@@ -339,7 +341,7 @@ fn record_run(
         it.kind = Some(IterationKind::Context);
     }
     it.test = Some(evidence);
-    Ok(run.record(config, it, now))
+    Ok(run.record_local(config, it, now))
 }
 
 pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
@@ -390,7 +392,7 @@ pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
                     it.kind = Some(IterationKind::Context);
                 }
                 it.test = Some(evidence.clone());
-                run.record(&ws.config, it, now)
+                run.record_local(&ws.config, it, now)
             }
         };
         out.events.splice(0..0, caught);

@@ -6,6 +6,7 @@ mod check;
 mod ci;
 mod dashboard;
 mod evidence;
+mod guard;
 mod harness;
 mod hook;
 mod init;

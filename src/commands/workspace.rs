@@ -26,7 +26,7 @@ use anyhow::{Context, Result};
 use jiff::Timestamp;
 
 use crate::breaker::{Event, EventKind, State};
-use crate::config::{CONFIG_FILE, Config};
+use crate::config::{CONFIG_FILE, Config, TripAction};
 use crate::error::Error;
 use crate::git::{Head, Repo};
 use crate::iteration::{CommitId, Iteration, IterationKind};
@@ -490,10 +490,26 @@ impl<'c> Workspace<'c> {
                     p
                 })
         };
+        // New work: the branch has commits past where it meets the runs (a branch cut at
+        // a commit some run knows brings nothing new).
+        let blocking = match (&fork, tip) {
+            (Some(f), _) if f.recorded && continues(&runs[f.run]) => None,
+            (Some(f), Some(tip)) if &f.commit == tip => None,
+            (_, Some(tip)) => self.continued_by_agents_work(&runs, tip, now)?,
+            (_, None) => None,
+        };
         Ok(match fork {
             Some(f) if f.recorded && continues(&runs[f.run]) => BranchRun::Continues(Box::new(
                 runs[f.run].continued_as(Run::make_id(now, branch.as_deref()), branch, f.commit),
             )),
+            _ if let Some(run) = blocking => {
+                let at = fork.map_or_else(|| tip.cloned(), |f| Some(f.commit));
+                BranchRun::Continues(Box::new(run.continued_as(
+                    Run::make_id(now, branch.as_deref()),
+                    branch,
+                    at.expect("a tip was judged"),
+                )))
+            }
             Some(f) => {
                 let pin = next
                     .or_else(|| repository(Some(&runs[f.run])))
@@ -517,6 +533,39 @@ impl<'c> Workspace<'c> {
                 )))
             }
         })
+    }
+
+    /// The run a branch with no run of its own continues because its tip is the agent's
+    /// work while that run's breaker blocks (the one that tripped last): a new branch, an
+    /// orphan branch or detached `HEAD` is no fresh start for a stuck agent. A person's
+    /// commit (with `agents` configured) starts a run of its own.
+    fn continued_by_agents_work<'r>(
+        &self,
+        runs: &'r [Run],
+        tip: &CommitId,
+        now: Timestamp,
+    ) -> Result<Option<&'r Run>> {
+        let mut blocking: Vec<(&Run, Config)> = Vec::new();
+        for run in runs
+            .iter()
+            .filter(|r| r.breaker().blocks(TripAction::Pause))
+        {
+            let config = self.config_of(run).unwrap_or_default();
+            if run
+                .effective_breaker(&config, now)
+                .blocks(config.on_trip.action)
+            {
+                blocking.push((run, config));
+            }
+        }
+        let Some((run, config)) = blocking
+            .into_iter()
+            .max_by_key(|(r, _)| r.breaker().trip().map(|t| t.at))
+        else {
+            return Ok(None);
+        };
+        let it = self.repo.commit_header(tip.as_str())?;
+        Ok(run.is_agents(&config, &it).then_some(run))
     }
 
     /// Walking first parents from `tip`, the nearest commit one of `runs` recorded or
@@ -611,11 +660,33 @@ impl<'c> Workspace<'c> {
         now: Timestamp,
         f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
+        let wait = self.ctx.env.lock_timeout();
+        match self.with_run_within(now, wait, f)? {
+            Some(value) => Ok(value),
+            None => Err(Error::env(format!(
+                "cannot lock the loopguard state: another loopguard holds {} for more than {wait:?}",
+                self.store.dir().join("lock").display()
+            ))
+            .into()),
+        }
+    }
+
+    /// [`Workspace::with_run`], waiting at most `wait` for the store's lock: `None` when
+    /// another holds it that long (nothing was done).
+    pub fn with_run_within<T>(
+        &self,
+        now: Timestamp,
+        wait: std::time::Duration,
+        f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+    ) -> Result<Option<T>> {
         self.opened.borrow_mut().take();
-        let _lock = self
-            .store
-            .lock(self.ctx.env.lock_timeout())
-            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
+        let _lock = match self.store.lock(wait) {
+            Ok(lock) => lock,
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return Ok(None),
+            Err(e) => {
+                return Err(Error::env(format!("cannot lock the loopguard state: {e}")).into());
+            }
+        };
         let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
         let recovered = self
             .store
@@ -692,7 +763,30 @@ impl<'c> Workspace<'c> {
                 self.warn(&format!("cannot clear the open marker of {old}: {e}"));
             }
         }
-        Ok(value)
+        Ok(Some(value))
+    }
+
+    /// Tells the pre-commit shim that HEAD is a commit `run` knows (recorded, or where it
+    /// started), so the next pre-commit need not start loopguard while no breaker may be
+    /// open: `<git dir>/loopguard-recorded` holds `refs/heads/<branch> <commit>`, compared
+    /// with HEAD's loose ref (hooks/loopguard-shim). Best effort: without it the shim
+    /// starts loopguard.
+    pub fn mark_recorded(&self, run: &Run) {
+        let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
+            return;
+        };
+        if run.position(head).is_none() && run.start_commit.as_ref() != Some(head) {
+            return;
+        }
+        let mut line = b"refs/heads/".to_vec();
+        line.extend_from_slice(name);
+        line.push(b' ');
+        line.extend_from_slice(head.as_str().as_bytes());
+        line.push(b'\n');
+        let path = self.repo.git_dir().join("loopguard-recorded");
+        if std::fs::read(&path).ok().as_deref() != Some(line.as_slice()) {
+            let _ = crate::safe_fs::write_atomic(&path, &line, || {});
+        }
     }
 
     /// The report of `run` after `events` (the log so far and these).
@@ -859,6 +953,31 @@ impl<'c> Workspace<'c> {
         chain.truncate(limit);
         chain.reverse();
         Ok(chain)
+    }
+
+    /// Whether a cherry-pick `it` moves work some run recorded (a commit of another branch,
+    /// or one a reset took off this one): that is a rewrite, not a new attempt. It is
+    /// found by its patch id among the recorded commits that `it`'s parent does not
+    /// already have; any other cherry-pick (of a commit made with the hooks off, of an
+    /// empty commit, of a patch this branch has already) is an attempt like a commit.
+    pub fn moves_recorded_work(&self, run: &Run, it: &Iteration) -> bool {
+        let Some(patch) = &it.patch_id else {
+            return false;
+        };
+        let parent = it.parents.as_ref().and_then(|p| p.first());
+        let others = self.store.runs().into_iter().map(|(_, r)| r);
+        std::iter::once(run.clone())
+            .chain(others)
+            .flat_map(|r| r.iterations().to_vec())
+            .filter(|old| old.patch_id.as_ref() == Some(patch) && old.id.is_object_id())
+            .any(|old| {
+                parent.is_none_or(|p| {
+                    !self
+                        .repo
+                        .is_ancestor(old.id.as_str(), p.as_str())
+                        .unwrap_or(true)
+                })
+            })
     }
 
     /// A commit that only adds or updates `.loopguard.yml` to exactly the content the run

@@ -416,6 +416,24 @@ impl Run {
         self.derived.facts.all()
     }
 
+    /// Whether `it`, a commit this run has not recorded, would be one of the agent's
+    /// attempts if it were: decided as its recording would decide it (merges and commits
+    /// of others are context).
+    pub fn is_agents(&self, config: &Config, it: &Iteration) -> bool {
+        let filter = self
+            .derived
+            .filter
+            .unwrap_or_else(|| AgentFilter::for_history(config, &self.record.iterations))
+            .with(config, it);
+        filter.kind(config, it) == IterationKind::Attempt
+    }
+
+    /// Whether every commit counts as the agent's in this run (`agents` empty and no known
+    /// agent identity in it): then a commit's author need not be known to tell.
+    pub fn counts_everyone(&self, config: &Config) -> bool {
+        AgentFilter::for_history(config, &self.record.iterations) == AgentFilter::Everyone
+    }
+
     /// Who is an agent over the iterations so far.
     fn filter(&mut self, config: &Config) -> AgentFilter {
         *self
@@ -743,6 +761,20 @@ impl Run {
         self.step(config, now, arrival)
     }
 
+    /// [`Run::record`] where gates refuse commits while the breaker blocks (the hooks): a
+    /// commit that arrives while it blocks came around them, and is recorded as such
+    /// ([`Iteration::around_gates`]): it counts, and mends nothing.
+    pub fn record_local(&mut self, config: &Config, mut it: Iteration, now: Timestamp) -> Outcome {
+        if !it.uncommitted
+            && self
+                .effective_breaker(config, now)
+                .blocks(config.on_trip.action)
+        {
+            it.around_gates = true;
+        }
+        self.record(config, it, now)
+    }
+
     /// Attaches test evidence to the iteration `id`.
     pub fn attach_test(
         &mut self,
@@ -1029,6 +1061,9 @@ fn mended(
     it: &Iteration,
     tripped: Option<&Iteration>,
 ) -> Option<&'static str> {
+    if it.around_gates {
+        return None;
+    }
     match recovery {
         Recovery::TestsChange => {
             // A new attempt: code that differs from the code that tripped (a re-run of the
