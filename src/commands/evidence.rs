@@ -215,11 +215,7 @@ fn catch_up(
     } else {
         Some(head)
     };
-    let mut events = Vec::new();
-    for missed in ws.catch_up(run, from)? {
-        events.extend(run.record_local(&ws.config, missed, now).events);
-    }
-    Ok(events)
+    ws.record_missed(run, from, now)
 }
 
 /// What the working tree holds compared to HEAD.

@@ -176,9 +176,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 // Commits made with the hooks off since the last recorded one, all of them.
                 if run.position(&it.id).is_none() {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
-                    for missed in ws.catch_up(run, parent)? {
-                        events.extend(run.record_local(&ws.config, missed, now).events);
-                    }
+                    events.extend(ws.record_missed(run, parent, now)?);
                 }
                 events.extend(run.record_local(&ws.config, it, now).events);
             }
@@ -366,9 +364,7 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
     let catch_up = |run: &mut Run| -> Result<Vec<Event>> {
         let mut events = Vec::new();
         if !knows(run) {
-            for missed in ws.catch_up(run, Some(head.clone()))? {
-                events.extend(run.record_local(&ws.config, missed, now).events);
-            }
+            events.extend(ws.record_missed(run, Some(head.clone()), now)?);
         }
         Ok(events)
     };
@@ -387,12 +383,11 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
         ws.store.dir().join("lock").display(),
         GATE_LOCK_WAIT.as_secs()
     ));
-    let mut run = match current {
+    let run = match current {
         BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => *run,
         BranchRun::Unusable(_) => ws.rebuild(now)?,
     };
-    catch_up(&mut run)?;
-    Ok(Some(run))
+    Ok(Some(ws.with_unrecorded(run)?.0))
 }
 
 /// Tells the agent why `what` is refused: the run it would continue, its rule, reason

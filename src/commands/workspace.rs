@@ -36,8 +36,13 @@ use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes,
 
 use super::{Ctx, content_hash};
 
-/// Most commits a catch-up, a rebuild or the search for a branch's start walks.
+/// Most commits a rebuild or the search for a branch's start walks.
 const WALK_LIMIT: usize = 10_000;
+/// Most commits one catch-up records: as many as any budget allows
+/// ([`crate::config::MAX_BUDGET_ITERATIONS`]).
+const CATCH_UP_LIMIT: usize = crate::config::MAX_BUDGET_ITERATIONS as usize;
+/// Newest commits of a catch-up read with their change (the older ones by their header).
+const CATCH_UP_EVIDENCE: usize = 256;
 
 pub struct Workspace<'c> {
     pub ctx: &'c Ctx,
@@ -102,6 +107,32 @@ struct Fork {
     run: usize,
     /// The commit is a recorded iteration of that run (not only where it started).
     recorded: bool,
+}
+
+/// Commits no hook recorded, oldest first: the older ones read by their header only, the
+/// newest with their change ([`Workspace::catch_up`]).
+#[derive(Debug, Default)]
+pub struct Missed {
+    pub unread: Vec<Iteration>,
+    pub read: Vec<Iteration>,
+}
+
+impl Missed {
+    pub fn len(&self) -> usize {
+        self.unread.len() + self.read.len()
+    }
+
+    /// Records them into `run`, as the hooks record commits; the events.
+    pub fn record(self, config: &Config, run: &mut Run, now: Timestamp) -> Vec<Event> {
+        let mut events = Vec::new();
+        if let Some(out) = run.record_unread(config, self.unread, now) {
+            events.extend(out.events);
+        }
+        for it in self.read {
+            events.extend(run.record_local(config, it, now).events);
+        }
+        events
+    }
 }
 
 impl<'c> Workspace<'c> {
@@ -817,11 +848,51 @@ impl<'c> Workspace<'c> {
     }
 
     /// Commits made after the run's last recorded one that no hook recorded (hooks off,
-    /// `--no-verify` on a merge, a crash), from `from` back, oldest first. Follows first
-    /// parents to the nearest commit the run knows (recorded, or where it started), so a
-    /// merge brings in the merge commit (context), not the other branch's commits. Cheap in
-    /// the usual case: `from` is already known and nothing is read.
-    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Vec<Iteration>> {
+    /// `--no-verify` on a merge, a crash, a held lock), from `from` back, oldest first.
+    /// Follows first parents to the nearest commit the run knows (recorded, or where it
+    /// started), so a merge brings in the merge commit (context), not the other branch's
+    /// commits. Cheap in the usual case: `from` is already known and nothing is read.
+    ///
+    /// Nothing is left out silently. A history that does not lead back to the run
+    /// (replaced, or an orphan under the branch's name) is recorded as it is; past
+    /// [`CATCH_UP_LIMIT`] commits (as many as any budget allows:
+    /// `budget.max_iterations` is at most that) the newest that many are recorded, which
+    /// spends any budget. The newest [`CATCH_UP_EVIDENCE`] are read with their change, the
+    /// older ones by their header (they count; the rules' window looks at the newest), so a
+    /// catch-up of thousands of commits stays within a hook's deadline.
+    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Missed> {
+        let (missed, why) = self.unrecorded(run, from)?;
+        if let Some(why) = why {
+            self.warn(&why);
+        }
+        if missed.len() > 0 {
+            self.note(&format!(
+                "loopguard: {} commit(s) that no hook recorded are recorded now",
+                missed.len()
+            ));
+        }
+        Ok(missed)
+    }
+
+    /// Catches up the commits before `from` that no hook recorded, into `run`
+    /// ([`Workspace::catch_up`], [`Run::record_unread`], [`Run::record_local`]); the events.
+    pub fn record_missed(
+        &self,
+        run: &mut Run,
+        from: Option<CommitId>,
+        now: Timestamp,
+    ) -> Result<Vec<Event>> {
+        let missed = self.catch_up(run, from)?;
+        Ok(missed.record(&self.config, run, now))
+    }
+
+    /// What [`Workspace::catch_up`] would record, and what to say about it, with nothing
+    /// said.
+    pub fn unrecorded(
+        &self,
+        run: &Run,
+        from: Option<CommitId>,
+    ) -> Result<(Missed, Option<String>)> {
         let known =
             |id: &CommitId| run.position(id).is_some() || run.start_commit.as_ref() == Some(id);
         let mut chain: Vec<CommitId> = Vec::new();
@@ -834,36 +905,60 @@ impl<'c> Workspace<'c> {
             if known(&id) {
                 break true;
             }
-            if chain.len() == WALK_LIMIT {
+            if chain.len() == CATCH_UP_LIMIT {
                 break false;
             }
             next = self.first_parent(&id);
             chain.push(id);
         };
         if chain.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Missed::default(), None));
         }
-        if !reached {
-            self.warn(&format!(
-                "{} commit(s) before HEAD do not lead back to what the run recorded (history was replaced, or more than {WALK_LIMIT} commits were made with the hooks off); they are not recorded",
-                if chain.len() == WALK_LIMIT {
-                    format!("more than {WALK_LIMIT}")
-                } else {
-                    chain.len().to_string()
-                }
-            ));
-            return Ok(Vec::new());
-        }
+        let why = if chain.len() == CATCH_UP_LIMIT && !reached {
+            Some(format!(
+                "more than {CATCH_UP_LIMIT} commits before HEAD were made without a hook recording them: the newest {CATCH_UP_LIMIT} are recorded, which spends any budget"
+            ))
+        } else if !reached {
+            Some(format!(
+                "{} commit(s) before HEAD do not lead back to what the run recorded (its history was replaced): they are recorded as they are",
+                chain.len()
+            ))
+        } else {
+            None
+        };
         chain.reverse();
-        let mut missed = self.repo.iterations(&chain)?;
-        for it in &mut missed {
+        let split = chain.len().saturating_sub(CATCH_UP_EVIDENCE);
+        let mut missed = Missed::default();
+        for id in &chain[..split] {
+            let mut it = self.repo.commit_header(id.as_str())?;
+            // Only the subject: thousands of these are kept in the run.
+            it.message = it
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .map(|l| l.chars().take(200).collect());
+            missed.unread.push(it);
+        }
+        missed.read = self.repo.iterations(&chain[split..])?;
+        for it in missed.unread.iter_mut().chain(&mut missed.read) {
             self.classify_setup(run, it);
         }
-        self.note(&format!(
-            "loopguard: {} commit(s) that no hook recorded are recorded now",
-            missed.len()
-        ));
-        Ok(missed)
+        Ok((missed, why))
+    }
+
+    /// `run` with the commits up to HEAD that no hook recorded, recorded in memory
+    /// (nothing is written), and how many: what the next hook judges.
+    pub fn with_unrecorded(&self, mut run: Run) -> Result<(Run, usize)> {
+        let Some(head) = self.head.id.clone() else {
+            return Ok((run, 0));
+        };
+        if run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head) {
+            return Ok((run, 0));
+        }
+        let (missed, _) = self.unrecorded(&run, Some(head))?;
+        let n = missed.len();
+        missed.record(&self.config, &mut run, self.now());
+        Ok((run, n))
     }
 
     /// The run as git history shows it, judged from scratch as the hooks would have: from

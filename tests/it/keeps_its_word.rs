@@ -5,6 +5,7 @@
 //! numbers are the issue's), each with real `git` running the hooks `loopguard init`
 //! installs; `model.rs` tries random sequences of the same operations.
 
+use std::fmt::Write as _;
 use std::process::Output;
 
 use crate::support::{TestRepo, guarded, lg, state, status};
@@ -393,4 +394,249 @@ pub(crate) fn git_with_input(repo: &TestRepo, args: &[&str], input: &str) -> Str
     let out = child.wait_with_output().expect("git ends");
     assert!(out.status.success(), "git {args:?} failed");
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+// --- 13. no silent cap ---------------------------------------------------------------------
+
+/// `n` empty commits on the current branch made by `git fast-import` (no hook runs).
+fn fast_import(repo: &TestRepo, n: usize) {
+    let head = repo.head();
+    let mut stream = String::new();
+    for i in 0..n {
+        let when = repo.now() + 1 + i as i64;
+        let message = format!("fast {i}\n");
+        let _ = write!(
+            stream,
+            "commit refs/heads/main\ncommitter Agent <agent@example.com> {when} +0000\ndata {}\n{message}",
+            message.len()
+        );
+        if i == 0 {
+            let _ = writeln!(stream, "from {head}");
+        }
+        stream.push('\n');
+    }
+    git_with_input(
+        repo,
+        &["-c", "core.hooksPath=/dev/null", "fast-import", "--quiet"],
+        &stream,
+    );
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "reset",
+        "-q",
+        "--hard",
+        "main",
+    ]);
+    repo.set_now(repo.now() + n as i64 + 1);
+}
+
+#[test]
+fn case_13_ten_thousand_commits_made_with_the_hooks_off_spend_the_budget() {
+    let repo = guarded("rules:\n  stagnation: {action: off}\n  oscillation: {action: off}\n");
+    fast_import(&repo, 10_001);
+    repo.tick();
+    // (A debug build on a busy machine reads them in more than the default 10 s.)
+    let out = repo
+        .command("git")
+        .args(["commit", "-q", "--allow-empty", "-m", "and one more"])
+        .env("LOOPGUARD_HOOK_TIMEOUT", "300")
+        .output()
+        .unwrap();
+    let err = refused(&out, "a commit after 10,001 made with the hooks off");
+    assert!(err.contains("more than 10000 commits"), "{err}");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["rule"], "budget", "{s}");
+    assert_eq!(s["counters"]["budget"]["count"], 10_000, "{s}");
+    // The bound is the budget's too: no budget is larger than a catch-up.
+    repo.write(
+        ".loopguard.yml",
+        "rules:\n  budget: {max_iterations: 10001}\n",
+    );
+    lg(&repo)
+        .args(["check", "--config", ".loopguard.yml"])
+        .run()
+        .code(2)
+        .stderr_has("rules.budget.max_iterations")
+        .stderr_has("at most 10000");
+}
+
+// --- 14. pre-commit catches up first -------------------------------------------------------
+
+#[test]
+fn case_14_a_trip_made_with_the_hooks_off_refuses_the_next_commit() {
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.commit_hooks_off(&format!("nothing {i}"));
+    }
+    assert_eq!(state(&repo), "open", "status judges what no hook recorded");
+    repo.tick();
+    let err = refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "one more"]),
+        "the next commit with the hooks on",
+    );
+    assert!(err.contains("3 commit(s) that no hook recorded"), "{err}");
+    assert_eq!(status(&repo)["iterations"], 3);
+}
+
+// --- 15. a held lock never makes a gate pass ----------------------------------------------
+
+#[test]
+fn case_15_a_held_lock_is_judged_around_and_never_lets_a_commit_through() {
+    use std::process::{Command, Stdio};
+    let repo = guarded("");
+    let lock = repo.path().join(".git/loopguard/lock");
+    let flock = |args: &[&str]| {
+        let mut cmd = Command::new("flock");
+        cmd.args(args).arg(&lock);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
+    };
+    let mut holder = flock(&["-o"])
+        .args(["sleep", "120"])
+        .spawn()
+        .expect("flock(1) is needed for this test (util-linux)");
+    while flock(&["-n"]).arg("true").status().unwrap().success() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let commit = |message: &str| {
+        repo.tick();
+        repo.command("git")
+            .args(["commit", "-q", "--allow-empty", "-m", message])
+            .env("LOOPGUARD_LOCK_TIMEOUT_MS", "300")
+            .output()
+            .unwrap()
+    };
+    for i in 0..3 {
+        allowed(&commit(&format!("nothing {i}")), "an empty commit");
+    }
+    let out = commit("one more");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let err = refused(
+        &out,
+        "a commit while the lock is held and the breaker would be open",
+    );
+    assert!(err.contains("judged without recording"), "{err}");
+    assert_eq!(state(&repo), "open");
+    // Once the lock is free, the next hook records them.
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "again"]),
+        "the next commit",
+    );
+    assert_eq!(status(&repo)["iterations"], 3);
+}
+
+// --- 16. every branch has a state file ------------------------------------------------------
+
+#[test]
+fn case_16_a_branch_with_a_long_name_is_guarded_like_any_other() {
+    for name in ["功能分支".repeat(8), format!("{}x", "agent/".repeat(42))] {
+        let repo = guarded("");
+        repo.checkout_new(&name);
+        for i in 0..3 {
+            repo.tick();
+            let out = repo.try_git(&[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("nothing {i}"),
+            ]);
+            allowed(&out, "an empty commit on a long-named branch");
+            assert!(!stderr(&out).contains("could not run"), "{}", stderr(&out));
+        }
+        let s = status(&repo);
+        assert_eq!(s["state"], "open", "{s}");
+        repo.tick();
+        refused(
+            &repo.try_git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", "more"]),
+            "a commit on the stuck long-named branch",
+        );
+    }
+}
+
+// --- 17. a huge message is summarised -------------------------------------------------------
+
+#[cfg(target_os = "linux")]
+#[test]
+fn case_17_an_80_mb_commit_message_is_kept_as_a_bounded_summary() {
+    let repo = guarded("");
+    let message = repo.home().join("message.txt");
+    let mut text = "Fix the parser\n\n".to_owned();
+    text.push_str(&"x".repeat(80 << 20));
+    text.push_str("\n\nThe end.\n");
+    std::fs::write(&message, &text).unwrap();
+    // (A debug build on a busy machine reads an 80 MB commit in more than the default 10 s.)
+    let commit = |args: &[&str]| {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args(["commit", "-q", "--allow-empty"])
+            .args(args)
+            .env("LOOPGUARD_HOOK_TIMEOUT", "300")
+            .output()
+            .unwrap();
+        allowed(&out, "a commit");
+    };
+    commit(&["-F", &message.display().to_string()]);
+    for i in 0..2 {
+        commit(&["-m", &format!("nothing {i}")]);
+    }
+    let (ran, kib) = lg(&repo)
+        .args(["hook", "pre-commit"])
+        .env("LOOPGUARD_HOOK_TIMEOUT", "300")
+        .run_measured();
+    ran.code(1);
+    assert!(kib < 64 << 10, "a later hook held {kib} KiB");
+    let store: u64 = walk_size(&repo.path().join(".git/loopguard"));
+    assert!(store < 4 << 20, "the store holds {store} bytes");
+    let (ran, _) = lg(&repo).args(["status", "--json"]).run_measured();
+    let s = ran.ok().json();
+    assert_eq!(s["state"], "open", "status and the hooks agree: {s}");
+    let report = lg(&repo).args(["report", "--json"]).run().ok().json();
+    let kept = report["history"][0]["message"].as_str().unwrap().to_owned();
+    assert!(kept.starts_with("Fix the parser"), "{kept:.100}");
+    assert!(kept.ends_with("The end."), "{}", &kept[kept.len() - 100..]);
+    assert!(kept.len() < 20 << 10, "{} bytes kept", kept.len());
+}
+
+fn walk_size(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| {
+                    let m = e.metadata().unwrap();
+                    if m.is_dir() {
+                        walk_size(&e.path())
+                    } else {
+                        m.len()
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+// --- 18. progress is a change of what shows -------------------------------------------------
+
+#[test]
+fn case_18_invisible_characters_are_no_progress() {
+    for blank in [
+        "\u{00A0}", "\u{200B}", "\u{3000}", "\u{FEFF}", "\u{2060}", "\t",
+    ] {
+        let repo = guarded("");
+        for i in 0..3 {
+            repo.append("src/lib.rs", blank);
+            repo.commit(&format!("Tweak {i}"));
+        }
+        let s = status(&repo);
+        assert_eq!(s["state"], "open", "{blank:?}: {s}");
+        assert_eq!(s["rule"], "stagnation", "{blank:?}: {s}");
+    }
 }

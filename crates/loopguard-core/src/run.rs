@@ -761,6 +761,49 @@ impl Run {
         self.step(config, now, arrival)
     }
 
+    /// Commits read by their header only (no change, no evidence: the oldest of a large
+    /// catch-up), appended as attempts or context in one step instead of one each. Without
+    /// a change or evidence they are neither progress nor a loop for any rule: they count
+    /// (the budget) and nothing else, so one step judges them as well as one each would,
+    /// in a time that does not grow with their number squared. Like [`Run::record_local`],
+    /// what arrives while the breaker blocks came around the gates.
+    pub fn record_unread(
+        &mut self,
+        config: &Config,
+        commits: Vec<Iteration>,
+        now: Timestamp,
+    ) -> Option<Outcome> {
+        if commits.is_empty() {
+            return None;
+        }
+        let around = self
+            .effective_breaker(config, now)
+            .blocks(config.on_trip.action);
+        let mut filter = self.filter(config);
+        let mut attempt = false;
+        let known: std::collections::HashSet<CommitId> =
+            self.iterations.iter().map(|it| it.id.clone()).collect();
+        for mut it in commits {
+            if known.contains(&it.id) {
+                continue;
+            }
+            it.around_gates |= around;
+            filter = filter.with(config, &it);
+            if it.kind.is_none() {
+                it.kind = Some(filter.kind(config, &it));
+            }
+            attempt |= it.kind == Some(IterationKind::Attempt);
+            self.iterations.push(it);
+        }
+        self.derived.filter = Some(filter);
+        let arrival = if attempt {
+            Arrival::Attempt
+        } else {
+            Arrival::Context
+        };
+        Some(self.step(config, now, arrival))
+    }
+
     /// [`Run::record`] where gates refuse commits while the breaker blocks (the hooks): a
     /// commit that arrives while it blocks came around them, and is recorded as such
     /// ([`Iteration::around_gates`]): it counts, and mends nothing.
