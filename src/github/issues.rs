@@ -9,7 +9,7 @@ use super::dry_run::describe_body;
 use super::encode;
 use super::paging::PageShape;
 use super::permissions::Permission;
-use super::types::{Issue, IssueComment, Label, OpenState};
+use super::types::{Issue, IssueComment, IssueEvent, Label, OpenState};
 use crate::error::Error;
 
 /// How far back an ambiguous create looks for the object it may have made: generous, for
@@ -134,6 +134,21 @@ impl GitHubClient {
     pub fn issue_comments(&self, issue: u64) -> Result<Vec<IssueComment>, Error> {
         let path = format!("{}/issues/{issue}/comments", self.repo_path());
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
+    }
+
+    /// Who last took `label` off issue or PR `issue` — `GET /repos/{o}/{r}/issues/{n}/events`
+    /// (paged, oldest first): the newest `unlabeled` event for it; `None` when there is
+    /// none.
+    pub fn label_removed_by(&self, issue: u64, label: &str) -> Result<Option<String>, Error> {
+        let path = format!("{}/issues/{issue}/events", self.repo_path());
+        let events: Vec<IssueEvent> =
+            self.list(&path, PageShape::Array, Permission::PullRequestsRead)?;
+        Ok(events
+            .into_iter()
+            .rev()
+            .find(|e| e.event == "unlabeled" && e.label.as_ref().is_some_and(|l| l.name == label))
+            .and_then(|e| e.actor)
+            .map(|a| a.login))
     }
 
     /// Comments updated since `since` (RFC 3339).

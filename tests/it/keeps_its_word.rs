@@ -640,3 +640,183 @@ fn case_18_invisible_characters_are_no_progress() {
         assert_eq!(s["rule"], "stagnation", "{blank:?}: {s}");
     }
 }
+
+// --- 10. in CI, only a person who may write and is not the PR's agent resumes ---------------
+
+mod ci_cases {
+    use super::git_with_input;
+    use crate::support::ci::{
+        BRANCH, CONFIG, LABEL, Project, SAME, SAME_LOGS, commit_spec, log_path, payload, run_ci,
+    };
+    use crate::support::github_fake::{FakeGitHub, PrSpec};
+
+    /// A PR stuck on `same_error` (three pushes failing the same way), labelled.
+    fn stuck_pr(gh: &FakeGitHub) -> (Project, String) {
+        let mut p = Project::new(CONFIG);
+        let mut head = String::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            p.ci_on_push(gh, &head, log);
+        }
+        assert_eq!(gh.labels(7), [LABEL]);
+        (p, head)
+    }
+
+    /// The `unlabeled` event of loopguard's label, sent by `login`.
+    fn unlabeled_by(p: &Project, head: &str, login: &str) -> String {
+        payload(
+            "pull_request.unlabeled.json",
+            &[("{{HEAD_SHA}}", head), ("{{BASE_SHA}}", &p.base)],
+        )
+        .replace(
+            "\"login\": \"maintainer\"",
+            &format!("\"login\": \"{login}\""),
+        )
+    }
+
+    #[test]
+    fn case_10_removing_the_label_resumes_only_for_a_maintainer_who_is_not_the_agent() {
+        let gh = FakeGitHub::start_blocking().with_permission("drive-by", "read");
+        let (p, head) = stuck_pr(&gh);
+        for (who, why) in [
+            ("Copilot", "the PR's own author"),
+            ("drive-by", "no write access"),
+            ("github-actions[bot]", "a bot"),
+        ] {
+            gh.remove_label_as(7, LABEL, who);
+            let out = run_ci(
+                &gh,
+                &p.repo,
+                "pull_request",
+                &unlabeled_by(&p, &head, who),
+                &["--log", &log_path(SAME_LOGS[0])],
+            );
+            assert_eq!(out.code, 1, "{who}: {out:#?}");
+            assert_eq!(out.outputs["state"], "open", "{who}");
+            assert!(out.summary.contains(why), "{who}: {}", out.summary);
+            assert_eq!(gh.labels(7), [LABEL], "{who}: the label is back");
+        }
+        // Found gone on a later run with no event: the PR's events say who took it off.
+        gh.remove_label_as(7, LABEL, "Copilot");
+        let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert_eq!(gh.labels(7), [LABEL]);
+        // A maintainer's removal is a resume.
+        gh.remove_label(7, LABEL);
+        let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
+        assert_eq!(out.outputs["state"], "half_open", "{out:#?}");
+    }
+
+    // --- 11. a force-push erases no counter --------------------------------------------
+
+    #[test]
+    fn case_11_a_squash_force_pushed_over_a_stuck_pr_is_one_more_attempt() {
+        let gh = FakeGitHub::start_blocking();
+        let (p, _) = stuck_pr(&gh);
+        // One commit with everything, failing the same way, force-pushed.
+        p.repo.git(&["reset", "-q", "--soft", &p.base]);
+        p.repo.append("src/lib.rs", "// squashed\n");
+        let squash = p.repo.commit("Fix word counting");
+        gh.add_pr(
+            PrSpec::new(7, &squash)
+                .base("main", &p.base)
+                .head_ref(BRANCH)
+                .commits(vec![commit_spec(&p.repo, &squash)]),
+        );
+        let out = p.ci_on_push(&gh, &squash, SAME_LOGS[1]);
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["state"], "open");
+        assert_eq!(out.outputs["rule"], "same_error");
+        assert_eq!(gh.labels(7), [LABEL]);
+        assert!(out.stdout.contains("iterations: 4 "), "{}", out.stdout);
+        // A rebase (the same patches on a new base) is no new attempt, and keeps their
+        // test evidence: still stuck, on three attempts.
+        let mut q = Project::new(CONFIG);
+        let gh2 = FakeGitHub::start_blocking();
+        let mut head = String::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            head = q.attempt(body, &format!("Try {i}"));
+            gh2.add_pr(q.pr(7, &head));
+            q.ci_on_push(&gh2, &head, log);
+        }
+        q.repo.git(&["checkout", "-q", "main"]);
+        q.repo.write("README.md", "moved on\n");
+        let new_base = q.repo.commit("Base moves");
+        q.repo.git(&["checkout", "-q", BRANCH]);
+        let rebased = q.repo.rebase("main");
+        let commits: Vec<_> = q
+            .repo
+            .rev_list(&["--reverse", &format!("{new_base}..{rebased}")])
+            .iter()
+            .map(|c| commit_spec(&q.repo, c))
+            .collect();
+        gh2.add_pr(
+            PrSpec::new(7, &rebased)
+                .base("main", &new_base)
+                .head_ref(BRANCH)
+                .commits(commits),
+        );
+        let event = payload(
+            "pull_request.synchronize.json",
+            &[
+                ("{{HEAD_SHA}}", &rebased),
+                ("{{BASE_SHA}}", &new_base),
+                ("{{BEFORE}}", &head),
+            ],
+        );
+        let out = run_ci(
+            &gh2,
+            &q.repo,
+            "pull_request",
+            &event,
+            &["--log", &log_path(SAME_LOGS[0])],
+        );
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert!(out.stdout.contains("iterations: 3 "), "{}", out.stdout);
+    }
+
+    // --- 12. the PR's code cannot rewrite the base or the history loopguard reads ----------
+
+    #[test]
+    fn case_12_replace_refs_and_grafts_in_the_checkout_change_nothing() {
+        let gh = FakeGitHub::start_blocking();
+        let mut p = Project::new(CONFIG);
+        for (i, (body, log)) in SAME[..2].iter().enumerate() {
+            let head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            p.ci_on_push(&gh, &head, log);
+        }
+        let head = p.attempt(SAME[2].0, "Try 2");
+        gh.add_pr(p.pr(7, &head));
+        // The PR's own test step, in the same job: a base with a looser config, and the
+        // head grafted onto the base (one commit instead of three).
+        let repo = &p.repo;
+        let loose = git_with_input(
+            repo,
+            &["hash-object", "-w", "--stdin"],
+            "rules:\n  same_error: {action: off}\n",
+        );
+        let listing = repo
+            .git(&["ls-tree", &p.base])
+            .lines()
+            .map(|l| {
+                if l.ends_with("\t.loopguard.yml") {
+                    format!("100644 blob {loose}\t.loopguard.yml")
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let tree = git_with_input(repo, &["mktree"], &format!("{listing}\n"));
+        let fake_base = repo.git(&["commit-tree", "-m", "Word counter", &tree]);
+        repo.git(&["replace", &p.base, &fake_base]);
+        repo.git(&["replace", "--graft", &head, &p.base]);
+        assert_eq!(repo.rev_list(&[&format!("{}..{head}", p.base)]).len(), 1);
+        let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["rule"], "same_error");
+        assert!(out.stdout.contains("iterations: 3 "), "{}", out.stdout);
+    }
+}
