@@ -13,19 +13,18 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::breaker::Event;
 use crate::cli::{HookArgs, HookName};
 use crate::config::Config;
-use crate::error::exit;
+use crate::error::{HookError, exit};
 use crate::git::Repo;
 use crate::iteration::{CommitId, IterationKind};
-use crate::report::{Status, text};
+use crate::report::text;
 use crate::run::Run;
 use crate::store::{Peeked, Store, branch_key_bytes};
 
 use super::guard::{Guard, Refusal, Target};
 use super::workspace::{BranchRun, status_of};
-use super::{Ctx, Ui, Workspace};
+use super::{Ctx, Ui, Workspace, aftermath};
 
 pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
@@ -45,7 +44,7 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
         HookName::PostCommit | HookName::PostRewrite => false,
     };
     give_up_on_panic(ctx, name, gate);
-    if let Some(limit) = ctx.env.hook_timeout() {
+    if let Some(limit) = ctx.settings.hook_timeout {
         deadline(ctx, name, gate, limit);
     }
     let result = match args.name {
@@ -60,29 +59,31 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
         Err(e) => gave_up(
             ctx.ui,
             &ctx.dir,
-            name,
             gate,
-            &format!("could not run: {e:#}"),
+            &e.context(format!("the {name} hook could not run")),
         ),
     }
 }
 
-/// What a hook that could not finish its work exits with. loopguard breaking never fails
-/// git: a hook goes on (exit 0) and says why. Except a gate while some breaker may be open
-/// (an open marker, or a store that cannot be listed): a gate that cannot judge then
-/// refuses, so that nothing an agent can do to a hook (slow it past its deadline, hold the
-/// store's lock, make a file unreadable) lets a known open breaker through.
-fn gave_up(ui: Ui, dir: &Path, name: &str, gate: bool, why: &str) -> u8 {
+/// What a hook that could not finish its work (`err` says why) exits with. loopguard
+/// breaking never fails git: a hook goes on (exit 0) and says why. Except a gate while
+/// some breaker may be open (an open marker, or a store that cannot be listed): a gate
+/// that cannot judge then refuses, so that nothing an agent can do to a hook (slow it past
+/// its deadline, hold the store's lock, make a file unreadable) lets a known open breaker
+/// through.
+fn gave_up(ui: Ui, dir: &Path, gate: bool, err: &anyhow::Error) -> u8 {
     if gate && may_be_open(dir) {
+        let shown = crate::error::render(err);
         ui.note_marked(
             &format!(
-                "loopguard: refused: the {name} hook {why}, and a breaker may be open; hint: `loopguard status` says which, a person lets the agent go on with `loopguard resume` or `loopguard reset`"
+                "loopguard: refused: {}, and a breaker may be open\nhint: `loopguard status` says which; a person lets the agent go on with `loopguard resume` or `loopguard reset`",
+                shown.message
             ),
             "refused",
         );
         return exit::TRIPPED;
     }
-    ui.warn(&format!("the {name} hook {why}; git goes on (fail open)"));
+    ui.warn_error(err, "; git goes on (fail open)");
     exit::OK
 }
 
@@ -92,7 +93,7 @@ fn may_be_open(dir: &Path) -> bool {
     let Ok(repo) = Repo::discover_with_env(dir) else {
         return false;
     };
-    Store::new(repo.common_dir())
+    Store::new(repo.common_dir(), crate::settings::Clock::System)
         .open_keys()
         .map_or(true, |keys| !keys.is_empty())
 }
@@ -102,8 +103,8 @@ fn may_be_open(dir: &Path) -> bool {
 fn give_up_on_panic(ctx: &Ctx, name: &'static str, gate: bool) {
     let (ui, dir) = (ctx.ui, ctx.dir.clone());
     std::panic::set_hook(Box::new(move |info| {
-        let code = gave_up(ui, &dir, name, gate, &format!("failed ({info})"));
-        std::process::exit(i32::from(code));
+        let err = anyhow::anyhow!("the {name} hook failed ({info})");
+        std::process::exit(i32::from(gave_up(ui, &dir, gate, &err)));
     }));
 }
 
@@ -115,11 +116,11 @@ fn deadline(ctx: &Ctx, name: &'static str, gate: bool, limit: Duration) {
     let (ui, dir) = (ctx.ui, ctx.dir.clone());
     std::thread::spawn(move || {
         std::thread::sleep(limit);
-        let why = format!(
-            "took longer than {}s (LOOPGUARD_HOOK_TIMEOUT)",
+        let err = anyhow::anyhow!(
+            "the {name} hook took longer than {}s (LOOPGUARD_HOOK_TIMEOUT)",
             limit.as_secs()
         );
-        std::process::exit(i32::from(gave_up(ui, &dir, name, gate, &why)));
+        std::process::exit(i32::from(gave_up(ui, &dir, gate, &err)));
     });
 }
 
@@ -139,7 +140,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     };
     let reflog = ws.repo.reflog_head_last().ok().flatten();
     let message = reflog.as_ref().map_or("", |r| r.message.as_str());
-    let action = ctx.env.var("GIT_REFLOG_ACTION").unwrap_or_default();
+    let action = ctx.settings.reflog_action.as_deref().unwrap_or_default();
     if rebasing(ws.repo.git_dir(), action, message) {
         return Ok(());
     }
@@ -173,8 +174,10 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 events.extend(run.commit_tested(&ws.config, tested, it, now).events);
             }
             (None, None) => {
-                // Commits made with the hooks off since the last recorded one, all of them.
-                if run.position(&it.id).is_none() {
+                // Commits made with the hooks off since the last recorded one, all of them
+                // (none before where the run starts: a branch whose run starts at this
+                // commit, one another branch's run recorded, missed nothing).
+                if run.position(&it.id).is_none() && run.start_commit.as_ref() != Some(&it.id) {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
                     events.extend(ws.record_missed(run, parent, now)?);
                 }
@@ -185,21 +188,24 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     })?;
     ws.mark_recorded(&run);
     let s = ws.status(&run, &[]);
-    announce(&ws, &events, &s);
+    aftermath::announce(&ws, &events, &s);
+    warn_before_trip(&ws, run, &events);
     Ok(())
 }
 
-/// Tells the agent on stderr what this change did to the breaker, then runs the
-/// aftermath (reports, notifications).
-pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
-    for line in text::announce(events, s) {
-        if line.starts_with("loopguard: the breaker opened") {
-            ws.ctx.ui.note_marked(&line, "the breaker opened");
-        } else {
-            ws.note(&line);
-        }
+/// One commit before a rule would open the breaker, the agent reads what is repeating in
+/// git's output (agents read it), while it can still get out by itself.
+fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[crate::breaker::Event]) {
+    if run.is_open() || events.iter().any(|e| e.kind.opens()) {
+        return;
     }
-    super::aftermath::after(ws, events);
+    for near in run.near_trips(&ws.config) {
+        ws.note(&format!(
+            "loopguard: warning ({}): {}; the next such attempt opens the breaker and refuses commits — change approach, or ask the user",
+            near.rule,
+            crate::sanitize::printable(&near.reason)
+        ));
+    }
 }
 
 /// What git wrote on the hook's stdin, as bytes (ref names need not be UTF-8).
@@ -212,11 +218,11 @@ enum Input {
 /// Reads git's input; nothing when stdin is a terminal (a person running the hook by hand)
 /// so the hook never waits for input.
 fn hook_input(ctx: &Ctx) -> Input {
-    if ctx.env.var("LOOPGUARD_HOOK_INPUT") == Some("lost") {
+    if ctx.settings.hook_input_lost {
         return Input::Lost("the hook shim could not read it".to_owned());
     }
     let mut input = Vec::new();
-    if !ctx.env.stdin_tty
+    if !ctx.settings.stdin_tty
         && let Err(e) = std::io::stdin().read_to_end(&mut input)
     {
         return Input::Lost(e.to_string());
@@ -248,7 +254,13 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
     let ws = Workspace::open(ctx, None)?;
     let input = match hook_input(ctx) {
         Input::Read(input) => input,
-        Input::Lost(why) => anyhow::bail!("cannot read git's list of rewritten commits: {why}"),
+        Input::Lost(why) => {
+            return Err(HookError::InputLost {
+                what: "list of rewritten commits",
+                why,
+            }
+            .into());
+        }
     };
     let pairs: Vec<(CommitId, CommitId)> = fields(&input)
         .filter_map(|f| {
@@ -286,7 +298,7 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
         ));
     }
     let s = ws.status(&run, &[]);
-    announce(&ws, &events, &s);
+    aftermath::announce(&ws, &events, &s);
     Ok(())
 }
 
@@ -361,7 +373,7 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
         return Ok(None);
     }
     let now = ws.now();
-    let catch_up = |run: &mut Run| -> Result<Vec<Event>> {
+    let catch_up = |run: &mut Run| -> Result<Vec<crate::breaker::Event>> {
         let mut events = Vec::new();
         if !knows(run) {
             events.extend(ws.record_missed(run, Some(head.clone()), now)?);
@@ -375,7 +387,7 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
     })?;
     if let Some((events, run)) = written {
         let s = ws.status(&run, &[]);
-        announce(ws, &events, &s);
+        aftermath::announce(ws, &events, &s);
         return Ok(Some(run));
     }
     ws.warn(&format!(
@@ -517,11 +529,6 @@ fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
     // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed: every commit
     // pushed is judged (pushes of `HEAD`, a sha, a tag, `v1:refs/heads/x`), and a branch
     // (its name's bytes, which need not be UTF-8) by its own run too.
-    struct Pushed<'i> {
-        local_ref: &'i [u8],
-        local: CommitId,
-        remote: Option<CommitId>,
-    }
     let pushed: Vec<Pushed<'_>> = fields(&input)
         .filter_map(|f| {
             let local_ref = *f.first()?;
@@ -547,7 +554,7 @@ fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
         .collect();
     if input.iter().all(u8::is_ascii_whitespace) {
         // The pre-commit framework passes the branch in its environment, not on stdin.
-        let framework = ctx.env.var("PRE_COMMIT_LOCAL_BRANCH").map(|b| {
+        let framework = ctx.settings.pre_commit_local_branch.as_deref().map(|b| {
             b.strip_prefix("refs/heads/")
                 .unwrap_or(b)
                 .as_bytes()
@@ -575,8 +582,19 @@ fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
     if code != exit::OK || pushed.is_empty() || ws.store.open_keys()?.is_empty() {
         return Ok(code);
     }
-    // Every commit that leaves: none of a blocking run's, none built on them.
-    let guard = Guard::load(&ws);
+    leaving(&ws, args, &pushed)
+}
+
+/// One line of pre-push's input: a ref pushed and what the remote has there.
+struct Pushed<'i> {
+    local_ref: &'i [u8],
+    local: CommitId,
+    remote: Option<CommitId>,
+}
+
+/// Every commit that leaves by push: none of a blocking run's, none built on them.
+fn leaving(ws: &Workspace<'_>, args: &[OsString], pushed: &[Pushed<'_>]) -> Result<u8> {
+    let guard = Guard::load(ws);
     let remote_name = args.first().map(|a| a.to_string_lossy().into_owned());
     let on_remote = match &remote_name {
         Some(name) if !name.contains(['/', ':']) => {
@@ -584,7 +602,8 @@ fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
         }
         _ => Vec::new(),
     };
-    for p in &pushed {
+    let mut code = exit::OK;
+    for p in pushed {
         let own = p
             .local_ref
             .strip_prefix(b"refs/heads/")
@@ -604,7 +623,7 @@ fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
                 String::from_utf8_lossy(p.local_ref),
                 p.local.short()
             );
-            refuse_for(&ws, &refusal, &what);
+            refuse_for(ws, &refusal, &what);
             code = exit::TRIPPED;
         }
     }
@@ -641,7 +660,10 @@ fn reference_transaction(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
         return Ok(exit::OK);
     }
     let repo = Repo::discover_with_env(&ctx.dir)?;
-    if Store::new(repo.common_dir()).open_keys()?.is_empty() {
+    if Store::new(repo.common_dir(), ctx.settings.clock)
+        .open_keys()?
+        .is_empty()
+    {
         return Ok(exit::OK);
     }
     let ws = Workspace::open(ctx, None)?;

@@ -108,6 +108,8 @@ pub enum EventKind {
     /// The config in the working tree differs from the one the run is judged by and was
     /// ignored (no transition: the record that someone tried).
     ConfigIgnored,
+    /// A person took a turn: the loop counters start again (an open breaker is half-open).
+    Episode,
 }
 
 impl EventKind {
@@ -123,6 +125,7 @@ impl EventKind {
             EventKind::Finish => "finish",
             EventKind::Escalate => "escalate",
             EventKind::ConfigIgnored => "config_ignored",
+            EventKind::Episode => "episode",
         }
     }
 
@@ -469,6 +472,21 @@ impl Breaker {
             models[self.model]
         ));
         e
+    }
+
+    /// A person's turn: a new episode. The loop counters start again after `at.len`; an
+    /// open breaker is half-open (the next attempt decides), a closed or half-open one
+    /// stays so. `by` says whose turn it was.
+    pub fn new_episode(&mut self, by: &str, at: &At) -> Result<Event, ResumeError> {
+        self.may_change()?;
+        let from = self.state();
+        if let Phase::Open(t) = &self.phase {
+            self.phase = Phase::HalfOpen(t.clone());
+        }
+        self.baseline = at.len;
+        let mut e = self.event(at, EventKind::Episode, from);
+        e.reason = Some(format!("{by}: the loop counters start again"));
+        Ok(e)
     }
 
     /// The prompt's "continue": closed, every counter restarts.

@@ -23,6 +23,7 @@ pub mod agents;
 pub mod breaker;
 pub mod ci;
 pub mod config;
+pub mod documents;
 pub mod error;
 pub mod fingerprint;
 pub mod github;
@@ -35,5 +36,6 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod sanitize;
+pub mod session;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

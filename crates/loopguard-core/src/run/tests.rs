@@ -21,7 +21,13 @@ fn both(c: &Config, h: &History, now: i64) -> Judgement {
     for mut it in h.its.clone() {
         let at = it.at.unwrap_or(ts(now));
         let ivs = std::mem::take(&mut it.interventions);
+        // A commit, then its tests.
+        let tests = if it.uncommitted { None } else { it.test.take() };
+        let id = it.id.clone();
         run.record(c, it, at);
+        if let Some(t) = tests {
+            run.attach_test(c, &id, t, at);
+        }
         for iv in ivs {
             let _ = run.intervene(c, iv);
         }
@@ -593,4 +599,44 @@ fn an_ignored_config_is_recorded_once_per_content() {
         run.config_ignored("sha-b", "edited".into(), ts(3))
             .is_some()
     );
+}
+
+#[test]
+fn a_persons_turn_starts_the_loop_counters_again_but_not_the_budget() {
+    let c = config(|c| c.rules.budget.max_iterations = 6);
+    // Two empty commits, a person's turn, two more: no three in a row in one episode.
+    let h = History::new()
+        .fresh()
+        .empty()
+        .empty()
+        .then(InterventionKind::NewEpisode, 10)
+        .empty()
+        .empty();
+    let j = both(&c, &h, 100);
+    assert_eq!(j.run.breaker().state(), State::Closed);
+    assert_eq!(j.evaluation.counters[&RuleName::Stagnation].count, 2);
+    assert_eq!(kinds(&j), [EventKind::Episode]);
+    // The budget counts the whole run: the sixth attempt spends it.
+    let j = both(&c, &h.clone().fresh(), 100);
+    assert_eq!(
+        j.run.breaker().rule(),
+        Some(RuleName::Budget),
+        "{:?}",
+        kinds(&j)
+    );
+
+    // While open, a person's turn lets the next attempt decide, as a resume does.
+    let h = History::new()
+        .fresh()
+        .empty()
+        .empty()
+        .empty()
+        .then(InterventionKind::NewEpisode, 10);
+    let j = both(&Config::default(), &h, 100);
+    assert_eq!(j.run.breaker().state(), State::HalfOpen);
+    assert_eq!(kinds(&j), [EventKind::Trip, EventKind::Episode]);
+    let closed = both(&Config::default(), &h.clone().fresh(), 100);
+    assert_eq!(closed.run.breaker().state(), State::Closed);
+    let reopened = both(&Config::default(), &h.empty(), 100);
+    assert_eq!(reopened.run.breaker().state(), State::Open);
 }
