@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::error::Error;
 use crate::session::Harness;
 
 /// What marks loopguard's own entries.
@@ -104,40 +103,101 @@ pub enum Change {
     Removed,
 }
 
+/// An agent's hook config that cannot be read, changed or written. Nothing is written
+/// when one is found: every file is read and merged before the first write.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentConfigError {
+    #[error("cannot read {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Valid JSON, but not one object.
+    #[error("{path}:1:1: not a JSON object")]
+    NotAnObject { path: String },
+    #[error("{path}:{line}:{column}: not valid JSON: {why}")]
+    NotJson {
+        path: String,
+        line: usize,
+        column: usize,
+        why: String,
+    },
+    /// A key loopguard merges into (`hooks`, `hooks.<event>`) has another type.
+    #[error("{path}: `{key}` is not {wanted}")]
+    WrongType {
+        path: String,
+        key: String,
+        wanted: &'static str,
+    },
+    #[error("cannot write {path}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl AgentConfigError {
+    /// How to fix it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            AgentConfigError::Read { .. } | AgentConfigError::Write { .. } => None,
+            AgentConfigError::NotAnObject { .. } => Some(
+                "the file must hold one object ({ … }); fix or move it, then run the command again (nothing was written)",
+            ),
+            AgentConfigError::NotJson { .. } => Some(
+                "fix the file (a trailing comma or a comment is the usual cause) and run the command again; nothing was written",
+            ),
+            AgentConfigError::WrongType { .. } => {
+                Some("fix it, then run the command again (nothing was written)")
+            }
+        }
+    }
+}
+
 /// Reads a JSON config; `None` when there is none. Not JSON: an error naming the line,
 /// column and the fix.
-fn read(path: &Path, shown: &str) -> Result<Option<Map<String, Value>>, Error> {
+fn read(path: &Path, shown: &str) -> Result<Option<Map<String, Value>>, AgentConfigError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::env(format!("cannot read {shown}: {e}"))),
+        Err(source) => {
+            return Err(AgentConfigError::Read {
+                path: shown.to_owned(),
+                source,
+            });
+        }
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Some(Map::new()));
     }
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(m)) => Ok(Some(m)),
-        Ok(_) => Err(Error::input(format!(
-            "{shown}:1:1: not a JSON object; hint: the file must hold one object ({{ … }}); fix or move it, then run the command again (nothing was written)"
-        ))),
-        Err(e) => Err(Error::input(format!(
-            "{shown}:{}:{}: not valid JSON: {e}; hint: fix the file (a trailing comma or a comment is the usual cause) and run the command again; nothing was written",
-            e.line(),
-            e.column()
-        ))),
+        Ok(_) => Err(AgentConfigError::NotAnObject {
+            path: shown.to_owned(),
+        }),
+        Err(e) => Err(AgentConfigError::NotJson {
+            path: shown.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            why: e.to_string(),
+        }),
     }
 }
 
-fn write(path: &Path, shown: &str, doc: &Map<String, Value>) -> Result<(), Error> {
+fn write(path: &Path, shown: &str, doc: &Map<String, Value>) -> Result<(), AgentConfigError> {
+    let cannot = |source| AgentConfigError::Write {
+        path: shown.to_owned(),
+        source,
+    };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(cannot)?;
     }
     let mut text =
         serde_json::to_string_pretty(&Value::Object(doc.clone())).expect("JSON serialises");
     text.push('\n');
-    crate::store::write_atomic(path, text.as_bytes())
-        .map_err(|e| Error::env(format!("cannot write {shown}: {e}")))
+    crate::store::write_atomic(path, text.as_bytes()).map_err(cannot)
 }
 
 /// The hook entry loopguard adds for `event`.
@@ -155,7 +215,11 @@ fn entry(harness: Harness, exe: &Path, event: &str) -> Value {
 }
 
 /// Merges loopguard's entries into `harness`'s config under `root`.
-pub fn install(root: &Path, harness: Harness, exe: &Path) -> Result<(PathBuf, Change), Error> {
+pub fn install(
+    root: &Path,
+    harness: Harness,
+    exe: &Path,
+) -> Result<(PathBuf, Change), AgentConfigError> {
     let rel = config_path(harness);
     let path = root.join(rel);
     let mut doc = read(&path, rel)?.unwrap_or_default();
@@ -165,17 +229,21 @@ pub fn install(root: &Path, harness: Harness, exe: &Path) -> Result<(PathBuf, Ch
     }
     let hooks = doc.entry("hooks").or_insert_with(|| json!({}));
     let Some(hooks) = hooks.as_object_mut() else {
-        return Err(Error::input(format!(
-            "{rel}: `hooks` is not an object; hint: fix it, then run the command again (nothing was written)"
-        )));
+        return Err(AgentConfigError::WrongType {
+            path: rel.to_owned(),
+            key: "hooks".to_owned(),
+            wanted: "an object",
+        });
     };
     for &(event, tools) in events(harness) {
         let want = entry(harness, exe, event);
         let list = hooks.entry(event).or_insert_with(|| json!([]));
         let Some(list) = list.as_array_mut() else {
-            return Err(Error::input(format!(
-                "{rel}: `hooks.{event}` is not a list; hint: fix it, then run the command again (nothing was written)"
-            )));
+            return Err(AgentConfigError::WrongType {
+                path: rel.to_owned(),
+                key: format!("hooks.{event}"),
+                wanted: "a list",
+            });
         };
         let mut found = false;
         for group in list.iter_mut() {
@@ -210,7 +278,7 @@ pub fn install(root: &Path, harness: Harness, exe: &Path) -> Result<(PathBuf, Ch
 
 /// Takes loopguard's entries out of `harness`'s config under `root`, and nothing else; a
 /// Copilot file left with no hooks is removed (loopguard made it).
-pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Error> {
+pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), AgentConfigError> {
     let rel = config_path(harness);
     let path = root.join(rel);
     let Some(mut doc) = read(&path, rel)? else {
@@ -252,7 +320,10 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Err
     }
     let only_version = doc.keys().all(|k| k == "version");
     if harness == Harness::Copilot && only_version {
-        std::fs::remove_file(&path).map_err(|e| Error::env(format!("cannot remove {rel}: {e}")))?;
+        std::fs::remove_file(&path).map_err(|source| AgentConfigError::Write {
+            path: rel.to_owned(),
+            source,
+        })?;
         return Ok((path, Change::Removed));
     }
     write(&path, rel, &doc)?;

@@ -4,21 +4,21 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = loopguard::cli::Cli::parse();
-    let result = loopguard::env::Env::capture()
-        .map_err(anyhow::Error::from)
-        .and_then(|env| loopguard::commands::run(cli, env));
+    // A hook reports its own failures and never fails git for them (`hook` decides); one
+    // that fails before it starts goes on too.
+    let hook = matches!(cli.command, loopguard::cli::Command::Hook(_));
+    let result = loopguard::settings::Settings::capture()
+        .map_err(|e| anyhow::Error::new(e).context("cannot read the working directory"))
+        .and_then(|(settings, problems)| loopguard::commands::run(cli, settings, problems));
     match result {
         Ok(code) => ExitCode::from(code),
+        // A closed pipe (`loopguard report | head`) is not an error.
+        Err(err) if loopguard::error::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            // A closed pipe (`loopguard report | head`) is not an error.
-            if err
-                .chain()
-                .filter_map(|e| e.downcast_ref::<std::io::Error>())
-                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            {
+            loopguard::commands::Ui::error(&err);
+            if hook {
                 return ExitCode::SUCCESS;
             }
-            loopguard::commands::Ui::error(&format!("{err:#}"));
             ExitCode::from(loopguard::error::exit_code_of(&err))
         }
     }

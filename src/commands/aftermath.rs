@@ -1,5 +1,6 @@
-//! What happens after a run changed state: reports, per-iteration artifacts, the issues
-//! file, the escalation context, notifications. Everything here is best effort: a failure
+//! What happens after a run changed state: the agent told on stderr ([`announce`]), then
+//! reports, per-iteration artifacts, the issues file, the escalation context,
+//! notifications. Everything here is best effort: a failure
 //! is a warning, never a failed hook.
 
 use std::fmt::Write as _;
@@ -14,12 +15,25 @@ use crate::breaker::{Event, EventKind};
 use crate::config::Notify;
 use crate::iteration::CommitId;
 use crate::notify::{self, Notice};
-use crate::report::{Status, markdown};
+use crate::report::{Status, markdown, text};
 use crate::rules::attempts;
 use crate::run::Run;
 use crate::sanitize::code_block;
 
 use super::Workspace;
+
+/// Tells the agent on stderr what this change did to the breaker, then runs the
+/// aftermath (reports, notifications).
+pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
+    for line in text::announce(events, s) {
+        if line.starts_with("loopguard: the breaker opened") {
+            ws.ctx.ui.note_marked(&line, "the breaker opened");
+        } else {
+            ws.note(&line);
+        }
+    }
+    after(ws, events);
+}
 
 /// Runs the aftermath of `events` (the changes one command made to the run).
 pub(super) fn after(ws: &Workspace<'_>, events: &[Event]) {
@@ -86,20 +100,28 @@ fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
     Ok(())
 }
 
-/// `runs/<run-id>/iterations/<NN>-<id>/`: `changes.patch`, `errors.json`, `metrics.json`,
-/// `completion_signals.json` for every iteration of the run.
+/// Most iterations a trip writes artifacts for: the newest (the loop), not every commit of
+/// a run that may hold thousands (a catch-up of commits made with the hooks off).
+const ARTIFACT_ITERATIONS: usize = 100;
+/// Most bytes of a `changes.patch`.
+const PATCH_BYTES: u64 = 1 << 20;
+
+/// `runs/<run-id>/iterations/<NN>-<id>/`: `changes.patch` (at most 1 MiB), `errors.json`,
+/// `metrics.json`, `completion_signals.json` for each of the newest
+/// [`ARTIFACT_ITERATIONS`] iterations of the run.
 fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
     // Every directory on the way is one of the store's own (no link followed), and no file
     // is written through a link.
     let runs = ws.store.dir().join("runs");
     let base = runs.join(&run.id).join("iterations");
-    ws.store.ready_dir(&base)?;
+    ws.store.ready_artifact_dir(&base)?;
     let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
-    for (n, it) in run.iterations().iter().enumerate() {
+    let skip = run.iterations().len().saturating_sub(ARTIFACT_ITERATIONS);
+    for (n, it) in run.iterations().iter().enumerate().skip(skip) {
         let dir = base.join(format!("{:03}-{}", n + 1, it.id.short()));
-        ws.store.ready_dir(&dir)?;
+        ws.store.ready_artifact_dir(&dir)?;
         let patch = dir.join("changes.patch");
         if std::fs::symlink_metadata(&patch).is_err() {
             write(&patch, &commit_patch(&ws.root, &it.id))?;
@@ -142,10 +164,11 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
 /// The change of a commit as a patch (`git show`); empty for iterations that are not
 /// commits (working-tree states, re-runs).
 fn commit_patch(root: &Path, id: &CommitId) -> Vec<u8> {
+    use std::io::Read as _;
     if !id.is_object_id() {
         return Vec::new();
     }
-    std::process::Command::new("git")
+    let child = crate::git::plain_history(&mut std::process::Command::new("git"))
         .args([
             "show",
             "--format=From %H%nSubject: %s%n",
@@ -154,11 +177,21 @@ fn commit_patch(root: &Path, id: &CommitId) -> Vec<u8> {
             id.as_str(),
         ])
         .current_dir(root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| o.stdout)
-        .unwrap_or_default()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return Vec::new();
+    };
+    let mut patch = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = out.take(PATCH_BYTES).read_to_end(&mut patch);
+    }
+    // Past the bound git is not waited for: its pipe closes and it ends.
+    let _ = child.kill();
+    let _ = child.wait();
+    patch
 }
 
 /// What the next model needs to know: the loop, the looping error, the recent diffs, what
@@ -278,6 +311,10 @@ fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
         }
     }
     if notify.contains(&Notify::Desktop) {
-        notify::desktop("loopguard: the agent is stuck", &text, &ws.ctx.env);
+        notify::desktop(
+            "loopguard: the agent is stuck",
+            &text,
+            ws.ctx.settings.display,
+        );
     }
 }

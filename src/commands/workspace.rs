@@ -12,7 +12,7 @@
 //! purpose and is read as it is.
 //!
 //! **A branch's run** ([`Workspace::run_of_branch`]): the run stored under the branch's key
-//! (or its journal, or the name older versions gave it); for a branch with no run yet, the
+//! (or its journal); for a branch with no run yet, the
 //! run it continues: walking first parents from its tip, the nearest commit some run knows
 //! decides — a recorded commit of a run whose breaker is not closed is continued (its
 //! breaker, counters and config carry over); a commit where a run started, or a commit of a
@@ -22,22 +22,27 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::breaker::{Event, EventKind, State};
-use crate::config::{CONFIG_FILE, Config};
-use crate::error::Error;
+use crate::config::{CONFIG_FILE, Config, TripAction};
+use crate::error::{ConfigFileError, StoreError};
 use crate::git::{Head, Repo};
 use crate::iteration::{CommitId, Iteration, IterationKind};
 use crate::report::{Status, markdown};
 use crate::run::{PinSource, PinnedConfig, Run, judge};
-use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes, legacy_key};
+use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes};
 
 use super::{Ctx, content_hash};
 
-/// Most commits a catch-up, a rebuild or the search for a branch's start walks.
+/// Most commits a rebuild or the search for a branch's start walks.
 const WALK_LIMIT: usize = 10_000;
+/// Most commits one catch-up records: as many as any budget allows
+/// ([`crate::config::MAX_BUDGET_ITERATIONS`]).
+const CATCH_UP_LIMIT: usize = crate::config::MAX_BUDGET_ITERATIONS as usize;
+/// Newest commits of a catch-up read with their change (the older ones by their header).
+const CATCH_UP_EVIDENCE: usize = 256;
 
 pub struct Workspace<'c> {
     pub ctx: &'c Ctx,
@@ -104,6 +109,32 @@ struct Fork {
     recorded: bool,
 }
 
+/// Commits no hook recorded, oldest first: the older ones read by their header only, the
+/// newest with their change ([`Workspace::catch_up`]).
+#[derive(Debug, Default)]
+pub struct Missed {
+    pub unread: Vec<Iteration>,
+    pub read: Vec<Iteration>,
+}
+
+impl Missed {
+    pub fn len(&self) -> usize {
+        self.unread.len() + self.read.len()
+    }
+
+    /// Records them into `run`, as the hooks record commits; the events.
+    pub fn record(self, config: &Config, run: &mut Run, now: Timestamp) -> Vec<Event> {
+        let mut events = Vec::new();
+        if let Some(out) = run.record_unread(config, self.unread, now) {
+            events.extend(out.events);
+        }
+        for it in self.read {
+            events.extend(run.record_local(config, it, now).events);
+        }
+        events
+    }
+}
+
 impl<'c> Workspace<'c> {
     /// Opens the repository the command runs in and the config in force (`config_path`
     /// names a file to use instead), and warns when the working-tree config is ignored.
@@ -120,8 +151,8 @@ impl<'c> Workspace<'c> {
             .workdir()
             .map_or_else(|| repo.git_dir().to_owned(), Path::to_owned);
         let head = repo.head()?;
-        let store =
-            Store::new(repo.common_dir()).with_failpoint(ctx.env.var("LOOPGUARD_FAILPOINT"));
+        let store = Store::new(repo.common_dir(), ctx.settings.clock)
+            .with_failpoint(ctx.settings.knobs.failpoint.as_deref());
         let key = branch_key_bytes(head.branch_name.as_deref());
         let mut ws = Workspace {
             ctx,
@@ -137,15 +168,7 @@ impl<'c> Workspace<'c> {
             opened: RefCell::new(None),
         };
         if let Some(p) = config_path {
-            let p = ctx.dir.join(p);
-            if std::fs::symlink_metadata(&p).is_err() {
-                return Err(Error::input(format!(
-                    "{}: no such config file; hint: pass an existing file to --config",
-                    p.display()
-                ))
-                .into());
-            }
-            ws.config = crate::config_file::load(&p)?;
+            ws.config = crate::config_file::load_named(&ctx.dir.join(p))?;
             return Ok(ws);
         }
         let file = ws.config_path();
@@ -157,18 +180,11 @@ impl<'c> Workspace<'c> {
         let current = ws.current()?;
         let pin = match &current {
             BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => {
-                match &run.pinned_config {
-                    Some(pin) => pin.clone(),
-                    None => ws.legacy_pin(run),
-                }
+                run.pinned_config.clone()
             }
-            BranchRun::Unusable(_) => ws
-                .store
-                .read_start(&ws.key)
-                .and_then(|s| s.pinned_config)
-                .or_else(|| ws.store.accepted_config())
-                .unwrap_or_else(|| ws.committed_pin(ws.head.id.as_ref(), PinSource::Committed)),
-        };
+            BranchRun::Unusable(_) => None,
+        }
+        .unwrap_or_else(|| ws.fallback_pin());
         *ws.opened.borrow_mut() = Some(current);
         if pin.text.is_some() {
             // (No file pinned: the defaults the workspace already holds.)
@@ -182,7 +198,7 @@ impl<'c> Workspace<'c> {
     }
 
     pub fn now(&self) -> Timestamp {
-        self.ctx.env.now()
+        self.ctx.settings.now()
     }
 
     pub fn warn(&self, message: &str) {
@@ -200,7 +216,10 @@ impl<'c> Workspace<'c> {
     /// Says on stderr that the working-tree config is ignored, and why.
     pub fn warn_ignored(&self) {
         if let Some(ig) = &self.ignored {
-            self.warn(&self.ignored_message(ig));
+            self.ctx.ui.warn_hint(
+                &self.ignored_message(ig),
+                "the config a run started with stays in force: a person changes it with `loopguard reset --accept-config`",
+            );
         }
     }
 
@@ -215,7 +234,7 @@ impl<'c> Workspace<'c> {
         });
         // The reason may quote the file, which anyone could have written.
         format!(
-            "{}; the {CONFIG_FILE} in the working tree is ignored{pinned}; hint: the config a run started with stays in force: a person changes it with `loopguard reset --accept-config`",
+            "{}; the {CONFIG_FILE} in the working tree is ignored{pinned}",
             crate::sanitize::printable(&ig.why)
         )
     }
@@ -248,12 +267,11 @@ impl<'c> Workspace<'c> {
         let Some(text) = &pin.text else {
             return Ok(Config::default());
         };
-        let mut config = Config::parse(text, &self.config_path()).map_err(|e| {
-            Error::input(format!(
-                "the config in force ({}) does not parse: {e}; hint: a person accepts a valid {CONFIG_FILE} with `loopguard reset --accept-config`",
-                pin.source.as_str()
-            ))
-        })?;
+        let mut config =
+            Config::parse(text, &self.config_path()).map_err(|error| ConfigFileError::Pinned {
+                source_name: pin.source.as_str(),
+                error,
+            })?;
         if let Some(guarded) = self.guarded_workflows(&config, pin) {
             config.rules.constraint.guard(guarded);
         }
@@ -271,10 +289,13 @@ impl<'c> Workspace<'c> {
         match super::guarded_workflows_at(&self.repo, commit.as_str()) {
             Ok(guarded) => Some(guarded),
             Err(e) => {
-                self.warn(&format!(
-                "the commit the config in force came from ({}) cannot be read ({e}): the workflows that run loopguard are not protected, only rules.constraint.protected; hint: a person pins the config again with `loopguard reset --accept-config`",
-                commit.short()
-                ));
+                self.ctx.ui.warn_hint(
+                    &format!(
+                        "the commit the config in force came from ({}) cannot be read ({e}): the workflows that run loopguard are not protected, only rules.constraint.protected",
+                        commit.short()
+                    ),
+                    "a person pins the config again with `loopguard reset --accept-config`",
+                );
                 None
             }
         }
@@ -308,23 +329,15 @@ impl<'c> Workspace<'c> {
         }
     }
 
-    /// The config of a run an older loopguard wrote (no pin): the working-tree file when it
-    /// is still the one the run started with, else the file committed where it started.
-    fn legacy_pin(&self, run: &Run) -> PinnedConfig {
-        if let Ok(Some(bytes)) = crate::config_file::read(&self.config_path())
-            && run.trusted_config.as_deref() == Some(content_hash(&bytes).as_str())
-            && let Ok(text) = String::from_utf8(bytes)
-            && Config::parse(&text, &self.config_path()).is_ok()
-        {
-            return PinnedConfig {
-                sha256: Some(content_hash(text.as_bytes())),
-                text: Some(text),
-                commit: run.start_commit.clone(),
-                source: PinSource::Init,
-                at: run.started_at,
-            };
-        }
-        self.committed_pin(run.start_commit.as_ref(), PinSource::Committed)
+    /// The config in force when the branch's run says none (its state cannot be read):
+    /// the one its start record keeps, else the one last set up or accepted here, else
+    /// the file as committed at HEAD.
+    fn fallback_pin(&self) -> PinnedConfig {
+        self.store
+            .read_start(&self.key)
+            .and_then(|s| s.pinned_config)
+            .or_else(|| self.store.accepted_config())
+            .unwrap_or_else(|| self.committed_pin(self.head.id.as_ref(), PinSource::Committed))
     }
 
     /// Whether the working-tree file is the config in force, and why not.
@@ -375,7 +388,7 @@ impl<'c> Workspace<'c> {
     pub fn new_run(&self, now: Timestamp) -> Result<Run> {
         match self.start_on(self.head.branch_name.as_deref(), self.head.id.as_ref(), now)? {
             BranchRun::Own(r) | BranchRun::Continues(r) | BranchRun::Fresh(r) => Ok(*r),
-            BranchRun::Unusable(why) => Err(Error::env(why).into()),
+            BranchRun::Unusable(why) => Err(StoreError::Unusable { why }.into()),
         }
     }
 
@@ -410,54 +423,13 @@ impl<'c> Workspace<'c> {
         match self
             .store
             .peek_run(&key)
-            .context("cannot read the loopguard state")?
+            .map_err(StoreError::io("read", &self.store.run_path(&key)))?
         {
             Peeked::Found(run) => return Ok(BranchRun::Own(run)),
             Peeked::Unusable(why) => return Ok(BranchRun::Unusable(why)),
             Peeked::Missing => {}
         }
-        if let Some(run) = self.legacy_run(name, tip)? {
-            return Ok(BranchRun::Own(Box::new(run.0)));
-        }
         self.start_on(name, tip, self.now())
-    }
-
-    /// The run of a branch whose name is not UTF-8, stored under the key older versions
-    /// gave it, when it is this branch's: its newest recorded commit is in the branch.
-    fn legacy_run(
-        &self,
-        name: Option<&[u8]>,
-        tip: Option<&CommitId>,
-    ) -> Result<Option<(Run, String)>> {
-        let (Some(name), Some(tip)) = (name, tip) else {
-            return Ok(None);
-        };
-        let Some(old) = legacy_key(name) else {
-            return Ok(None);
-        };
-        // A branch really named like the lossy form owns that file.
-        let lossy = String::from_utf8_lossy(name);
-        if self.repo.resolve(&format!("refs/heads/{lossy}")).is_ok() {
-            return Ok(None);
-        }
-        let Ok(Peeked::Found(run)) = self.store.peek_run(&old) else {
-            return Ok(None);
-        };
-        let newest = run
-            .iterations()
-            .iter()
-            .rev()
-            .map(|it| &it.id)
-            .find(|id| id.is_object_id())
-            .or(run.start_commit.as_ref());
-        let ours = match newest {
-            Some(id) => self
-                .repo
-                .is_ancestor(id.as_str(), tip.as_str())
-                .unwrap_or(false),
-            None => false,
-        };
-        Ok(ours.then_some((*run, old)))
     }
 
     /// The run a branch with no run of its own starts: see the module docs.
@@ -490,10 +462,26 @@ impl<'c> Workspace<'c> {
                     p
                 })
         };
+        // New work: the branch has commits past where it meets the runs (a branch cut at
+        // a commit some run knows brings nothing new).
+        let blocking = match (&fork, tip) {
+            (Some(f), _) if f.recorded && continues(&runs[f.run]) => None,
+            (Some(f), Some(tip)) if &f.commit == tip => None,
+            (_, Some(tip)) => self.continued_by_agents_work(&runs, tip, now)?,
+            (_, None) => None,
+        };
         Ok(match fork {
             Some(f) if f.recorded && continues(&runs[f.run]) => BranchRun::Continues(Box::new(
                 runs[f.run].continued_as(Run::make_id(now, branch.as_deref()), branch, f.commit),
             )),
+            _ if let Some(run) = blocking => {
+                let at = fork.map_or_else(|| tip.cloned(), |f| Some(f.commit));
+                BranchRun::Continues(Box::new(run.continued_as(
+                    Run::make_id(now, branch.as_deref()),
+                    branch,
+                    at.expect("a tip was judged"),
+                )))
+            }
             Some(f) => {
                 let pin = next
                     .or_else(|| repository(Some(&runs[f.run])))
@@ -517,6 +505,39 @@ impl<'c> Workspace<'c> {
                 )))
             }
         })
+    }
+
+    /// The run a branch with no run of its own continues because its tip is the agent's
+    /// work while that run's breaker blocks (the one that tripped last): a new branch, an
+    /// orphan branch or detached `HEAD` is no fresh start for a stuck agent. A person's
+    /// commit (with `agents` configured) starts a run of its own.
+    fn continued_by_agents_work<'r>(
+        &self,
+        runs: &'r [Run],
+        tip: &CommitId,
+        now: Timestamp,
+    ) -> Result<Option<&'r Run>> {
+        let mut blocking: Vec<(&Run, Config)> = Vec::new();
+        for run in runs
+            .iter()
+            .filter(|r| r.breaker().blocks(TripAction::Pause))
+        {
+            let config = self.config_of(run).unwrap_or_default();
+            if run
+                .effective_breaker(&config, now)
+                .blocks(config.on_trip.action)
+            {
+                blocking.push((run, config));
+            }
+        }
+        let Some((run, config)) = blocking
+            .into_iter()
+            .max_by_key(|(r, _)| r.breaker().trip().map(|t| t.at))
+        else {
+            return Ok(None);
+        };
+        let it = self.repo.commit_header(tip.as_str())?;
+        Ok(run.is_agents(&config, &it).then_some(run))
     }
 
     /// Walking first parents from `tip`, the nearest commit one of `runs` recorded or
@@ -568,26 +589,21 @@ impl<'c> Workspace<'c> {
     /// aside and rebuilds the run).
     pub fn read_run(&self) -> Result<Option<Run>> {
         match self.current()? {
-            BranchRun::Unusable(why) => Err(Error::input(format!(
-                "{why}; hint: the next hook sets it aside and rebuilds the run from git history, or run `loopguard reset`"
-            ))
-            .into()),
+            BranchRun::Unusable(why) => Err(StoreError::Unusable { why }.into()),
             other => Ok(other.into_run()),
         }
     }
 
-    /// The run the current branch starts now: from its start, or the one it continues.
-    fn start_run(&self, now: Timestamp) -> Result<(Run, Option<String>)> {
-        if let Some((run, old)) =
-            self.legacy_run(self.head.branch_name.as_deref(), self.head.id.as_ref())?
-        {
-            self.note(&format!(
-                "loopguard: the run of this branch was kept under {}, the name older versions gave it; it moves to {}",
-                crate::sanitize::printable(&old),
-                crate::sanitize::printable(&self.key)
-            ));
-            return Ok((run, Some(old)));
+    /// The stored run (or the one the branch continues), or the run it would start.
+    pub fn run_or_new(&self) -> Result<Run> {
+        match self.read_run()? {
+            Some(run) => Ok(run),
+            None => self.new_run(self.now()),
         }
+    }
+
+    /// The run the current branch starts now: from its start, or the one it continues.
+    fn start_run(&self, now: Timestamp) -> Result<Run> {
         let run = self.new_run(now)?;
         if let Some(from) = &run.inherited {
             let branch = self.head.branch.as_deref().unwrap_or("(detached HEAD)");
@@ -600,7 +616,7 @@ impl<'c> Workspace<'c> {
                 run.breaker().state()
             ));
         }
-        Ok((run, None))
+        Ok(run)
     }
 
     /// Locks the store, finishes what a writer that died left, loads (or starts, or
@@ -611,42 +627,40 @@ impl<'c> Workspace<'c> {
         now: Timestamp,
         f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
+        let waited = self.ctx.settings.lock_timeout;
+        match self.with_run_within(now, waited, f)? {
+            Some(value) => Ok(value),
+            None => Err(StoreError::Locked {
+                path: self.store.dir().join("lock"),
+                waited,
+            }
+            .into()),
+        }
+    }
+
+    /// [`Workspace::with_run`], waiting at most `wait` for the store's lock: `None` when
+    /// another holds it that long (nothing was done).
+    pub fn with_run_within<T>(
+        &self,
+        now: Timestamp,
+        wait: std::time::Duration,
+        f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+    ) -> Result<Option<T>> {
         self.opened.borrow_mut().take();
-        let _lock = self
-            .store
-            .lock(self.ctx.env.lock_timeout())
-            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
-        let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
-        let recovered = self
-            .store
-            .recover(&self.key, &tag)
-            .context("cannot finish the change a loopguard that stopped left")?;
+        let _lock = match self.store.lock(wait) {
+            Ok(lock) => lock,
+            Err(StoreError::Locked { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let tag = crate::store::tag_of(now);
+        let recovered = self.store.recover(&self.key, &tag).map_err(StoreError::io(
+            "finish the change a loopguard that stopped left in",
+            &self.store.journal_path(&self.key),
+        ))?;
         for why in &recovered.set_aside {
             self.warn(why);
         }
-        let mut migrated = None;
-        let mut before = None;
-        let mut run =
-            match self.store.load_run(&self.key, &tag).with_context(|| {
-                format!("cannot read {}", self.store.run_path(&self.key).display())
-            })? {
-                Loaded::Found(run) => {
-                    before = Some((*run).clone());
-                    *run
-                }
-                Loaded::Missing => {
-                    let (run, old) = self.start_run(now)?;
-                    migrated = old;
-                    run
-                }
-                Loaded::SetAside { kept, why } => {
-                    self.warn(&format!(
-                        "{why}; it was kept as {} and the run is rebuilt from git history",
-                        kept.display()
-                    ));
-                    self.rebuild(now)?
-                }
-            };
+        let (before, mut run) = self.load_or_start(now, &tag)?;
         if run.pinned_config.is_none() {
             run.pinned_config = self.pin.clone();
         }
@@ -657,42 +671,77 @@ impl<'c> Workspace<'c> {
         let (value, more) = f(&mut run)?;
         events.extend(more);
         if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
-            let start = before
-                .as_ref()
-                .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
-                .then(|| StartRecord::of(&run));
-            let report = events
-                .iter()
-                .any(|e| ends_run(e.kind))
-                .then(|| self.render_report(&run, &events))
-                .transpose()?;
-            self.store
-                .commit(
-                    &self.key,
-                    Change {
-                        run: &run,
-                        events: &events,
-                        start,
-                        report,
-                    },
-                )
-                .with_context(|| {
-                    format!(
-                        "cannot write the loopguard state in {}",
-                        self.store.dir().display()
-                    )
-                })?;
+            self.commit(&run, before.as_ref(), &events)?;
         }
-        if let Some(old) = migrated {
-            let from = self.store.run_path(&old);
-            // The run is under its new key now (with its marker): the old key's goes.
-            if std::fs::rename(&from, from.with_extension(format!("json.migrated-{tag}"))).is_ok()
-                && let Err(e) = self.store.forget_open(&old)
-            {
-                self.warn(&format!("cannot clear the open marker of {old}: {e}"));
+        Ok(Some(value))
+    }
+
+    /// Tells the pre-commit shim that HEAD is a commit `run` knows (recorded, or where it
+    /// started), so the next pre-commit need not start loopguard while no breaker may be
+    /// open: `<git dir>/loopguard-recorded` holds `refs/heads/<branch> <commit>`, compared
+    /// with HEAD's loose ref (hooks/loopguard-shim). Best effort: without it the shim
+    /// starts loopguard.
+    pub fn mark_recorded(&self, run: &Run) {
+        let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
+            return;
+        };
+        if run.position(head).is_none() && run.start_commit.as_ref() != Some(head) {
+            return;
+        }
+        let mut line = b"refs/heads/".to_vec();
+        line.extend_from_slice(name);
+        line.push(b' ');
+        line.extend_from_slice(head.as_str().as_bytes());
+        line.push(b'\n');
+        let path = self.repo.git_dir().join("loopguard-recorded");
+        if std::fs::read(&path).ok().as_deref() != Some(line.as_slice()) {
+            let _ = crate::safe_fs::write_atomic(&path, &line, || {});
+        }
+    }
+
+    /// The current branch's run as stored (under the lock), and the run to change: the
+    /// stored one, else one started now, else — its file was unusable and set aside — the
+    /// run rebuilt from git (its start record says where it started).
+    fn load_or_start(&self, now: Timestamp, tag: &str) -> Result<(Option<Run>, Run)> {
+        let path = self.store.run_path(&self.key);
+        match self
+            .store
+            .load_run(&self.key, tag)
+            .map_err(StoreError::io("read", &path))?
+        {
+            Loaded::Found(run) => Ok((Some((*run).clone()), *run)),
+            Loaded::Missing => Ok((None, self.start_run(now)?)),
+            Loaded::SetAside { kept, why } => {
+                self.warn(&format!(
+                    "{why}; it was kept as {} and the run is rebuilt from git history",
+                    kept.display()
+                ));
+                Ok((None, self.rebuild(now)?))
             }
         }
-        Ok(value)
+    }
+
+    /// Writes `run` and `events` as one change: with its start record when the run (or
+    /// its config) is new, and its report when it ended.
+    fn commit(&self, run: &Run, before: Option<&Run>, events: &[Event]) -> Result<()> {
+        let start = before
+            .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
+            .then(|| StartRecord::of(run));
+        let report = events
+            .iter()
+            .any(|e| ends_run(e.kind))
+            .then(|| self.render_report(run, events))
+            .transpose()?;
+        let change = Change {
+            run,
+            events,
+            start,
+            report,
+        };
+        self.store
+            .commit(&self.key, change)
+            .map_err(StoreError::io("write", self.store.dir()))?;
+        Ok(())
     }
 
     /// The report of `run` after `events` (the log so far and these).
@@ -723,11 +772,51 @@ impl<'c> Workspace<'c> {
     }
 
     /// Commits made after the run's last recorded one that no hook recorded (hooks off,
-    /// `--no-verify` on a merge, a crash), from `from` back, oldest first. Follows first
-    /// parents to the nearest commit the run knows (recorded, or where it started), so a
-    /// merge brings in the merge commit (context), not the other branch's commits. Cheap in
-    /// the usual case: `from` is already known and nothing is read.
-    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Vec<Iteration>> {
+    /// `--no-verify` on a merge, a crash, a held lock), from `from` back, oldest first.
+    /// Follows first parents to the nearest commit the run knows (recorded, or where it
+    /// started), so a merge brings in the merge commit (context), not the other branch's
+    /// commits. Cheap in the usual case: `from` is already known and nothing is read.
+    ///
+    /// Nothing is left out silently. A history that does not lead back to the run
+    /// (replaced, or an orphan under the branch's name) is recorded as it is; past
+    /// [`CATCH_UP_LIMIT`] commits (as many as any budget allows:
+    /// `budget.max_iterations` is at most that) the newest that many are recorded, which
+    /// spends any budget. The newest [`CATCH_UP_EVIDENCE`] are read with their change, the
+    /// older ones by their header (they count; the rules' window looks at the newest), so a
+    /// catch-up of thousands of commits stays within a hook's deadline.
+    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Missed> {
+        let (missed, why) = self.unrecorded(run, from)?;
+        if let Some(why) = why {
+            self.warn(&why);
+        }
+        if missed.len() > 0 {
+            self.note(&format!(
+                "loopguard: {} commit(s) that no hook recorded are recorded now",
+                missed.len()
+            ));
+        }
+        Ok(missed)
+    }
+
+    /// Catches up the commits before `from` that no hook recorded, into `run`
+    /// ([`Workspace::catch_up`], [`Run::record_unread`], [`Run::record_local`]); the events.
+    pub fn record_missed(
+        &self,
+        run: &mut Run,
+        from: Option<CommitId>,
+        now: Timestamp,
+    ) -> Result<Vec<Event>> {
+        let missed = self.catch_up(run, from)?;
+        Ok(missed.record(&self.config, run, now))
+    }
+
+    /// What [`Workspace::catch_up`] would record, and what to say about it, with nothing
+    /// said.
+    pub fn unrecorded(
+        &self,
+        run: &Run,
+        from: Option<CommitId>,
+    ) -> Result<(Missed, Option<String>)> {
         let known =
             |id: &CommitId| run.position(id).is_some() || run.start_commit.as_ref() == Some(id);
         let mut chain: Vec<CommitId> = Vec::new();
@@ -740,36 +829,60 @@ impl<'c> Workspace<'c> {
             if known(&id) {
                 break true;
             }
-            if chain.len() == WALK_LIMIT {
+            if chain.len() == CATCH_UP_LIMIT {
                 break false;
             }
             next = self.first_parent(&id);
             chain.push(id);
         };
         if chain.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Missed::default(), None));
         }
-        if !reached {
-            self.warn(&format!(
-                "{} commit(s) before HEAD do not lead back to what the run recorded (history was replaced, or more than {WALK_LIMIT} commits were made with the hooks off); they are not recorded",
-                if chain.len() == WALK_LIMIT {
-                    format!("more than {WALK_LIMIT}")
-                } else {
-                    chain.len().to_string()
-                }
-            ));
-            return Ok(Vec::new());
-        }
+        let why = if chain.len() == CATCH_UP_LIMIT && !reached {
+            Some(format!(
+                "more than {CATCH_UP_LIMIT} commits before HEAD were made without a hook recording them: the newest {CATCH_UP_LIMIT} are recorded, which spends any budget"
+            ))
+        } else if !reached {
+            Some(format!(
+                "{} commit(s) before HEAD do not lead back to what the run recorded (its history was replaced): they are recorded as they are",
+                chain.len()
+            ))
+        } else {
+            None
+        };
         chain.reverse();
-        let mut missed = self.repo.iterations(&chain)?;
-        for it in &mut missed {
+        let split = chain.len().saturating_sub(CATCH_UP_EVIDENCE);
+        let mut missed = Missed::default();
+        for id in &chain[..split] {
+            let mut it = self.repo.commit_header(id.as_str())?;
+            // Only the subject: thousands of these are kept in the run.
+            it.message = it
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .map(|l| l.chars().take(200).collect());
+            missed.unread.push(it);
+        }
+        missed.read = self.repo.iterations(&chain[split..])?;
+        for it in missed.unread.iter_mut().chain(&mut missed.read) {
             self.classify_setup(run, it);
         }
-        self.note(&format!(
-            "loopguard: {} commit(s) that no hook recorded are recorded now",
-            missed.len()
-        ));
-        Ok(missed)
+        Ok((missed, why))
+    }
+
+    /// `run` with the commits up to HEAD that no hook recorded, recorded in memory
+    /// (nothing is written), and how many: what the next hook judges.
+    pub fn with_unrecorded(&self, mut run: Run) -> Result<(Run, usize)> {
+        let Some(head) = self.head.id.clone() else {
+            return Ok((run, 0));
+        };
+        if run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head) {
+            return Ok((run, 0));
+        }
+        let (missed, _) = self.unrecorded(&run, Some(head))?;
+        let n = missed.len();
+        missed.record(&self.config, &mut run, self.now());
+        Ok((run, n))
     }
 
     /// The run as git history shows it, judged from scratch as the hooks would have: from
@@ -797,7 +910,7 @@ impl<'c> Workspace<'c> {
             }
             None => {
                 self.warn(
-                    "where the run started is not recorded (a state from an older loopguard): the rebuild takes the branch's own commits",
+                    "where the run started is not recorded (its start record is gone or unreadable): the rebuild takes the branch's own commits",
                 );
                 match self.start_on(name, tip, now)? {
                     BranchRun::Own(r) | BranchRun::Continues(r) | BranchRun::Fresh(r) => {
@@ -805,7 +918,7 @@ impl<'c> Workspace<'c> {
                         run.start_commit = None;
                         run
                     }
-                    BranchRun::Unusable(why) => return Err(Error::env(why).into()),
+                    BranchRun::Unusable(why) => return Err(StoreError::Unusable { why }.into()),
                 }
             }
         };
@@ -859,6 +972,31 @@ impl<'c> Workspace<'c> {
         chain.truncate(limit);
         chain.reverse();
         Ok(chain)
+    }
+
+    /// Whether a cherry-pick `it` moves work some run recorded (a commit of another branch,
+    /// or one a reset took off this one): that is a rewrite, not a new attempt. It is
+    /// found by its patch id among the recorded commits that `it`'s parent does not
+    /// already have; any other cherry-pick (of a commit made with the hooks off, of an
+    /// empty commit, of a patch this branch has already) is an attempt like a commit.
+    pub fn moves_recorded_work(&self, run: &Run, it: &Iteration) -> bool {
+        let Some(patch) = &it.patch_id else {
+            return false;
+        };
+        let parent = it.parents.as_ref().and_then(|p| p.first());
+        let others = self.store.runs().into_iter().map(|(_, r)| r);
+        std::iter::once(run.clone())
+            .chain(others)
+            .flat_map(|r| r.iterations().to_vec())
+            .filter(|old| old.patch_id.as_ref() == Some(patch) && old.id.is_object_id())
+            .any(|old| {
+                parent.is_none_or(|p| {
+                    !self
+                        .repo
+                        .is_ancestor(old.id.as_str(), p.as_str())
+                        .unwrap_or(true)
+                })
+            })
     }
 
     /// A commit that only adds or updates `.loopguard.yml` to exactly the content the run
