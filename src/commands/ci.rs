@@ -332,7 +332,7 @@ impl Session<'_> {
             && repo.resolve(head.as_str()).is_ok()
             && repo.resolve(base.as_str()).is_ok()
         {
-            let ids = repo.rev_range(&format!("{base}..{head}"))?;
+            let ids = repo.rev_range_line(&format!("{base}..{head}"))?;
             return Ok((repo.iterations(&ids)?, false));
         }
         match pr {

@@ -250,6 +250,14 @@ impl Repo {
         Ok(ids.iter().map(cid).collect())
     }
 
+    /// The commits of a range on its own first-parent line, oldest first: [`Repo::rev_range`]
+    /// without the commits a merge brought in (see
+    /// [`loopguard_core::first_parent::on_line`]).
+    pub fn rev_range_line(&self, spec: &str) -> Result<Vec<CommitId>, GitError> {
+        let ids = self.rev_range_ids(spec)?;
+        line_of_ids(&mut Graph::new(&self.repo, &self.shallow), ids)
+    }
+
     fn rev_range_ids(&self, spec: &str) -> Result<Vec<ObjectId>, GitError> {
         use gix::revision::plumbing::Spec;
         let parsed = self
@@ -300,8 +308,9 @@ impl Repo {
         let mut graph = Graph::new(&self.repo, &self.shallow);
         let walk_order = graph.reachable(&[tip], &others)?;
         let ordered = graph.topo_oldest_first(&walk_order);
-        let skip = ordered.len().saturating_sub(limit);
-        Ok(ordered[skip..].iter().map(cid).collect())
+        let line = line_of_ids(&mut graph, ordered)?;
+        let skip = line.len().saturating_sub(limit);
+        Ok(line[skip..].to_vec())
     }
 
     fn other_branch_tips(
@@ -564,4 +573,19 @@ fn tune_for_ranges(repo: &mut gix::Repository) {
             PACK_CACHE_BYTES,
         ))
     });
+}
+
+/// Of `ids` (oldest first), those on their own first-parent line (see
+/// [`loopguard_core::first_parent::on_line`]).
+fn line_of_ids(graph: &mut Graph<'_>, ids: Vec<ObjectId>) -> Result<Vec<CommitId>, GitError> {
+    let commits = ids
+        .iter()
+        .map(|id| Ok((cid(id), graph.parents_of(*id)?.iter().map(cid).collect())))
+        .collect::<Result<Vec<(CommitId, Vec<CommitId>)>, GitError>>()?;
+    let keep = loopguard_core::first_parent::on_line(&commits, |c| &c.0, |c| Some(c.1.as_slice()));
+    Ok(commits
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(c, keep)| keep.then_some(c.0))
+        .collect())
 }

@@ -27,5 +27,6 @@ mod local_guard;
 mod pictures;
 mod progress;
 mod recovery;
+mod shapes;
 mod slow;
 mod untrusted_text;

@@ -4,6 +4,7 @@
 //! shell that does the I/O).
 //!
 //! - [`iteration`] — the record of one attempt, and the `replay` input format;
+//! - [`first_parent`] — the branch's own line: attempts, and what merges brought in;
 //! - [`config`] — `.loopguard.yml` parsed and resolved (profiles, rules, patterns);
 //! - [`rules`] — one pure function per rule over the window of attempts;
 //! - [`breaker`] — the circuit breaker and its transitions;
@@ -25,6 +26,7 @@ pub mod ci;
 pub mod config;
 pub mod error;
 pub mod fingerprint;
+pub mod first_parent;
 pub mod github;
 pub mod ids;
 pub mod iteration;

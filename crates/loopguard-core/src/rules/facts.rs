@@ -153,6 +153,11 @@ fn facts_of(
     };
 
     if let Some(tree) = &it.tree {
+        let adjacent = started_from(history, i);
+        // A known empty change whose tree is the one it started from moved nowhere, so it
+        // returned nowhere either (a replay record without `parent_tree`, `files: []`).
+        let empty = f.empty || adjacent == Some(tree.as_str());
+        f.empty = empty;
         let mut states: HashSet<&str> = HashSet::new();
         // (state, its position, the commit whose tree it is or which started from it)
         let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
@@ -161,17 +166,21 @@ fn facts_of(
             for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
                 let Some(t) = t else { continue };
                 states.insert(t);
-                if Some(t) != it.parent_tree.as_ref() {
+                if Some(t.as_str()) != adjacent {
                     non_adjacent.push((t, pos, first + k));
                 }
             }
         }
-        if let Some(p) = &it.parent_tree {
+        if let Some(p) = adjacent {
             states.insert(p);
         }
         f.tree_novel = Some(!states.contains(tree.as_str()));
         // The newest earlier occurrence of this state.
-        if let Some(&(_, pos, k)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
+        if let Some(&(_, pos, k)) = non_adjacent
+            .iter()
+            .rev()
+            .find(|(t, _, _)| !empty && *t == tree)
+        {
             f.returns_to = Some(name_state(history, first, i, tree, pos, k));
             f.state_position = Some(pos);
             let previous = before.iter().rev().find(|p| !p.empty);
@@ -225,6 +234,23 @@ fn facts_of(
         f.ci_files = ci_files(config, it);
     }
     f
+}
+
+/// The tree `history[i]` started from: its parent tree, or when the record does not say,
+/// the tree of its first parent in the history, or with no parents known the tree of the
+/// iteration before it.
+fn started_from(history: &[Iteration], i: usize) -> Option<&str> {
+    let it = &history[i];
+    if let Some(p) = &it.parent_tree {
+        return Some(p);
+    }
+    let before = &history[..i];
+    let parent = match it.parents.as_deref() {
+        Some([first, ..]) => before.iter().rev().find(|e| &e.id == first),
+        Some([]) => None,
+        None => before.last(),
+    };
+    parent.and_then(|p| p.tree.as_deref())
 }
 
 /// Names the state at `pos` (the tree of `history[k]`, or the tree it started from) the way
