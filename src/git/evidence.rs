@@ -266,11 +266,13 @@ impl<'r> EvidenceReader<'r> {
         // The size from the object's header first: a blob too big to diff is never
         // loaded (a 500 MB binary would otherwise take twice that in memory); it is opaque,
         // its ids all it contributes.
-        let size = self
-            .repo
-            .find_header(id)
-            .map_err(|e| GitError::other(format!("cannot read {path} ({id})"), e))?
-            .size();
+        let size = match self.repo.find_header(id) {
+            Ok(header) => header.size(),
+            // Not in this clone (a partial clone's filtered blob, a mirror without its
+            // large files): opaque, as a blob too big to read is.
+            Err(_) if !self.repo.has_object(id) => u64::MAX,
+            Err(e) => return Err(GitError::other(format!("cannot read {path} ({id})"), e)),
+        };
         if size > MAX_LINE_DIFF_BYTES as u64 {
             self.give_back(data);
             return Ok(Side {

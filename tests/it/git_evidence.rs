@@ -308,6 +308,31 @@ fn huge_files_are_not_diffed_by_line() {
     assert_ne!(again.patch_id, it.patch_id);
 }
 
+#[test]
+fn a_blob_the_clone_does_not_have_is_opaque() {
+    // A partial clone (`--filter=blob:limit=…`), or a mirror without its largest files:
+    // the commit is still read, the missing blob by its id only.
+    let r = TestRepo::new();
+    r.write("small.txt", "x\n");
+    r.commit("Start");
+    r.write("data.bin", "large enough to be filtered\n");
+    let commit = r.commit("Add data");
+    let blob = r.git(&["rev-parse", "HEAD:data.bin"]);
+    let loose = r
+        .path()
+        .join(".git/objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    std::fs::remove_file(loose).expect("the blob is a loose object");
+    let it = open(&r).iteration(&commit).unwrap();
+    let f = &it.files.as_ref().unwrap()[0];
+    assert_eq!(
+        (f.path.as_str(), f.added, f.deleted),
+        ("data.bin", None, None)
+    );
+    assert!(it.patch_id.is_some());
+}
+
 /// Each patch id, compared in pairs: ours are equal exactly when git's `--stable` ones are.
 #[test]
 fn patch_ids_agree_with_git_patch_id_on_equal_changes() {
