@@ -327,6 +327,9 @@ impl Session<'_> {
         let base = pr
             .map(|p| p.base.sha.clone())
             .or_else(|| self.trigger.base_sha.clone());
+        if let Some(repo) = &mut self.repo {
+            repo.read_tests_as(config.tests.clone());
+        }
         if let (Some(repo), Some(base)) = (&self.repo, &base)
             && !repo.is_shallow()
             && repo.resolve(head.as_str()).is_ok()
@@ -345,7 +348,10 @@ impl Session<'_> {
             }
             None => {
                 let commit = self.client.commit(&head)?;
-                Ok((vec![iteration_from_commit(&commit, None)], true))
+                Ok((
+                    vec![iteration_from_commit(&commit, None, &config.tests)],
+                    true,
+                ))
             }
         }
     }

@@ -18,9 +18,10 @@ use super::diff::{
     ChangedLine, LineDiffer, MAX_LINE_DIFF_BYTES, equal_ignoring_whitespace, is_binary, lines,
 };
 use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
-use crate::iteration::{FileChange, FileStatus, Iteration, SkipAdded};
+use crate::config::TestPaths;
+use crate::iteration::{FileChange, FileStatus, Iteration, skips_of};
 use loopguard_core::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
-use loopguard_core::patch::skips::{may_hold_skips, skips_added};
+use loopguard_core::suite::{ChangedFile, Role, TakenTest, taken};
 
 /// Buffers kept between commits, at most (pool and previous blobs each).
 const MAX_KEPT_BLOBS: usize = 64;
@@ -71,13 +72,14 @@ impl FilePair {
 struct ChangeSummary {
     files: Vec<FileChange>,
     patch: PatchIdBuilder,
-    skips: Vec<SkipAdded>,
+    taken: Vec<TakenTest>,
     whitespace_only: bool,
 }
 
 pub(crate) struct EvidenceReader<'r> {
     repo: &'r gix::Repository,
     shallow: &'r HashSet<ObjectId>,
+    tests: &'r TestPaths,
     state: State,
     recorder: Recorder,
     commit_buf: Vec<u8>,
@@ -102,10 +104,15 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 impl<'r> EvidenceReader<'r> {
-    pub(crate) fn new(repo: &'r gix::Repository, shallow: &'r HashSet<ObjectId>) -> Self {
+    pub(crate) fn new(
+        repo: &'r gix::Repository,
+        shallow: &'r HashSet<ObjectId>,
+        tests: &'r TestPaths,
+    ) -> Self {
         EvidenceReader {
             repo,
             shallow,
+            tests,
             state: State::default(),
             recorder: Recorder::default(),
             commit_buf: Vec::new(),
@@ -186,7 +193,7 @@ impl<'r> EvidenceReader<'r> {
             ChangeSummary {
                 files: Vec::new(),
                 patch: PatchIdBuilder::default(),
-                skips: Vec::new(),
+                taken: Vec::new(),
                 whitespace_only: false,
             }
         } else {
@@ -202,7 +209,8 @@ impl<'r> EvidenceReader<'r> {
             summary.patch.finish()
         };
         it.files = Some(summary.files);
-        it.skips_added = Some(summary.skips);
+        it.skips_added = Some(skips_of(&summary.taken));
+        it.tests_taken = Some(summary.taken);
         Ok(it)
     }
 
@@ -405,15 +413,51 @@ impl<'r> EvidenceReader<'r> {
         Ok(pairs)
     }
 
+    /// The tests the change takes away (see [`loopguard_core::suite`]), read from both
+    /// sides of every file, when a file that bears tests changed at all.
+    fn taken(&self, pairs: &[FilePair]) -> Vec<TakenTest> {
+        let bears = |side: &Option<Side>| {
+            side.as_ref().is_some_and(|s| {
+                let path = String::from_utf8_lossy(&s.path);
+                matches!(self.tests.role(&path), Some(Role::Tests(_))) || path.ends_with(".rs")
+            })
+        };
+        if !pairs.iter().any(|p| bears(&p.old) || bears(&p.new)) {
+            return Vec::new();
+        }
+        fn text(side: &Option<Side>) -> Option<std::borrow::Cow<'_, str>> {
+            side.as_ref()
+                .filter(|s| !s.too_big && !s.mode.is_commit() && !is_binary(&s.data))
+                .map(|s| String::from_utf8_lossy(&s.data))
+        }
+        let paths: Vec<(Option<String>, Option<String>)> = pairs
+            .iter()
+            .map(|p| {
+                let path = |s: &Option<Side>| s.as_ref().map(|s| lossy(&s.path));
+                (path(&p.old), path(&p.new))
+            })
+            .collect();
+        let texts: Vec<_> = pairs.iter().map(|p| (text(&p.old), text(&p.new))).collect();
+        let files: Vec<ChangedFile<'_>> = paths
+            .iter()
+            .zip(&texts)
+            .map(|((old_path, new_path), (old, new))| ChangedFile {
+                old_path: old_path.as_deref(),
+                new_path: new_path.as_deref(),
+                old: old.as_deref(),
+                new: new.as_deref(),
+            })
+            .collect();
+        taken(&files, |p| self.tests.role(p))
+    }
+
     fn summarise(&mut self, pairs: &[FilePair]) -> ChangeSummary {
         let mut summary = ChangeSummary {
             files: Vec::with_capacity(pairs.len()),
             patch: PatchIdBuilder::default(),
-            skips: Vec::new(),
+            taken: self.taken(pairs),
             whitespace_only: !pairs.is_empty(),
         };
-        let mut skip_added: Vec<&[u8]> = Vec::new();
-        let mut skip_removed: Vec<&[u8]> = Vec::new();
         for pair in pairs {
             let path = pair.path();
             let path_str = lossy(path);
@@ -447,9 +491,6 @@ impl<'r> EvidenceReader<'r> {
                 }
                 file.binary = binary;
             } else {
-                let collect_skips = may_hold_skips(&file.path);
-                skip_added.clear();
-                skip_removed.clear();
                 let mut each = |line: ChangedLine<'_>| match line {
                     ChangedLine::Added(l) => hasher.added(l),
                     ChangedLine::Removed(l) => hasher.removed(l),
@@ -459,9 +500,6 @@ impl<'r> EvidenceReader<'r> {
                         let mut count = 0;
                         for l in lines(&n.data) {
                             each(ChangedLine::Added(l));
-                            if collect_skips {
-                                skip_added.push(l);
-                            }
                             count += 1;
                         }
                         (count, 0)
@@ -475,15 +513,7 @@ impl<'r> EvidenceReader<'r> {
                         (0, count)
                     }
                     (Some(o), Some(n)) if o.id != n.id => {
-                        let diff = self.differ.diff(&o.data, &n.data, |line| {
-                            each(line);
-                            if collect_skips {
-                                match line {
-                                    ChangedLine::Added(l) => skip_added.push(l),
-                                    ChangedLine::Removed(l) => skip_removed.push(l),
-                                }
-                            }
-                        });
+                        let diff = self.differ.diff(&o.data, &n.data, each);
                         // Outside the changed ranges both sides are identical.
                         if ws_equal
                             && !equal_ignoring_whitespace(
@@ -499,13 +529,6 @@ impl<'r> EvidenceReader<'r> {
                 };
                 file.added = Some(n_added);
                 file.deleted = Some(n_removed);
-                if collect_skips && !skip_added.is_empty() {
-                    summary.skips.extend(skips_added(
-                        &file.path,
-                        skip_added.iter().copied(),
-                        skip_removed.iter().copied(),
-                    ));
-                }
             }
             summary.whitespace_only &= ws_equal;
             summary.patch.push(hasher);

@@ -9,6 +9,7 @@ use gix::bstr::ByteSlice;
 use super::GitError;
 use super::evidence::{EvidenceReader, shallow_set};
 use super::range::Graph;
+use crate::config::TestPaths;
 use crate::iteration::{CommitId, Iteration};
 
 /// What `HEAD` is.
@@ -44,6 +45,8 @@ pub struct Repo {
     common_dir: PathBuf,
     workdir: Option<PathBuf>,
     shallow: HashSet<ObjectId>,
+    /// What a test is, for the tests a commit takes away (`paths.tests`).
+    tests: TestPaths,
 }
 
 /// Bytes of decoded objects each range reader keeps (see [`tune_for_ranges`]).
@@ -106,7 +109,14 @@ impl Repo {
             common_dir,
             workdir,
             shallow,
+            tests: TestPaths::Discovered,
         }
+    }
+
+    /// Reads the tests commits take away with `tests` (the config's `paths.tests`) rather
+    /// than each ecosystem's discovery rules.
+    pub fn read_tests_as(&mut self, tests: TestPaths) {
+        self.tests = tests;
     }
 
     /// The repository's own git directory (`.git`, or `.git/worktrees/<name>` in a linked
@@ -398,7 +408,7 @@ impl Repo {
     /// The evidence of commit `id` (any revision) against its first parent.
     pub fn iteration(&self, rev: impl AsRef<str>) -> Result<Iteration, GitError> {
         let id = self.commit_id(rev.as_ref())?;
-        EvidenceReader::new(&self.repo, &self.shallow).iteration(id)
+        EvidenceReader::new(&self.repo, &self.shallow, &self.tests).iteration(id)
     }
 
     /// The evidence of many commits, in the given order. Runs on up to four threads when
@@ -415,9 +425,9 @@ impl Repo {
             .min(4)
             .min(ids.len() / MIN_PER_THREAD)
             .max(1);
-        let shallow = &self.shallow;
+        let (shallow, tests) = (&self.shallow, &self.tests);
         let read = |repo: &gix::Repository, ids: &[ObjectId]| {
-            let mut reader = EvidenceReader::new(repo, shallow);
+            let mut reader = EvidenceReader::new(repo, shallow, tests);
             ids.iter()
                 .map(|id| reader.iteration(*id))
                 .collect::<Result<Vec<_>, _>>()

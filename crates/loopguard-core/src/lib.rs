@@ -7,6 +7,7 @@
 //! - [`first_parent`] — the branch's own line: attempts, and what merges brought in;
 //! - [`config`] — `.loopguard.yml` parsed and resolved (profiles, rules, patterns);
 //! - [`rules`] — one pure function per rule over the window of attempts;
+//! - [`suite`] — what a test is per ecosystem, and which tests a change takes away;
 //! - [`breaker`] — the circuit breaker and its transitions;
 //! - [`run`] — a run of attempts and the one function that steps its breaker;
 //! - [`report`] — the status document every renderer consumes;
@@ -37,5 +38,6 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod sanitize;
+pub mod suite;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

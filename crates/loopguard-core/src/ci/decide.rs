@@ -131,7 +131,9 @@ pub fn api_history<E>(
                 ..state.records[&c.sha].clone()
             },
             RecordSource::Listed => iteration_from_listed_commit(c, parent_tree.as_deref()),
-            RecordSource::Fetch => iteration_from_commit(&fetch(&c.sha)?, parent_tree.as_deref()),
+            RecordSource::Fetch => {
+                iteration_from_commit(&fetch(&c.sha)?, parent_tree.as_deref(), &config.tests)
+            }
         };
         if let Some(t) = &it.tree {
             trees.insert(it.id.clone(), t.clone());
