@@ -161,3 +161,60 @@ fn who_made_a_commit_does_not_depend_on_where_the_first_agent_commit_is() {
     );
     assert_eq!(doc["counters"]["stagnation"]["count"], 0, "{doc}");
 }
+
+#[test]
+fn a_persons_turn_starts_the_loop_counters_again_but_not_the_budget() {
+    // The agent's two attempts fail the same way (cargo's own output), a person commits a
+    // fix of theirs on the branch, the agent fails once more: three failures in a row,
+    // but not in one episode.
+    let repo = crate::support::guarded("agents: ['Agent <*>']\n");
+    let attempt = |n: usize| {
+        repo.write(
+            "src/count.rs",
+            format!("pub fn count() -> usize {{ {n} }}\n"),
+        );
+        repo.commit(&format!("Try {n}"));
+        crate::support::run_log(&repo, "cargo/assert-count/plain.log", 101);
+    };
+    attempt(1);
+    attempt(2);
+    repo.author("Jane", "jane@example.com");
+    repo.write("docs/notes.md", "look at the tokenizer\n");
+    repo.commit("Hint for the agent");
+    repo.as_agent();
+    attempt(3);
+    let s = crate::support::status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert_eq!(s["counters"]["same_error"]["count"], 1, "{s}");
+    assert_eq!(s["counters"]["budget"]["count"], 3, "{s}");
+    let report = lg(&repo).args(["report", "--json"]).run().ok().json();
+    let episode = report["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "episode")
+        .expect("an episode event");
+    assert!(
+        episode["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("Jane's commit"),
+        "{episode}"
+    );
+    // `check` over the same commits judges the same.
+    let doc = lg(&repo).args(["check", "--json"]).run().ok().json();
+    assert_eq!(doc["counters"]["same_error"]["count"], 1, "{doc}");
+
+    // A person's `resume` while nothing is stuck takes a turn too.
+    attempt(4);
+    lg(&repo)
+        .args(["resume"])
+        .run()
+        .ok()
+        .stdout_has("a new episode");
+    attempt(5);
+    let s = crate::support::status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert_eq!(s["counters"]["same_error"]["count"], 1, "{s}");
+    assert_eq!(s["counters"]["budget"]["count"], 5, "{s}");
+}

@@ -736,16 +736,59 @@ impl Run {
                 if it.kind.is_none() {
                     it.kind = Some(filter.kind(config, &it));
                 }
+                let turn = self.persons_turn(config, filter, &it);
                 self.iterations.push(it);
                 let kind = self.iterations.last().and_then(|it| it.kind);
                 if kind == Some(IterationKind::Attempt) {
                     Arrival::Attempt
                 } else {
-                    Arrival::Context
+                    let mut outcome = self.step(config, now, Arrival::Context);
+                    if let Some(by) = turn {
+                        outcome.events.extend(self.turn_taken(&by, now));
+                    }
+                    return outcome;
                 }
             }
         };
         self.step(config, now, arrival)
+    }
+
+    /// Whether `it`, arriving, is a person's turn: a commit of their own (not a merge, not
+    /// the agent's, by someone the run can tell from the agent: `agents` is set or the
+    /// agent's identity is known) after an attempt of the agent's in this episode. Who, if
+    /// so.
+    fn persons_turn(
+        &mut self,
+        config: &Config,
+        filter: AgentFilter,
+        it: &Iteration,
+    ) -> Option<String> {
+        let told_apart = match filter {
+            AgentFilter::Configured | AgentFilter::KnownAgents => true,
+            AgentFilter::Everyone => false,
+        };
+        let own_commit = !it.uncommitted
+            && it.parents.as_ref().is_none_or(|p| p.len() <= 1)
+            && it.kind != Some(IterationKind::Attempt)
+            && it.kind != Some(IterationKind::Rewrite)
+            && !filter.is_agent(config, it);
+        let baseline = self.breaker.baseline();
+        let after_an_attempt = self.facts(config).iter().any(|f| f.index >= baseline);
+        let author = it.author.as_deref()?;
+        (told_apart && own_commit && after_an_attempt).then(|| {
+            let name = author.split(" <").next().unwrap_or(author);
+            format!("{name}'s commit {}", it.id.short())
+        })
+    }
+
+    /// A person's turn taken by a commit of theirs: a new episode (see
+    /// [`Run::new_episode`]), derived from the commit itself, so a history judged again
+    /// takes it at the same point.
+    fn turn_taken(&mut self, by: &str, now: Timestamp) -> Option<Event> {
+        let at = self.at(now);
+        let e = self.record.breaker.new_episode(by, &at).ok()?;
+        self.reset_edges();
+        Some(e)
     }
 
     /// The first known agent identity arrived in a run that took every commit for the

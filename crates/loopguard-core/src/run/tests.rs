@@ -707,3 +707,45 @@ fn commits_a_merge_brought_in_are_not_attempts() {
             .all(|it| it.id != s1 && it.id != s2)
     );
 }
+
+#[test]
+fn a_persons_commit_between_the_agents_attempts_is_a_new_episode() {
+    const AGENT: &str = "Agent <agent@example.com>";
+    const PERSON: &str = "Jane <jane@example.com>";
+    let c = Config::parse(
+        "agents: ['Agent <*>']\n",
+        std::path::Path::new(".loopguard.yml"),
+    )
+    .unwrap();
+    // Two failing attempts, a person's commit, one more failing attempt: no three in a
+    // row in one episode; without the person's commit, same_error trips.
+    let failing = |h: History| h.fresh().author(AGENT).fail("a1", 1);
+    let h = failing(failing(History::new()));
+    let with_person = failing(h.clone().fresh().author(PERSON));
+    let j = both(&c, &with_person, 1000);
+    assert_eq!(j.run.breaker().state(), State::Closed, "{:?}", j.events);
+    assert_eq!(kinds(&j), [EventKind::Episode]);
+    assert!(
+        j.events[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("Jane's commit c02aaaa"),
+        "{:?}",
+        j.events[0].reason
+    );
+    assert_eq!(j.evaluation.counters[&RuleName::SameError].count, 1);
+    let j = both(&c, &failing(h.clone()), 1000);
+    assert_eq!(j.run.breaker().rule(), Some(RuleName::SameError));
+    // The budget counts the whole run.
+    assert_eq!(
+        both(&c, &with_person, 1000).evaluation.counters[&RuleName::Budget].count,
+        3
+    );
+    // A person's commit before the agent's first attempt is no turn: nothing to restart.
+    let first = failing(History::new().fresh().author(PERSON));
+    assert_eq!(kinds(&both(&c, &first, 1000)), Vec::<EventKind>::new());
+    // Without a way to tell the agent from people, every commit is the agent's.
+    let j = both(&Config::default(), &with_person, 1000);
+    assert_eq!(j.run.breaker().rule(), Some(RuleName::SameError));
+}

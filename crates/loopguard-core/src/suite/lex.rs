@@ -14,6 +14,9 @@ enum State {
     RawRust(usize),
     /// A C# verbatim string (`@"…"`, `""` inside).
     Verbatim,
+    /// A string with escapes that goes on past the end of its line (Rust's strings may;
+    /// others' after a `\` at the end of the line).
+    Quoted(u8),
 }
 
 /// The depth of `(`, `[` and `{` together, line by line.
@@ -88,6 +91,13 @@ impl Depth {
                         None => break,
                     }
                 }
+                State::Quoted(q) => match close_quoted(b, i, q) {
+                    Some(j) => {
+                        self.state = State::Code;
+                        i = j;
+                    }
+                    None => break,
+                },
                 State::Code => i = self.code(b, i),
             }
         }
@@ -148,10 +158,10 @@ impl Depth {
                 | Lang::Swift
                 | Lang::Dart => find(b, i + 1, b"`").map_or(b.len(), |j| j + 1),
             },
-            b'"' => skip_quoted(b, i, b'"'),
+            b'"' => self.quoted(b, i, b'"'),
             b'\'' => match self.lang {
                 Lang::Js | Lang::Php | Lang::Dart | Lang::Python | Lang::Ruby | Lang::Elixir => {
-                    skip_quoted(b, i, b'\'')
+                    self.quoted(b, i, b'\'')
                 }
                 // A character literal (`'x'`, `'\n'`, `'\u{1F600}'`), or a lifetime.
                 Lang::Go | Lang::Rust | Lang::Jvm | Lang::DotNet | Lang::Cpp | Lang::Swift => {
@@ -163,25 +173,40 @@ impl Depth {
     }
 }
 
+impl Depth {
+    /// A string from the quote at `i`: where it ends on this line, or the end of the line
+    /// when it goes on (a Rust string, or a `\` before the line's end).
+    fn quoted(&mut self, b: &[u8], i: usize, quote: u8) -> usize {
+        match close_quoted(b, i + 1, quote) {
+            Some(j) => j,
+            None => {
+                if self.lang == Lang::Rust || b.ends_with(b"\\") {
+                    self.state = State::Quoted(quote);
+                }
+                b.len()
+            }
+        }
+    }
+}
+
+/// Where a string whose content starts at `from` ends (just after its closing quote).
+fn close_quoted(b: &[u8], from: usize, quote: u8) -> Option<usize> {
+    let mut j = from;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            c if c == quote => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     hay.get(from..)?
         .windows(needle.len())
         .position(|w| w == needle)
         .map(|p| p + from)
-}
-
-/// A string on one line from the quote at `i`: where it ends (the line's end when it
-/// does not).
-fn skip_quoted(b: &[u8], i: usize, quote: u8) -> usize {
-    let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            c if c == quote => return j + 1,
-            _ => j += 1,
-        }
-    }
-    b.len()
 }
 
 /// `'x'`, `'\n'`, `'\u{…}'` from `i`: where it ends; `None` for a lifetime (`'a`).
@@ -240,5 +265,8 @@ mod tests {
         assert_eq!(depths(Lang::Js, js), [(0, 2), (2, 2), (2, 0)]);
         let cs = "void F() {\n  var s = @\"{\n\"\"}\";\n}\n";
         assert_eq!(depths(Lang::DotNet, cs), [(0, 1), (1, 1), (1, 1), (1, 0)]);
+        // A Rust string over two lines.
+        let rust = "fn f() {\n    g(\"a\\n\\\n      b)\");\n}\n";
+        assert_eq!(depths(Lang::Rust, rust), [(0, 1), (1, 2), (2, 1), (1, 0)]);
     }
 }

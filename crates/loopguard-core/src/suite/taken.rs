@@ -100,14 +100,21 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
         let focus_now = after
             .iter()
             .find(|a| a.file == side.file)
-            .and_then(|a| a.parsed.focus.as_deref())
+            .and_then(|a| a.parsed.focus.as_ref())
             .filter(|_| side.parsed.focus.is_none());
         for test in side.parsed.tests.iter().filter(|t| t.off.is_none()) {
+            // Of the tests of the same name after the change, the one that is most likely
+            // this one: in the same file and still running, then in the same file, then
+            // running elsewhere (a move), then any.
             let candidates = by_name.get_mut(test.name.as_str());
             let found = candidates.and_then(|c| {
+                let same_file = |&&(s, _): &&(usize, usize)| after[s].file == side.file;
+                let running = |&&(s, t): &&(usize, usize)| after[s].parsed.tests[t].off.is_none();
                 let at = c
                     .iter()
-                    .position(|&(s, _)| after[s].file == side.file)
+                    .position(|x| same_file(&x) && running(&x))
+                    .or_else(|| c.iter().position(|x| same_file(&x)))
+                    .or_else(|| c.iter().position(|x| running(&x)))
                     .or_else(|| (!c.is_empty()).then_some(0))?;
                 Some(c.remove(at))
             });
@@ -120,7 +127,7 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
             let off = now.off.clone().or_else(|| {
                 focus_now
                     .filter(|_| after[s].file == side.file && !now.focused)
-                    .map(|line| super::parse::Off::new(TakenHow::Focused, line))
+                    .cloned()
             });
             if let Some(off) = off {
                 let quarantine = issue_link(&off.line);
@@ -146,11 +153,29 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
         return out;
     }
 
-    // The definitions after the change, to tell a test renamed out of discovery.
-    let defs_after: Vec<String> = after
+    // The definitions the change adds, to tell a test renamed out of discovery (`_test_x`,
+    // a function that lost its `#[test]`).
+    let defs_before: Vec<String> = before
         .iter()
         .flat_map(|s| s.parsed.defs.iter().map(|d| d.to_lowercase()))
         .collect();
+    let defs_after: Vec<String> = after
+        .iter()
+        .flat_map(|s| s.parsed.defs.iter().map(|d| d.to_lowercase()))
+        .filter(|d| !defs_before.contains(d))
+        .collect();
+    // A file of tests moved where the runner does not look, but imported by a test file of
+    // the change (`fixtures/timers.suite.ts` imported by `timers-node.test.ts`): its tests
+    // still run.
+    let imported = |new_path: &str| {
+        let name = new_path.rsplit('/').next().unwrap_or(new_path);
+        let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+        stem.len() >= 3
+            && files.iter().any(|f| {
+                f.new_path.is_some_and(|p| bears(p).is_some())
+                    && f.new.is_some_and(|text| text.contains(stem))
+            })
+    };
     // New tests that took no earlier test's name: a rewrite under new names.
     let mut new_tests = after
         .iter()
@@ -172,10 +197,15 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
         let how = if f.new_path.is_none() {
             TakenHow::Deleted
         } else if f.new_path.and_then(bears).is_none() {
+            if f.new_path.is_some_and(imported) {
+                continue;
+            }
             TakenHow::MovedOut
         } else if defs_after.iter().any(|d| d.contains(&lower)) {
             TakenHow::RenamedOut
-        } else if after_side.is_some_and(|a| a.parsed.tests.is_empty()) {
+        } else if after_side.is_some_and(|a| a.parsed.tests.is_empty())
+            && matches!(role(side.path), Some(Role::Tests(_)))
+        {
             TakenHow::Emptied
         } else {
             TakenHow::Deleted

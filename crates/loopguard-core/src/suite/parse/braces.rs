@@ -314,9 +314,24 @@ fn opens_block_next(lines: &[&str], depths: &[(i32, i32)], i: usize) -> bool {
             .is_some_and(|n| n.trim() == "{" && depths[i + 1].1 > depths[i + 1].0)
 }
 
+/// A test a Rust macro defines: `rgtest!(name, …)`, `proptest! { fn name(…) }` (a macro
+/// whose name says test, its first identifier the test's).
+fn rust_macro_test(code: &str) -> Option<String> {
+    let mac = ident(code);
+    let rest = code[mac.len()..].strip_prefix('!')?.trim_start();
+    if !mac.contains("test") || !rest.starts_with(['(', '{', '[']) {
+        return None;
+    }
+    let inner = rest[1..].trim_start();
+    let inner = inner.strip_prefix("fn ").unwrap_or(inner).trim_start();
+    let name = ident(inner);
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 /// The name of the test this line declares, given the attributes before it.
 fn declares_test(lang: Lang, code: &str, attrs: &[String]) -> Option<String> {
     match lang {
+        Lang::Rust if rust_macro_test(code).is_some() => rust_macro_test(code),
         Lang::Cpp => cpp_test(code),
         Lang::Go => {
             let name = function_name(lang, code)?;

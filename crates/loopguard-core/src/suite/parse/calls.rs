@@ -43,8 +43,11 @@ pub(super) fn parse(lang: Lang, text: &str) -> Parsed {
             i += 1;
             continue;
         };
-        if call.focus {
-            out.focus.get_or_insert_with(|| super::bounded(call.line));
+        if call.focus && out.focus.is_none() {
+            out.focus = Some(match condition_of(&lines, &depths, i) {
+                Some(c) => Off::when(TakenHow::Focused, call.line, c),
+                None => Off::new(TakenHow::Focused, call.line),
+            });
         }
         if call.suite {
             suites.push((start, call.off, call.focus));
@@ -73,6 +76,25 @@ pub(super) fn parse(lang: Lang, text: &str) -> Parsed {
         i = end.max(i + 1);
     }
     out
+}
+
+/// The condition line `i` runs under: an `if` on the line before it (without braces), or
+/// the `if` of the block it is in.
+fn condition_of<'a>(lines: &[&'a str], depths: &[(i32, i32)], i: usize) -> Option<&'a str> {
+    let code = |k: usize| {
+        let t = lines[k].trim();
+        (!t.is_empty() && !t.starts_with("//")).then_some(t)
+    };
+    let start = depths[i].0;
+    let previous = (0..i).rev().find_map(code)?;
+    if previous.starts_with("if ") || previous.starts_with("if(") {
+        return Some(previous);
+    }
+    (0..i)
+        .rev()
+        .filter(|&k| depths[k].0 < start && depths[k].1 > depths[k].0)
+        .find_map(code)
+        .filter(|t| t.starts_with("if ") || t.starts_with("if(") || t.starts_with("} else"))
 }
 
 /// `it.skip('title', …)`, `xit(…)`, `test.skipIf(cond)('title', …)`, `describe.only(…)`,

@@ -64,8 +64,9 @@ pub struct Parsed {
     pub tests: Vec<TestCase>,
     /// The names of the other functions, methods and classes.
     pub defs: Vec<String>,
-    /// A focused test or suite (`it.only`, `fdescribe`): the line.
-    pub focus: Option<String>,
+    /// A focused test or suite (`it.only`, `fdescribe`): the line, and the condition it is
+    /// focused under (`if (process.env.CI) test.only(…)`).
+    pub focus: Option<Off>,
 }
 
 /// The tests `text` declares, read as `lang`.

@@ -251,6 +251,10 @@ mod off {
 #[rstest]
 #[case(1)]
 fn cases(#[case] n: u8) {}
+
+rgtest!(by_macro, |dir: Dir, mut cmd: TestCommand| {
+    eqnice!("x", cmd.stdout());
+});
 "#;
     assert_eq!(
         read(Lang::Rust, text),
@@ -263,6 +267,7 @@ fn cases(#[case] n: u8) {}
             active("panics"),
             off("inside", Disabled, false),
             active("cases"),
+            active("by_macro"),
         ]
     );
     assert!(parse(Lang::Rust, text).defs.contains(&"add".to_owned()));
@@ -544,7 +549,18 @@ test(`template`, async () => {
     assert_eq!(p.focus, None);
     assert!(p.defs.contains(&"helper".to_owned()) && p.defs.contains(&"build".to_owned()));
     let focused = parse(Lang::Js, "it.only('a', () => {})\nit('b', () => {})\n");
-    assert_eq!(focused.focus.as_deref(), Some("it.only('a', () => {})"));
+    let focus = focused.focus.unwrap();
+    assert_eq!(
+        (focus.line.as_str(), focus.condition),
+        ("it.only('a', () => {})", None)
+    );
+    // A focus under a condition: the tests run elsewhere.
+    let on_ci = "if (process.env.GITHUB_ACTIONS)\n  test.only('skip tests on CI', () => {})\n\ntest('quits', () => {})\n";
+    let focus = parse(Lang::Js, on_ci).focus.unwrap();
+    assert_eq!(
+        focus.condition.as_deref(),
+        Some("if (process.env.GITHUB_ACTIONS)")
+    );
 
     let dart = "void main() {\n  test('adds', () {\n    expect(1, 1);\n  });\n  test('flaky', () {\n    expect(1, 2);\n  }, skip: 'issue 12');\n}\n";
     assert_eq!(
