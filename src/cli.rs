@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::Profile;
+use crate::session::Harness;
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 done (breaker closed or half-open); 1 the breaker is open (check, replay, ci,
@@ -37,9 +38,12 @@ pub enum Command {
     /// Set up loopguard in this repository: hooks, config, a run for the current branch.
     Init(InitArgs),
     /// Remove loopguard's hooks and put back the hooks that were there before.
-    Uninstall,
+    Uninstall(UninstallArgs),
     /// Called by the hook shims that `init` installs.
     Hook(HookArgs),
+    /// Called by a coding agent's hooks (`init --agent`): the event's JSON on stdin, the
+    /// answer in the agent's own format on stdout; always exits 0.
+    AgentHook(AgentHookArgs),
     /// Show the breaker of the current branch's run.
     Status(StatusArgs),
     /// Judge a range of commits without writing anything.
@@ -62,7 +66,7 @@ pub enum Command {
     /// End the run with its terminal status.
     Finish(JsonArgs),
     /// Let the agent try again: open -> half-open (the next iteration decides).
-    Resume,
+    Resume(ResumeArgs),
     /// Close the breaker and start a new run for the current branch (a person's act).
     Reset(ResetArgs),
     /// The run's report: status, counters, stop reason, a picture of the loop, iterations.
@@ -89,6 +93,38 @@ pub struct InitArgs {
     /// Overwrite an existing `.loopguard.yml` with `--profile`'s.
     #[arg(long)]
     pub force: bool,
+    /// Also hook into these coding agents (their project hook config): claude, codex,
+    /// gemini, copilot; repeat or separate with commas. With --no-hooks, only these.
+    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_harness)]
+    pub agents: Vec<Harness>,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Take loopguard's entries out of these agents' hook configs only (the git hooks
+    /// stay); without it, the git hooks are removed.
+    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_harness)]
+    pub agents: Vec<Harness>,
+}
+
+#[derive(Debug, Args)]
+pub struct AgentHookArgs {
+    /// The agent whose hook this is.
+    #[arg(value_parser = parse_harness)]
+    pub agent: Harness,
+    /// The event, where the agent's input does not name it (Copilot).
+    pub event: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// A coding agent's session instead of the branch (its id, or the start of it).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+fn parse_harness(s: &str) -> Result<Harness, String> {
+    s.parse()
 }
 
 fn parse_profile(s: &str) -> Result<Profile, String> {
@@ -119,6 +155,9 @@ pub struct StatusArgs {
     /// Exit 1 when the breaker is open.
     #[arg(long)]
     pub exit_code: bool,
+    /// A coding agent's session instead of the branch (its id, or the start of it).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -127,6 +166,9 @@ pub struct ResetArgs {
     /// valid); without it the new run keeps the config the old one was judged by.
     #[arg(long)]
     pub accept_config: bool,
+    /// A coding agent's session instead of the branch (its id, or the start of it).
+    #[arg(long, value_name = "ID", conflicts_with = "accept_config")]
+    pub session: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +246,10 @@ pub struct EventArgs {
     /// What this step cost.
     #[arg(long, value_name = "AMOUNT")]
     pub cost: Option<f64>,
+    /// Why the harness takes this edge (the edge keeps a short history of reasons, shown
+    /// in `status` and the report).
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
     #[arg(long)]
     pub json: bool,
 }
@@ -216,11 +262,30 @@ pub struct JsonArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    #[arg(long, conflicts_with = "html")]
+    #[command(flatten)]
+    pub format: ReportFormat,
+    /// A coding agent's session instead of the branch (its id, or the start of it).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+/// Without a format flag: plain text when stdout is a terminal, markdown otherwise (a
+/// file, a pipe, a CI log).
+#[derive(Debug, Args)]
+#[group(id = "format", multiple = false)]
+pub struct ReportFormat {
+    /// The status document with the iteration records and the run's events.
+    #[arg(long)]
     pub json: bool,
     /// One self-contained HTML page (inline SVG and CSS, no script, nothing fetched).
     #[arg(long)]
     pub html: bool,
+    /// Markdown, also on a terminal.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Plain text, also when stdout is not a terminal.
+    #[arg(long)]
+    pub text: bool,
 }
 
 #[derive(Debug, Args)]

@@ -46,17 +46,19 @@
 
 // The pure core, re-exported under the names the library has always had.
 pub use loopguard_core::{
-    agents, breaker, ci, config, fingerprint, iteration, patch, report, rules, run, sanitize,
+    agents, breaker, ci, config, documents, fingerprint, iteration, patch, report, rules, run,
+    sanitize, session,
 };
 
+pub mod agents_config;
 pub mod cli;
 pub mod commands;
 pub mod config_file;
-pub mod env;
 pub mod error;
 pub mod git;
 pub mod github;
 pub mod hooks;
 pub mod notify;
 pub mod safe_fs;
+pub mod settings;
 pub mod store;

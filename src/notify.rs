@@ -4,7 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::documents::WebhookFacts;
 
 /// The message a trip sends.
 #[derive(Debug, Clone)]
@@ -12,17 +15,27 @@ pub struct Notice {
     /// One line for people (`text` for Slack, `content` for Discord).
     pub text: String,
     /// The structured facts, under `loopguard` in the payload.
-    pub facts: Value,
+    pub facts: WebhookFacts,
+}
+
+/// The webhook's body: Slack's and Discord's fields, and loopguard's facts.
+#[derive(Serialize)]
+struct Payload<'a> {
+    text: &'a str,
+    content: &'a str,
+    username: &'static str,
+    loopguard: &'a WebhookFacts,
 }
 
 impl Notice {
     pub fn payload(&self) -> Value {
-        json!({
-            "text": self.text,
-            "content": self.text,
-            "username": "loopguard",
-            "loopguard": self.facts,
+        serde_json::to_value(Payload {
+            text: &self.text,
+            content: &self.text,
+            username: "loopguard",
+            loopguard: &self.facts,
         })
+        .expect("the webhook payload serialises")
     }
 }
 
@@ -100,9 +113,10 @@ pub fn post_webhook(url: &str, notice: &Notice, timeout: Duration) -> Result<(),
     }
 }
 
-/// Shows a desktop notification where a desktop exists; does nothing (and says nothing)
+/// Shows a desktop notification where a desktop exists (`display`: `DISPLAY` or
+/// `WAYLAND_DISPLAY` is set); does nothing (and says nothing)
 /// elsewhere. Returns whether one was shown.
-pub fn desktop(title: &str, text: &str, env: &crate::env::Env) -> bool {
+pub fn desktop(title: &str, text: &str, display: bool) -> bool {
     let spawn = |program: &str, args: &[&str]| {
         std::process::Command::new(program)
             .args(args)
@@ -120,8 +134,5 @@ pub fn desktop(title: &str, text: &str, env: &crate::env::Env) -> bool {
         );
         return spawn("osascript", &["-e", &script]);
     }
-    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| env.var(v).is_some());
-    has_display && spawn("notify-send", &["--app-name=loopguard", title, text])
+    display && spawn("notify-send", &["--app-name=loopguard", title, text])
 }

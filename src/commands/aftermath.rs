@@ -1,23 +1,39 @@
-//! What happens after a run changed state: reports, per-iteration artifacts, the issues
-//! file, the escalation context, notifications. Everything here is best effort: a failure
+//! What happens after a run changed state: the agent told on stderr ([`announce`]), then
+//! reports, per-iteration artifacts, the issues file, the escalation context,
+//! notifications. Everything here is best effort: a failure
 //! is a warning, never a failed hook.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::documents::{
+    CompletionSignals, IterationErrors, IterationMetrics, Schema, WebhookFacts,
+};
 use anyhow::{Context, Result};
-use serde_json::json;
 
 use crate::breaker::{Event, EventKind};
 use crate::config::Notify;
 use crate::iteration::CommitId;
 use crate::notify::{self, Notice};
-use crate::report::{Status, markdown};
+use crate::report::{Status, markdown, text};
 use crate::rules::attempts;
 use crate::run::Run;
 use crate::sanitize::code_block;
 
 use super::Workspace;
+
+/// Tells the agent on stderr what this change did to the breaker, then runs the
+/// aftermath (reports, notifications).
+pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
+    for line in text::announce(events, s) {
+        if line.starts_with("loopguard: the breaker opened") {
+            ws.ctx.ui.note_marked(&line, "the breaker opened");
+        } else {
+            ws.note(&line);
+        }
+    }
+    after(ws, events);
+}
 
 /// Runs the aftermath of `events` (the changes one command made to the run).
 pub(super) fn after(ws: &Workspace<'_>, events: &[Event]) {
@@ -91,37 +107,26 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
     // is written through a link.
     let runs = ws.store.dir().join("runs");
     let base = runs.join(&run.id).join("iterations");
-    ws.store.ready_dir(&base)?;
+    ws.store.ready_artifact_dir(&base)?;
     let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
     for (n, it) in run.iterations().iter().enumerate() {
         let dir = base.join(format!("{:03}-{}", n + 1, it.id.short()));
-        ws.store.ready_dir(&dir)?;
+        ws.store.ready_artifact_dir(&dir)?;
         let patch = dir.join("changes.patch");
         if std::fs::symlink_metadata(&patch).is_err() {
             write(&patch, &commit_patch(&ws.root, &it.id))?;
         }
-        let errors = json!({"schema": 1, "test": it.test});
+        let errors = IterationErrors {
+            schema: Schema,
+            test: it.test.as_ref(),
+        };
         write(
             &dir.join("errors.json"),
             &serde_json::to_vec_pretty(&errors)?,
         )?;
-        let (added, deleted) = it.lines_changed();
-        let metrics = json!({
-            "schema": 1,
-            "at": it.at,
-            "seconds_since_previous": match (previous_at, it.at) {
-                (Some(p), Some(a)) => Some(a.duration_since(p).as_secs()),
-                _ => None,
-            },
-            "files": it.files.as_ref().map(Vec::len),
-            "lines_added": added,
-            "lines_deleted": deleted,
-            "run_tokens": run.usage.tokens,
-            "run_cost": run.usage.cost,
-            "run_steps": run.usage.steps,
-        });
+        let metrics = IterationMetrics::of(it, previous_at, &run.usage);
         previous_at = it.at.or(previous_at);
         write(
             &dir.join("metrics.json"),
@@ -139,14 +144,7 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
                     .collect()
             })
             .unwrap_or_default();
-        let signals = json!({
-            "schema": 1,
-            "attempt": f.is_some(),
-            "claims_done": f.is_some_and(|f| f.claims_done),
-            "matched": matched,
-            "backed_by_passing_tests": f.is_some_and(|f| f.backed_by_pass),
-            "subject": it.subject(),
-        });
+        let signals = CompletionSignals::of(it, f, matched);
         write(
             &dir.join("completion_signals.json"),
             &serde_json::to_vec_pretty(&signals)?,
@@ -190,7 +188,9 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
     md.push_str(
         "The previous attempts got stuck. Do not repeat them; try a different approach.\n\n",
     );
-    let trip = s.first_trip();
+    // Each escalation hands over the trip just before it: this one's is the newest.
+    let handed_over = handed_over(s);
+    let trip = handed_over.last().copied().flatten();
     if let Some(rule) = trip.and_then(|t| t.rule) {
         let _ = writeln!(md, "- Stop rule: {rule}");
     }
@@ -199,6 +199,21 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
     }
     if let Some(model) = &s.next_model {
         let _ = writeln!(md, "- You are the next model: {}", markdown::cell(model));
+    }
+    if handed_over.len() > 1 {
+        md.push_str("\n## The models before you\n\n");
+        let models = &ws.config.escalation_models;
+        for (k, t) in handed_over.iter().enumerate() {
+            let Some(t) = t else { continue };
+            let model = models.get(k).map_or("?", String::as_str);
+            let _ = writeln!(
+                md,
+                "- {} got stuck: {}: {}",
+                markdown::cell(model),
+                t.rule.map(|r| r.to_string()).unwrap_or_default(),
+                markdown::cell(t.reason.as_deref().unwrap_or(""))
+            );
+        }
     }
     if let Some(t) = s.looping_failure.as_ref().or(s.last_failure()) {
         md.push_str("\n## The failing tests\n\n");
@@ -217,6 +232,21 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
     }
     crate::store::write_atomic(&path, md.as_bytes())?;
     Ok(path)
+}
+
+/// The trip each of the run's escalations handed over, oldest first (the k-th escalation
+/// left the k-th model): the breaker's last opening before it, if any.
+fn handed_over(s: &Status) -> Vec<Option<&Event>> {
+    let mut trips = Vec::new();
+    let mut last_open = None;
+    for e in &s.transitions {
+        if e.kind.opens() {
+            last_open = Some(e);
+        } else if e.kind == EventKind::Escalate {
+            trips.push(last_open.take());
+        }
+    }
+    trips
 }
 
 fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
@@ -238,19 +268,19 @@ fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
             Some(url) => {
                 let notice = Notice {
                     text: text.clone(),
-                    facts: json!({
-                        "schema": 1,
-                        "event": trip.kind,
-                        "state": s.state,
-                        "terminal_status": s.terminal_status,
-                        "rule": trip.rule,
-                        "reason": trip.reason,
-                        "run": run.id,
-                        "branch": run.branch,
-                        "repository": repo,
-                        "iterations": s.iterations,
-                        "next_model": s.next_model,
-                    }),
+                    facts: WebhookFacts {
+                        schema: Schema,
+                        event: trip.kind,
+                        state: s.state,
+                        terminal_status: s.terminal_status,
+                        rule: trip.rule,
+                        reason: trip.reason.clone(),
+                        run: run.id.clone(),
+                        branch: run.branch.clone(),
+                        repository: repo.clone(),
+                        iterations: s.iterations,
+                        next_model: s.next_model.clone(),
+                    },
                 };
                 let timeout = std::time::Duration::from_millis(
                     ws.config.webhook.timeout.as_millis().clamp(1, 60_000) as u64,
@@ -262,6 +292,10 @@ fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
         }
     }
     if notify.contains(&Notify::Desktop) {
-        notify::desktop("loopguard: the agent is stuck", &text, &ws.ctx.env);
+        notify::desktop(
+            "loopguard: the agent is stuck",
+            &text,
+            ws.ctx.settings.display,
+        );
     }
 }

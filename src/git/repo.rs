@@ -411,6 +411,13 @@ impl Repo {
         EvidenceReader::new(&self.repo, &self.shallow, &self.tests).iteration(id)
     }
 
+    /// The evidence of a change no commit holds, from `it`'s `parent_tree` to its `tree`
+    /// (a working-tree state): files and their lines, patch id, added test skips, whether
+    /// it is whitespace only — what a commit of that tree would carry.
+    pub fn describe_tree_change(&self, it: &mut Iteration) -> Result<(), GitError> {
+        EvidenceReader::new(&self.repo, &self.shallow, &self.tests).tree_change(it)
+    }
+
     /// The evidence of many commits, in the given order. Runs on up to four threads when
     /// there are enough commits to pay for them; each thread reads a contiguous slice, so
     /// consecutive commits share its caches.

@@ -3,61 +3,13 @@
 //! scenario's `report` (markdown, with the sparkline and the mermaid chart) and `report
 //! --html` are compared with the files under `tests/snapshots/`, run ids redacted.
 //!
-//! `UPDATE_SNAPSHOTS=1 cargo test --test pictures` rewrites the snapshots; review the diff.
+//! `UPDATE_SNAPSHOTS=1 cargo test --test it pictures::` rewrites the snapshots; review the
+//! diff.
 //! `.ci/run` parses every mermaid block of the committed snapshots with the real mermaid
 //! parser (`scripts/check-mermaid.mjs`).
 
-use std::path::PathBuf;
-
+use crate::support::snapshots::assert_snapshot;
 use crate::support::{TestRepo, guarded, lg, run_log};
-
-fn snapshot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
-}
-
-/// What differs from machine to machine and run to run: the run ids and event times
-/// (the clock), and where this checkout lives (the runner logs' paths).
-fn redact(text: &str) -> String {
-    let run = regex::Regex::new(r"\b\d{8}T\d{6}(\.\d+)?Z").unwrap();
-    let time = regex::Regex::new(r"\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\b").unwrap();
-    let text = text.replace(env!("CARGO_MANIFEST_DIR"), "CHECKOUT");
-    let text = run.replace_all(&text, "RUN-ID");
-    time.replace_all(&text, "TIME").into_owned()
-}
-
-#[track_caller]
-fn assert_snapshot(name: &str, actual: &str) {
-    let path = snapshot_dir().join(name);
-    let actual = redact(actual);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(snapshot_dir()).unwrap();
-        std::fs::write(&path, &actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}; hint: UPDATE_SNAPSHOTS=1 cargo test --test pictures writes it",
-            path.display()
-        )
-    });
-    if expected != actual {
-        let diff: Vec<String> = expected
-            .lines()
-            .zip(actual.lines())
-            .enumerate()
-            .filter(|(_, (e, a))| e != a)
-            .take(5)
-            .map(|(i, (e, a))| format!("line {}:\n  want: {e}\n  got:  {a}", i + 1))
-            .collect();
-        panic!(
-            "{} differs ({} vs {} lines):\n{}\nhint: UPDATE_SNAPSHOTS=1 cargo test --test pictures, then review the diff",
-            path.display(),
-            expected.lines().count(),
-            actual.lines().count(),
-            diff.join("\n")
-        );
-    }
-}
 
 fn snapshot(repo: &TestRepo, name: &str) -> (String, String) {
     let md = lg(repo).arg("report").run().ok().stdout;
@@ -102,7 +54,10 @@ fn oscillation() {
     }
     let (md, _) = snapshot(&repo, "oscillation");
     let (_, marks) = sparkline(&md);
-    assert_eq!(marks, "events   ↑↑ ✖", "two new trees, then back and forth");
+    assert_eq!(
+        marks, "events   ++ ✖",
+        "two new trees (new code), then back and forth"
+    );
     assert!(md.contains("stuck on oscillation"), "{md}");
 }
 
@@ -129,8 +84,26 @@ fn the_same_failure() {
     let (bars, marks) = sparkline(&md);
     assert_eq!(bars, "tests    ███", "one failing test each time");
     assert_eq!(
-        marks, "events   ◆↑✖",
+        marks, "events   ◆=✖",
         "a new failure, a new tree with the same failure, the same again"
+    );
+    // The code changed each time, the failure did not: the table says both and calls none
+    // of it progress while the report says the run is stuck on that failure.
+    assert!(
+        md.contains("| fail (2) `12916400` | new code, same failure |"),
+        "{md}"
+    );
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("Fix the count"));
+    assert!(
+        rows.clone().count() == 3 && rows.clone().all(|r| !r.contains("progress")),
+        "{md}"
+    );
+    assert!(!md.contains("↑"), "{md}");
+    assert!(
+        md.contains("x-axis \"attempt\" [\"1 ◆\", \"2 =\", \"3 ✖=\"]"),
+        "{md}"
     );
     assert!(
         html.contains("counts_three_words"),
@@ -168,7 +141,7 @@ fn a_recovery() {
         "three failing, then two, then a pass"
     );
     // The resume follows the attempt that tripped (whose mark wins); the next one closes.
-    assert_eq!(marks, "events   ◆◆↑✖✔", "{md}");
+    assert_eq!(marks, "events   ◆◆=✖✔", "{md}");
     // The commit subjects are escaped: no markup, no mention.
     assert!(!html.contains("<b>@org"), "{html}");
     assert!(html.contains("&lt;b&gt;@org/team&lt;/b&gt;"), "{html}");
@@ -179,13 +152,14 @@ fn a_recovery() {
 /// title is hostile, and `.ci/run` parses it with the real mermaid parser.
 #[test]
 fn a_hostile_chart_title_stays_a_title() {
+    use loopguard::report::Failure;
     use loopguard::report::picture::{Point, Tests, mermaid};
     let points: Vec<Point> = (1..=3)
         .map(|n| Point {
             number: n,
             tests: Tests::Fail(Some(n as u64)),
-            new_failure: n == 1,
-            progress: false,
+            failure: (n == 1).then_some(Failure::New),
+            new_code: false,
             tripped: n == 3,
             resumed: false,
             closed: false,

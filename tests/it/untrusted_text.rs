@@ -176,6 +176,7 @@ fn escape_codes_in_commit_messages_are_shown_never_executed() {
         &["status"][..],
         &["status", "--json"],
         &["report"],
+        &["report", "--text"],
         &["report", "--json"],
         &["report", "--html"],
         &["check", "--range", "main..HEAD"],
@@ -253,6 +254,7 @@ fn escape_codes_in_test_logs_are_shown_never_executed() {
         &["status"][..],
         &["status", "--json"],
         &["report"],
+        &["report", "--text"],
         &["report", "--json"],
         &["report", "--html"],
     ] {

@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::RecordError;
 use crate::fingerprint::{Fingerprint, Runner};
 pub use crate::ids::{CommitId, Signature};
 use crate::suite::TakenTest;
@@ -82,6 +82,47 @@ pub struct Iteration {
     /// breaker exactly.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interventions: Vec<Intervention>,
+    /// A coding agent's tool call, when this iteration is one (a session's iteration, see
+    /// [`crate::session`]): what was called and how it came out, so that the rules can tell
+    /// the same call with the same outcome again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<ToolCall>,
+}
+
+/// One completed tool call of a coding agent: the action and its outcome, as digests that
+/// compare equal exactly when the calls do (docs/contract.md, "Tool calls").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool as the harness names it (`Bash`, `Edit`, `apply_patch`, `run_shell_command`).
+    pub tool: String,
+    /// sha256 (hex, 16 digits) of the tool's kind and its normalised input.
+    pub action: String,
+    /// sha256 (hex, 16 digits) of the outcome: success or failure, the exit status, and the
+    /// normalised error or output.
+    pub outcome: String,
+    /// The call failed (a non-zero exit, a tool error).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub failed: bool,
+    /// The sub-agent that made it (`None`: the main agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The normalised first error line of a failed call that is no test run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Tokens the model used for this call, where the transcript says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// The harness's id of the call (`tool_use_id`): a hook that reports it twice records
+    /// it once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl ToolCall {
+    /// Whether `other` is the same call with the same outcome.
+    pub fn same_as(&self, other: &ToolCall) -> bool {
+        self.action == other.action && self.outcome == other.outcome
+    }
 }
 
 /// Why an iteration does or does not count as an attempt.
@@ -312,6 +353,7 @@ impl Iteration {
             kind: None,
             uncommitted: false,
             interventions: Vec::new(),
+            call: None,
         }
     }
 
@@ -387,7 +429,7 @@ pub const MAX_RECORD_LINE: usize = 4 << 20;
 
 /// Parses iteration records: JSON lines, oldest first. Blank lines are skipped; anything
 /// else that is not a record is an error naming the line (`name:N`) and the field.
-pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, Error> {
+pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, RecordError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -399,26 +441,21 @@ pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, Error> {
 }
 
 /// Parses one record line (`line_no` is 1-based, for the message).
-pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration, Error> {
+pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration, RecordError> {
     if line.len() > MAX_RECORD_LINE {
-        return Err(Error::input(format!(
-            "{name}:{line_no}: a line of {} bytes is not an iteration record (at most {} MiB); hint: one JSON object per line",
-            line.len(),
-            MAX_RECORD_LINE >> 20
-        )));
+        return Err(RecordError::TooLong {
+            name: name.to_owned(),
+            line: line_no,
+            bytes: line.len(),
+            max: MAX_RECORD_LINE,
+        });
     }
     let de = &mut serde_json::Deserializer::from_str(line);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let field = if path == "." || path.is_empty() {
-            String::new()
-        } else {
-            format!(" at `{path}`")
-        };
-        Error::input(format!(
-            "{name}:{line_no}: not an iteration record{field}: {}; hint: one JSON object per line, with at least \"id\" (docs/contract.md, \"Iteration records\")",
-            e.inner()
-        ))
+    serde_path_to_error::deserialize(de).map_err(|e| RecordError::Invalid {
+        name: name.to_owned(),
+        line: line_no,
+        field: Some(e.path().to_string()).filter(|p| p != "." && !p.is_empty()),
+        reason: e.inner().to_string(),
     })
 }
 

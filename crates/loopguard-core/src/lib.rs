@@ -25,6 +25,7 @@ pub mod agents;
 pub mod breaker;
 pub mod ci;
 pub mod config;
+pub mod documents;
 pub mod error;
 pub mod fingerprint;
 pub mod first_parent;
@@ -38,6 +39,7 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod sanitize;
+pub mod session;
 pub mod suite;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

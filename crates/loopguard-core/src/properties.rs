@@ -324,6 +324,66 @@ proptest! {
     }
 
     #[test]
+    fn no_way_out_without_a_new_attempt_or_a_person(
+        c in config(),
+        steps in proptest::collection::vec(step(), 0..25),
+        late in proptest::collection::vec((any::<proptest::sample::Index>(), any::<bool>(), 0u8..3), 1..6),
+    ) {
+        let mut run = Run::new("r", None, at(0), None);
+        for mut it in history(&steps) {
+            let now = it.at.expect("timed");
+            it.interventions.clear();
+            let tests = it.test.take();
+            let id = it.id.clone();
+            run.record(&c, it, now);
+            if let Some(t) = tests {
+                run.attach_test(&c, &id, t, now);
+            }
+        }
+        let Some(trip) = run.breaker().trip().filter(|_| run.breaker().is_open()).cloned() else {
+            return Ok(());
+        };
+        // Evidence made up for iterations the breaker already judged, and re-runs of the
+        // code as it is: whatever they say, the breaker stays as it was (no cooldown: the
+        // clock stands still).
+        let before = run.breaker().clone();
+        let now = run.iterations().last().and_then(|it| it.at).unwrap_or(at(0));
+        for (pick, passes, sig) in late {
+            let t = if passes {
+                TestEvidence::new(Outcome::Pass)
+            } else {
+                let mut t = TestEvidence::new(Outcome::Fail);
+                t.signature = Some(Signature::new(SIGNATURES[usize::from(sig)]).expect("hex"));
+                t.failing = Some(1);
+                t
+            };
+            if pick.index(2) == 0 && trip.after > 0 {
+                let id = run.iterations()[pick.index(trip.after)].id.clone();
+                run.attach_test(&c, &id, t, now);
+            } else if let Some(last) = run.iterations().last() {
+                let mut rerun = Iteration::new(
+                    CommitId::new(format!("{}+run{}", last.id.as_str(), run.iterations().len()))
+                        .expect("an id"),
+                );
+                rerun.tree = last.tree.clone();
+                rerun.parent_tree = last.tree.clone();
+                rerun.files = Some(Vec::new());
+                rerun.kind = Some(crate::iteration::IterationKind::Attempt);
+                rerun.uncommitted = true;
+                rerun.at = Some(now);
+                rerun.test = Some(t);
+                run.record(&c, rerun, now);
+            }
+            prop_assert!(
+                run.breaker().is_open(),
+                "{:?} was mended by evidence on judged code: {:?}",
+                before,
+                run.breaker()
+            );
+        }
+    }
+
+    #[test]
     fn the_patch_id_is_blind_to_the_order_of_files(
         files in proptest::collection::vec(
             ("[a-z]{1,8}", proptest::collection::vec("[ -~]{0,20}", 0..5)),

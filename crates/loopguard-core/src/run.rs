@@ -76,6 +76,9 @@ pub struct RunRecord {
     /// be read), so each edit is recorded once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignored_config: Option<String>,
+    /// A coding agent's session, when this run is one (its iterations are tool calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<crate::session::SessionState>,
 }
 
 /// A run: its [`RunRecord`] (read through `Deref`; the iterations and the breaker change
@@ -160,8 +163,9 @@ pub enum PinSource {
     Inherited,
     /// A new branch: the config last set up or accepted in this repository.
     Repository,
-    /// No config was ever accepted here (a state an older loopguard wrote): the file as
-    /// committed.
+    /// No config was ever set up or accepted here (`loopguard init` never ran: the hooks
+    /// of the pre-commit framework, `run` or `event` on their own): the file as committed
+    /// where the run started.
     Committed,
 }
 
@@ -214,6 +218,23 @@ pub struct EdgeState {
     pub count: u64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub queries: Vec<QueryRecord>,
+    /// Why the edge was taken, the latest last (at most [`EdgeState::REASONS`]): what
+    /// `event --reason` said, or a sub-agent's calls.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+}
+
+impl EdgeState {
+    /// Reasons kept per edge.
+    pub const REASONS: usize = 5;
+
+    /// Keeps `reason` as the latest (bounded in number and length).
+    pub fn note(&mut self, reason: &str) {
+        let r: String = reason.chars().take(200).collect();
+        self.reasons.push(r);
+        let extra = self.reasons.len().saturating_sub(Self::REASONS);
+        self.reasons.drain(..extra);
+    }
 }
 
 /// A query asked on an edge: its normalised text and the step that asked it.
@@ -231,6 +252,8 @@ pub struct EdgeInput {
     pub query: Option<String>,
     pub tokens: Option<u64>,
     pub cost: Option<f64>,
+    /// Why the harness took the edge (kept in the edge's short history).
+    pub reason: Option<String>,
 }
 
 /// What an `event` answers.
@@ -320,6 +343,7 @@ impl Run {
                 pinned_config: None,
                 inherited: None,
                 ignored_config: None,
+                session: None,
             },
             derived: Derived::default(),
         }
@@ -486,6 +510,22 @@ impl Run {
             facts.all(),
             self.breaker.baseline(),
             &self.harness_usage(config),
+        )
+    }
+
+    /// The rules one step before they trip (see [`rules::near_trips`]), counting from the
+    /// breaker's baseline.
+    pub fn near_trips(&mut self, config: &Config) -> Vec<rules::NearTrip> {
+        self.refresh_facts(config);
+        let usage = self.harness_usage(config);
+        let eval = self.evaluate_cached(config);
+        rules::near_trips(
+            config,
+            &self.iterations,
+            self.derived.facts.all(),
+            self.breaker.baseline(),
+            &usage,
+            &eval,
         )
     }
 
@@ -1013,6 +1053,9 @@ impl Run {
             edge.queries.clear();
         } else {
             edge.count += 1;
+        }
+        if let Some(reason) = &input.reason {
+            edge.note(reason);
         }
         let mut asked_at_step = None;
         if let Some(q) = input.query.as_deref().map(normalise_query) {

@@ -15,6 +15,7 @@ pub(crate) mod ci;
 pub(crate) mod fast_import;
 pub(crate) mod github_fake;
 pub(crate) mod gitrepo;
+pub(crate) mod snapshots;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -136,6 +137,55 @@ impl Lg {
 }
 
 impl Lg {
+    /// Runs with stdout on a terminal (a pseudo-terminal a small Python process opens and
+    /// reads; stdin and stderr stay as they are), as a person at a shell sees it. The
+    /// terminal's `\r\n` line ends come back as `\n`.
+    #[cfg(unix)]
+    pub(crate) fn on_a_terminal(self) -> Lg {
+        const TERMINAL: &str = "import os, pty, subprocess, sys\n\
+            main, sub = pty.openpty()\n\
+            child = subprocess.Popen(sys.argv[1:], stdout=sub)\n\
+            os.close(sub)\n\
+            out = b''\n\
+            while True:\n\
+            \x20   try:\n\
+            \x20       chunk = os.read(main, 65536)\n\
+            \x20   except OSError:\n\
+            \x20       break\n\
+            \x20   if not chunk:\n\
+            \x20       break\n\
+            \x20   out += chunk\n\
+            code = child.wait()\n\
+            sys.stdout.buffer.write(out.replace(b'\\r\\n', b'\\n'))\n\
+            sys.exit(code if code >= 0 else 128 - code)\n";
+        self.through_python(TERMINAL, &[])
+    }
+
+    /// This command run by a small Python program (`script`, given `script_args` and then
+    /// the command line), in the command's environment and directory.
+    #[cfg(unix)]
+    fn through_python(self, script: &str, script_args: &[&OsStr]) -> Lg {
+        let mut cmd = Command::new("python3");
+        cmd.args(["-I", "-S", "-c", script])
+            .args(script_args)
+            .arg(self.cmd.get_program())
+            .args(self.cmd.get_args());
+        for (k, v) in self.cmd.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        if let Some(dir) = self.cmd.get_current_dir() {
+            cmd.current_dir(dir);
+        }
+        Lg {
+            cmd,
+            stdin: self.stdin,
+            limit: self.limit,
+        }
+    }
+
     /// Starts the binary with its output piped and its input written.
     fn spawn(&mut self) -> std::process::Child {
         use std::io::Write;
@@ -168,26 +218,9 @@ impl Lg {
             open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n\
             sys.exit(code if code >= 0 else 128 - code)\n";
         let report = tempfile::NamedTempFile::new().expect("a temporary file");
-        let mut cmd = Command::new("python3");
-        cmd.args(["-I", "-S", "-c", MEASURE])
-            .arg(report.path())
-            .arg(self.cmd.get_program())
-            .args(self.cmd.get_args());
-        for (k, v) in self.cmd.get_envs() {
-            match v {
-                Some(v) => cmd.env(k, v),
-                None => cmd.env_remove(k),
-            };
-        }
-        if let Some(dir) = self.cmd.get_current_dir() {
-            cmd.current_dir(dir);
-        }
-        let ran = Lg {
-            cmd,
-            stdin: self.stdin,
-            limit: self.limit,
-        }
-        .run();
+        let ran = self
+            .through_python(MEASURE, &[report.path().as_os_str()])
+            .run();
         let kib = std::fs::read_to_string(report.path())
             .expect("the measuring process wrote the peak")
             .trim()

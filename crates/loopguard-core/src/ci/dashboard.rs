@@ -63,7 +63,8 @@ pub struct Closed {
 }
 
 /// Where a PR goes on the dashboard, in this order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Section {
     /// The breaker is open: the agent is stopped.
     Stuck,
@@ -121,7 +122,7 @@ pub fn order(entries: &mut [Entry]) {
 }
 
 /// The counts at the top.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
     pub stuck: usize,
     pub half_open: usize,

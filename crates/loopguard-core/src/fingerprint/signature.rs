@@ -1,7 +1,7 @@
 //! Hashing failures into a signature, and the `fingerprint` document.
 
 use super::failure::{Failure, FailureKind, Runner};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -102,16 +102,8 @@ impl Fingerprint {
 
     /// The `fingerprint --json` document (docs/contract.md).
     pub fn to_json(&self) -> Value {
-        json!({
-            "schema": 1,
-            "signature": self.signature,
-            "runner": self.runner.map(Runner::as_str),
-            "failures": self.failures.iter().map(|f| json!({
-                "id": f.id,
-                "kind": f.kind.as_str(),
-                "message": f.message,
-            })).collect::<Vec<_>>(),
-        })
+        serde_json::to_value(crate::documents::FingerprintDocument::new(self))
+            .expect("the fingerprint document serialises")
     }
 
     /// Human output of `loopguard fingerprint`. Every line but the first two is indented, so
@@ -278,7 +270,7 @@ mod tests {
         assert_eq!(v["signature"].as_str().unwrap().len(), 64);
         assert_eq!(
             v["failures"][0],
-            json!({"id": "test_demo.py::test_counts_three_words", "kind": "test",
+            serde_json::json!({"id": "test_demo.py::test_counts_three_words", "kind": "test",
                    "message": "AssertionError: assert <n> == <n>"})
         );
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();

@@ -109,7 +109,12 @@ impl PrView<'_> {
             self.short_head()
         );
         if let Some(model) = &s.next_model {
-            let _ = writeln!(md, "**Next model:** {}", inline(model));
+            let last = if s.last_model {
+                " (the last of `escalation.models`)"
+            } else {
+                ""
+            };
+            let _ = writeln!(md, "**Model:** {}{last}", inline(model));
         }
         if let Some(t) = &s.looping_failure {
             md.push('\n');

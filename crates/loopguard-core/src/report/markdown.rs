@@ -18,10 +18,7 @@ pub fn cell(s: &str) -> String {
 /// The markdown report.
 pub fn report(s: &Status) -> String {
     let mut md = String::from("# loopguard report\n\n");
-    let status = s
-        .terminal_status
-        .map_or_else(|| "running".to_owned(), |t| t.to_string());
-    let _ = writeln!(md, "- **Status:** {status}");
+    let _ = writeln!(md, "- **Status:** {}", s.run_status());
     let _ = writeln!(md, "- **Breaker:** {}", s.state);
     if let Some(run) = &s.run {
         let _ = writeln!(md, "- **Run:** {}", code_span(run, false));
@@ -31,14 +28,32 @@ pub fn report(s: &Status) -> String {
     }
     let _ = writeln!(md, "- **Profile:** {}", s.profile);
     let _ = writeln!(md, "- **Iterations:** {}", s.iterations);
+    if s.trips > 0 {
+        let _ = writeln!(md, "- **Trips:** {}", s.trips);
+    }
     if let Some(m) = &s.next_model {
-        let _ = writeln!(md, "- **Next model:** {}", cell(m));
+        let last = if s.last_model {
+            " (the last of `escalation.models`)"
+        } else {
+            ""
+        };
+        let _ = writeln!(md, "- **Model:** {}{last}", cell(m));
+    }
+    let next = super::text::next_step(s);
+    if let Some((now, _)) = &next {
+        let _ = writeln!(md, "- **Now:** {now}");
     }
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = write!(md, "\n## Stop reason\n\n**{rule}**: {}\n", cell(reason));
         if let Some(t) = &s.looping_failure {
             md.push('\n');
             md.push_str(&failure(t));
+        }
+    }
+    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+        md.push_str("\n## Ways out\n\n");
+        for way in ways {
+            let _ = writeln!(md, "- {way}");
         }
     }
     if let Some(t) = &s.last_test {
@@ -75,15 +90,23 @@ pub fn report(s: &Status) -> String {
         }
     }
     md.push_str(&iterations(&s.rows, 12));
+    md.push_str(&events(s));
+    md
+}
+
+/// The breaker's events (the newest 20) as a markdown table; empty when there are none.
+fn events(s: &Status) -> String {
+    let mut md = String::new();
     if !s.transitions.is_empty() {
         md.push_str(
-            "\n## Breaker events\n\n| time | event | from | to | rule | reason |\n|---|---|---|---|---|---|\n",
+            "\n## Breaker events\n\n| time | attempt | event | from | to | rule | reason |\n|---|---:|---|---|---|---|---|\n",
         );
         for e in s.transitions.iter().rev().take(20).rev() {
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 e.at.strftime("%Y-%m-%d %H:%M:%S"),
+                s.attempt_of(e).map(|n| n.to_string()).unwrap_or_default(),
                 e.kind.as_str(),
                 e.from,
                 e.to,
@@ -104,22 +127,24 @@ pub fn counters(s: &Status, mark: bool) -> String {
         } else {
             ""
         };
-        let limit = match c.limit {
-            crate::rules::Limit::AtLeast(t) => t.to_string(),
-            crate::rules::Limit::Share { ratio, min, .. } => {
-                format!("{:.0}% of {} (once {min})", ratio * 100.0, share_of(c))
-            }
-        };
         let action = s.actions.get(rule).map(|a| a.as_str()).unwrap_or_default();
-        let _ = writeln!(md, "| `{rule}`{flag} | {} | {limit} | {action} |", c.count);
+        let _ = writeln!(
+            md,
+            "| `{rule}`{flag} | {} | {} | {action} |",
+            c.count,
+            limit(c)
+        );
     }
     md
 }
 
-fn share_of(c: &crate::rules::Counter) -> u64 {
+/// A counter's limit in words: its threshold, or the share of the window's attempts.
+pub fn limit(c: &crate::rules::Counter) -> String {
     match c.limit {
-        crate::rules::Limit::Share { of, .. } => of,
-        crate::rules::Limit::AtLeast(_) => 0,
+        crate::rules::Limit::AtLeast(t) => t.to_string(),
+        crate::rules::Limit::Share { ratio, min, of } => {
+            format!("{:.0}% of {of} (once {min})", ratio * 100.0)
+        }
     }
 }
 

@@ -32,8 +32,7 @@ use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName, attempts};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
-/// JSON schema version of every document.
-pub const SCHEMA: u32 = 1;
+pub use crate::documents::{SCHEMA, Schema};
 
 /// A rule that warned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -70,6 +69,9 @@ pub enum WayOut {
     Resume,
     /// A person starts a new run: `loopguard reset`.
     Reset,
+    /// A coding agent's session: the user's next prompt starts a new episode (the breaker
+    /// is half-open, the loop counters start again).
+    Prompt,
 }
 
 impl WayOut {
@@ -103,7 +105,20 @@ impl WayOut {
     }
 }
 
-/// One attempt, as the iteration tables show it.
+/// How a failing attempt's failure compares with the failure before it (the newest
+/// earlier failing test run with a signature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Another failure than the one before it, or the first.
+    New,
+    /// Exactly the failure before it: the same signature.
+    Same,
+}
+
+/// One attempt, as the iteration tables and the picture show it: what happened to the code
+/// and to the tests, in facts. "Progress" is the rules' word (a new tree, or better tests:
+/// see docs/rules.md); a report says what changed instead, so a new tree that fails exactly
+/// as before reads "new code, same failure", never "progress".
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     /// 1-based attempt number.
@@ -115,8 +130,17 @@ pub struct Row {
     pub added: u64,
     pub deleted: u64,
     pub test: Option<TestEvidence>,
-    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `progress`, …
+    /// `empty`, `back to the tree of abc1234`, `repeats abc1234`, `new code`, `same
+    /// failure`, …
     pub notes: Vec<String>,
+    /// The code changed: a tree not seen in the window, not only whitespace.
+    pub new_code: bool,
+    /// How its failure compares with the one before (failing with a signature only).
+    pub failure: Option<Failure>,
+    /// Its tests pass where the test run before them failed.
+    pub fixed: bool,
+    /// The rules' progress (new code, or better tests): what `stagnation` counts and the
+    /// dashboard's "last progress" reads; no table or picture marks it as such.
     pub progress: bool,
     pub violates: bool,
     /// Commit time, when known.
@@ -127,7 +151,7 @@ pub struct Row {
 /// --json`, and every other view).
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
-    pub schema: u32,
+    pub schema: Schema,
     pub state: State,
     pub terminal_status: Option<TerminalStatus>,
     /// The rule that opened the breaker; `null` while closed.
@@ -143,8 +167,12 @@ pub struct Status {
     pub profile: Profile,
     pub run: Option<String>,
     pub branch: Option<String>,
-    /// The model in use under `on_trip.action: escalate`.
+    /// The model in use under `on_trip.action: escalate` (the one a harness hands the
+    /// task to: after an escalation, the next model).
     pub next_model: Option<String>,
+    /// That model is the last of `escalation.models`: a trip on it pauses.
+    #[serde(skip)]
+    pub last_model: bool,
     /// Times the breaker opened in this run.
     pub trips: u32,
     /// The failure that loops (see the module docs).
@@ -160,9 +188,12 @@ pub struct Status {
     /// The run this one continues (a branch started from one of its commits).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inherited: Option<Inherited>,
-    /// The iteration records (`check`, `replay`).
+    /// The iteration records (`check`, `replay`, `report`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<Iteration>>,
+    /// Every transition, oldest first, warnings included (`check`, `replay`, `report`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Event>>,
     /// Whether hooks guard this repository (`status`): every hook loopguard needs is
     /// installed. `None` where it does not apply (`check`, `replay`, CI).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -225,15 +256,17 @@ pub struct Source<'a> {
 }
 
 impl Status {
-    /// The document of a stored run, with the events of its log.
+    /// The document of a stored run, with the events of its log: the branch's log holds
+    /// the runs before a reset too, and only this run's own are its story.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
         let evaluation = run.evaluate(config);
+        let own: Vec<Event> = events.iter().filter(|e| e.run == run.id).cloned().collect();
         let mut s = Status::build(&Source {
             config,
             history: run.iterations(),
             breaker: run.breaker(),
             evaluation: &evaluation,
-            events,
+            events: &own,
             run: Some(&run.id),
             branch: run.branch.as_deref(),
         });
@@ -261,7 +294,7 @@ impl Status {
         let facts = attempts(s.config, s.history);
         let rule = b.rule().filter(|_| open);
         Status {
-            schema: SCHEMA,
+            schema: Schema,
             state: b.state(),
             terminal_status: b.terminal_status(),
             rule,
@@ -291,6 +324,8 @@ impl Status {
             next_model: (s.config.on_trip.action == TripAction::Escalate)
                 .then(|| s.config.escalation_models.get(b.model()).cloned())
                 .flatten(),
+            last_model: s.config.on_trip.action == TripAction::Escalate
+                && b.on_last_model(&s.config.escalation_models),
             trips: b.trips(),
             looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
@@ -304,6 +339,7 @@ impl Status {
             config: None,
             inherited: None,
             history: None,
+            events: None,
             guarded: None,
             missing_hooks: Vec::new(),
             some_hooks: false,
@@ -341,6 +377,13 @@ impl Status {
         self
     }
 
+    /// The same document with every event along the way (`check --json`, `replay
+    /// --json`, `report --json`): what the guard did, not only where it ended.
+    pub fn with_events(mut self, events: &[Event]) -> Status {
+        self.events = Some(events.to_vec());
+        self
+    }
+
     /// The JSON document.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("the status serialises")
@@ -356,6 +399,29 @@ impl Status {
     /// The first trip: where the breaker first opened.
     pub fn first_trip(&self) -> Option<&Event> {
         self.transitions.iter().find(|e| e.kind.opens())
+    }
+
+    /// The attempt (its 1-based number) a transition happened at, when it is one of the
+    /// rows.
+    pub fn attempt_of(&self, e: &Event) -> Option<usize> {
+        let id = e.iteration.as_ref()?;
+        self.rows.iter().find(|r| &r.id == id).map(|r| r.number)
+    }
+
+    /// The reset that ended the run, when one did.
+    pub fn reset(&self) -> Option<&Event> {
+        self.transitions.iter().find(|e| e.kind == EventKind::Reset)
+    }
+
+    /// Where the run stands, in words: its terminal status (`running` while it has none),
+    /// and whether a reset ended it.
+    pub fn run_status(&self) -> String {
+        match (self.terminal_status, self.reset().is_some()) {
+            (Some(t), true) => format!("{t}, ended by a reset"),
+            (None, true) => "ended by a reset".to_owned(),
+            (Some(t), false) => t.to_string(),
+            (None, false) => "running".to_owned(),
+        }
     }
 
     /// The newest failing evidence (whatever tripped).
@@ -383,39 +449,56 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
 }
 
 fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
-    facts
-        .iter()
-        .enumerate()
-        .map(|(n, f)| {
-            let it = &history[f.index];
-            let (added, deleted) = it.lines_changed();
-            Row {
-                number: n + 1,
-                id: it.id.clone(),
-                subject: it.subject().to_owned(),
-                files: it.files.as_ref().map_or(0, Vec::len),
-                added,
-                deleted,
-                test: it.test.clone(),
-                notes: {
-                    let mut n = notes(f);
-                    if !it.superseded_tests.is_empty() {
-                        n.push(format!(
-                            "{} earlier test run(s) on amended versions",
-                            it.superseded_tests.len()
-                        ));
-                    }
-                    n
-                },
-                progress: f.progress,
-                violates: !f.violations.is_empty(),
-                at: it.at,
-            }
-        })
-        .collect()
+    let mut last_failure: Option<&crate::ids::Signature> = None;
+    let mut last_outcome = None;
+    let mut rows = Vec::with_capacity(facts.len());
+    for (n, f) in facts.iter().enumerate() {
+        let it = &history[f.index];
+        let (added, deleted) = it.lines_changed();
+        let test = it.test.as_ref();
+        let failure = test
+            .filter(|t| t.fails())
+            .and_then(|t| t.signature.as_ref())
+            .map(|sig| {
+                let same = last_failure == Some(sig);
+                last_failure = Some(sig);
+                if same { Failure::Same } else { Failure::New }
+            });
+        let fixed = test.is_some_and(TestEvidence::passes)
+            && last_outcome == Some(crate::iteration::Outcome::Fail);
+        if let Some(t) = test {
+            last_outcome = Some(t.outcome);
+        }
+        let mut notes = notes(f, failure, fixed);
+        if !it.superseded_tests.is_empty() {
+            notes.push(format!(
+                "{} earlier test run(s) on amended versions",
+                it.superseded_tests.len()
+            ));
+        }
+        rows.push(Row {
+            number: n + 1,
+            id: it.id.clone(),
+            subject: it.subject().to_owned(),
+            files: it.files.as_ref().map_or(0, Vec::len),
+            added,
+            deleted,
+            test: it.test.clone(),
+            notes,
+            new_code: f.code_changed,
+            failure,
+            fixed,
+            progress: f.progress,
+            violates: !f.violations.is_empty(),
+            at: it.at,
+        });
+    }
+    rows
 }
 
-fn notes(f: &Facts) -> Vec<String> {
+/// What happened in one attempt, in words: to the code, then to the tests, then what the
+/// rules look at besides.
+fn notes(f: &Facts, failure: Option<Failure>, fixed: bool) -> Vec<String> {
     let mut n = Vec::new();
     if f.empty {
         n.push("empty".to_owned());
@@ -428,6 +511,15 @@ fn notes(f: &Facts) -> Vec<String> {
     }
     if let Some(id) = &f.repeats {
         n.push(format!("repeats {}", id.short()));
+    }
+    if f.code_changed {
+        n.push("new code".to_owned());
+    }
+    match failure {
+        Some(Failure::New) => n.push("new failure".to_owned()),
+        Some(Failure::Same) => n.push("same failure".to_owned()),
+        None if fixed => n.push("tests fixed".to_owned()),
+        None => {}
     }
     if f.claims_done {
         n.push(
@@ -444,9 +536,6 @@ fn notes(f: &Facts) -> Vec<String> {
     }
     if !f.violations.is_empty() {
         n.push("constraint".to_owned());
-    }
-    if f.progress {
-        n.push("progress".to_owned());
     }
     n
 }

@@ -1,5 +1,6 @@
-//! A picture of the loop: per attempt, how many tests fail, where the failure changed,
-//! where the agent made progress, and where the breaker opened — as a Unicode sparkline
+//! A picture of the loop: per attempt, how many tests fail, whether the failure is new or
+//! exactly the one before, whether the code changed, and where the breaker opened, was
+//! resumed or closed — as a Unicode sparkline
 //! (reads anywhere monospace text does: comments, issues, summaries, terminals) and as a
 //! mermaid `xychart-beta` chart (GitHub renders mermaid in markdown, no JavaScript on the
 //! reader's side and no outside images). Both come from the same [`Point`]s of one
@@ -8,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::Status;
+use super::{Failure, Status};
 use crate::breaker::EventKind;
 
 /// Attempts a picture shows: the newest ones.
@@ -20,9 +21,10 @@ pub struct Point {
     /// 1-based attempt number.
     pub number: usize,
     pub tests: Tests,
-    /// Its failure differs from the failure of the failing attempt before it.
-    pub new_failure: bool,
-    pub progress: bool,
+    /// How its failure compares with the failure before it.
+    pub failure: Option<Failure>,
+    /// The code changed (a new tree).
+    pub new_code: bool,
     /// The breaker opened here (a trip or a reopen).
     pub tripped: bool,
     /// A person let the agent try again right after it.
@@ -42,21 +44,32 @@ pub enum Tests {
 }
 
 impl Point {
-    /// The one mark of its column, the most telling first.
-    pub fn mark(&self) -> Option<Mark> {
-        if self.tripped {
-            Some(Mark::Trip)
-        } else if self.resumed {
-            Some(Mark::Resume)
-        } else if self.closed {
-            Some(Mark::Close)
-        } else if self.new_failure {
-            Some(Mark::NewFailure)
-        } else if self.progress {
-            Some(Mark::Progress)
-        } else {
-            None
+    /// Every mark of its column, the most telling first: what the breaker did here (it
+    /// opened, a person resumed, it closed), then what the attempt did (a new failure, the
+    /// same failure, new code). A trip and the resume right after it are both marks.
+    pub fn marks(&self) -> Vec<Mark> {
+        let mut marks = Vec::new();
+        for (on, mark) in [
+            (self.tripped, Mark::Trip),
+            (self.resumed, Mark::Resume),
+            (self.closed, Mark::Close),
+        ] {
+            if on {
+                marks.push(mark);
+            }
         }
+        match self.failure {
+            Some(Failure::New) => marks.push(Mark::NewFailure),
+            Some(Failure::Same) => marks.push(Mark::SameFailure),
+            None if self.new_code => marks.push(Mark::NewCode),
+            None => {}
+        }
+        marks
+    }
+
+    /// The one mark of its column where only one fits (the sparkline): the most telling.
+    pub fn mark(&self) -> Option<Mark> {
+        self.marks().first().copied()
     }
 
     fn failing(&self) -> u64 {
@@ -76,7 +89,10 @@ pub enum Mark {
     Resume,
     Close,
     NewFailure,
-    Progress,
+    /// Failed exactly as the attempt before it did, whether the code changed or not.
+    SameFailure,
+    /// The code changed; the tests said nothing new (no run, or a pass).
+    NewCode,
 }
 
 impl Mark {
@@ -86,7 +102,8 @@ impl Mark {
             Mark::Resume => '↺',
             Mark::Close => '✔',
             Mark::NewFailure => '◆',
-            Mark::Progress => '↑',
+            Mark::SameFailure => '=',
+            Mark::NewCode => '+',
         }
     }
 
@@ -96,13 +113,15 @@ impl Mark {
             Mark::Resume => "resumed",
             Mark::Close => "breaker closed",
             Mark::NewFailure => "new failure",
-            Mark::Progress => "progress",
+            Mark::SameFailure => "same failure",
+            Mark::NewCode => "new code",
         }
     }
 
-    pub const ALL: [Mark; 5] = [
+    pub const ALL: [Mark; 6] = [
         Mark::NewFailure,
-        Mark::Progress,
+        Mark::SameFailure,
+        Mark::NewCode,
         Mark::Trip,
         Mark::Resume,
         Mark::Close,
@@ -112,7 +131,6 @@ impl Mark {
 /// The attempts of a status as points, oldest first (all of them; renderers show the
 /// newest [`MAX_POINTS`]).
 pub fn points(s: &Status) -> Vec<Point> {
-    let mut last_failure: Option<String> = None;
     s.rows
         .iter()
         .map(|r| {
@@ -121,14 +139,6 @@ pub fn points(s: &Status) -> Vec<Point> {
                 Some(t) if t.passes() => Tests::Pass,
                 Some(t) => Tests::Fail(t.failing),
             };
-            let mut new_failure = false;
-            if let Some(t) = r.test.as_ref().filter(|t| t.fails()) {
-                let sig = t.signature.as_ref().map(|s| s.as_str().to_owned());
-                new_failure = sig.is_some() && sig != last_failure;
-                if sig.is_some() {
-                    last_failure = sig;
-                }
-            }
             let at_row = |kinds: &[EventKind]| {
                 s.transitions
                     .iter()
@@ -137,8 +147,8 @@ pub fn points(s: &Status) -> Vec<Point> {
             Point {
                 number: r.number,
                 tests,
-                new_failure,
-                progress: r.progress,
+                failure: r.failure,
+                new_code: r.new_code,
                 tripped: at_row(&[EventKind::Trip, EventKind::Reopen]),
                 resumed: at_row(&[EventKind::Resume, EventKind::Cooldown]),
                 closed: at_row(&[EventKind::Close]),
@@ -272,15 +282,19 @@ pub fn mermaid(points: &[Point], title: &str) -> String {
     }
     let labels: Vec<String> = shown
         .iter()
-        .map(|p| match p.mark() {
-            Some(m) => format!("\"{} {}\"", p.number, m.symbol()),
-            None => format!("\"{}\"", p.number),
+        .map(|p| {
+            let marks: String = p.marks().iter().map(|m| m.symbol()).collect();
+            if marks.is_empty() {
+                format!("\"{}\"", p.number)
+            } else {
+                format!("\"{} {marks}\"", p.number)
+            }
         })
         .collect();
     let values: Vec<String> = shown.iter().map(|p| p.failing().to_string()).collect();
     let max = shown.iter().map(Point::failing).max().unwrap_or(0).max(1);
     let mut out = String::from("```mermaid\nxychart-beta\n");
-    let _ = writeln!(out, "  title \"{}\"", mermaid_text(title, 100));
+    let _ = writeln!(out, "  title \"{}\"", mermaid_text(title, 200));
     let _ = writeln!(out, "  x-axis \"attempt\" [{}]", labels.join(", "));
     let _ = writeln!(out, "  y-axis \"failing tests\" 0 --> {max}");
     let _ = writeln!(out, "  bar [{}]", values.join(", "));
@@ -290,9 +304,10 @@ pub fn mermaid(points: &[Point], title: &str) -> String {
 
 /// The chart's title for a status: what the marks mean, and the rule when it tripped.
 pub fn chart_title(s: &Status) -> String {
+    let points = points(s);
     let marks: Vec<String> = Mark::ALL
         .iter()
-        .filter(|m| points(s).iter().any(|p| p.mark() == Some(**m)))
+        .filter(|m| points.iter().any(|p| p.marks().contains(m)))
         .map(|m| format!("{} {}", m.symbol(), m.meaning()))
         .collect();
     let mut title = String::from("Failing tests per attempt");
@@ -327,8 +342,8 @@ mod tests {
         Point {
             number,
             tests,
-            new_failure: false,
-            progress: false,
+            failure: None,
+            new_code: false,
             tripped: false,
             resumed: false,
             closed: false,
@@ -356,9 +371,11 @@ mod tests {
     fn one_mark_per_column_the_trip_first() {
         let mut x = p(1, Tests::Fail(Some(1)));
         assert_eq!(x.mark(), None);
-        x.progress = true;
-        assert_eq!(x.mark(), Some(Mark::Progress));
-        x.new_failure = true;
+        x.new_code = true;
+        assert_eq!(x.mark(), Some(Mark::NewCode));
+        x.failure = Some(Failure::Same);
+        assert_eq!(x.mark(), Some(Mark::SameFailure), "the tests say more");
+        x.failure = Some(Failure::New);
         assert_eq!(x.mark(), Some(Mark::NewFailure));
         x.closed = true;
         assert_eq!(x.mark(), Some(Mark::Close));
@@ -371,18 +388,19 @@ mod tests {
     #[test]
     fn the_sparkline_lines_up_bars_marks_and_numbers() {
         let mut pts: Vec<Point> = (1..=5).map(|n| p(n, Tests::Fail(Some(2)))).collect();
-        pts[0].new_failure = true;
+        pts[0].failure = Some(Failure::New);
+        pts[1].failure = Some(Failure::Same);
         pts[2].tripped = true;
         pts[4].tests = Tests::Pass;
         pts[4].closed = true;
         let text = sparkline(&pts);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "tests    ████✓");
-        assert_eq!(lines[1], "events   ◆ ✖ ✔");
+        assert_eq!(lines[1], "events   ◆=✖ ✔");
         assert_eq!(lines[2], "attempt  1   5");
         assert_eq!(
             lines[3],
-            "▁…█ failing tests (█ = 2) · ✓ pass · ◆ new failure · ✖ breaker opened · ✔ breaker closed"
+            "▁…█ failing tests (█ = 2) · ✓ pass · ◆ new failure · = same failure · ✖ breaker opened · ✔ breaker closed"
         );
         assert_eq!(sparkline(&[]), "");
     }
@@ -428,12 +446,12 @@ mod tests {
             p(2, Tests::Unknown),
             p(3, Tests::Pass),
         ];
-        pts[0].new_failure = true;
-        pts[2].progress = true;
+        pts[0].failure = Some(Failure::New);
+        pts[2].new_code = true;
         let chart = mermaid(&pts, "t \"x\"");
         assert_eq!(
             chart,
-            "```mermaid\nxychart-beta\n  title \"t 'x'\"\n  x-axis \"attempt\" [\"1 ◆\", \"2\", \"3 ↑\"]\n  y-axis \"failing tests\" 0 --> 3\n  bar [3, 0, 0]\n```\n"
+            "```mermaid\nxychart-beta\n  title \"t 'x'\"\n  x-axis \"attempt\" [\"1 ◆\", \"2\", \"3 +\"]\n  y-axis \"failing tests\" 0 --> 3\n  bar [3, 0, 0]\n```\n"
         );
         assert_eq!(mermaid(&[], "t"), "");
     }

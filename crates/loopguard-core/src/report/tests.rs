@@ -161,7 +161,7 @@ fn change_table() {
 }
 
 #[test]
-fn the_picture_marks_new_failures_progress_and_the_trip() {
+fn the_picture_marks_new_and_same_failures_and_the_trip() {
     use super::picture::{Mark, Tests, points, sparkline};
     let c = Config::default();
     let h = History::new()
@@ -181,13 +181,13 @@ fn the_picture_marks_new_failures_progress_and_the_trip() {
         [
             Some(Mark::NewFailure),
             Some(Mark::NewFailure),
-            Some(Mark::Progress),
+            Some(Mark::SameFailure),
             Some(Mark::Trip)
         ]
     );
     assert_eq!(p[0].tests, Tests::Fail(Some(3)));
     let text = sparkline(&p);
-    assert!(text.starts_with("tests    █▃▃▃\nevents   ◆◆↑✖\n"), "{text}");
+    assert!(text.starts_with("tests    █▃▃▃\nevents   ◆◆=✖\n"), "{text}");
     // The comment and the issue carry both pictures.
     let view = PrView {
         status: &s,
@@ -202,6 +202,66 @@ fn the_picture_marks_new_failures_progress_and_the_trip() {
         assert!(md.contains("```text\ntests    █▃▃▃"), "{md}");
         assert!(md.contains("```mermaid\nxychart-beta\n"), "{md}");
     }
+}
+
+/// A new tree that fails exactly as the attempt before it changed the code, not the
+/// outcome: the table, the sparkline and the chart say so, and none calls it progress
+/// while the report says the run is stuck on that failure.
+#[test]
+fn new_code_that_fails_the_same_way_is_never_called_progress() {
+    use super::picture::{Mark, points};
+    let c = Config::default();
+    let s = status_of(&c, &stuck());
+    assert_eq!(s.rule, Some(RuleName::SameError));
+    let notes: Vec<String> = s.rows.iter().map(|r| r.notes.join(", ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "new code, new failure",
+            "new code, same failure",
+            "new code, same failure"
+        ]
+    );
+    let marks: Vec<Option<Mark>> = points(&s).iter().map(picture::Point::mark).collect();
+    assert_eq!(
+        marks,
+        [
+            Some(Mark::NewFailure),
+            Some(Mark::SameFailure),
+            Some(Mark::Trip)
+        ]
+    );
+    let md = markdown::report(&s);
+    assert!(!md.contains("↑"), "{md}");
+    for row in md
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("`c0"))
+    {
+        assert!(!row.contains("progress"), "{row}");
+    }
+    assert!(md.contains("| 2 | `c01aaaa` |"), "{md}");
+    assert!(
+        md.contains("| fail (1) `9f2c9f2c` | new code, same failure |"),
+        "{md}"
+    );
+    assert!(md.contains("events   ◆=✖\n"), "{md}");
+    assert!(
+        md.contains("x-axis \"attempt\" [\"1 ◆\", \"2 =\", \"3 ✖=\"]"),
+        "{md}"
+    );
+    assert!(
+        md.contains("◆ new failure · = same failure · ✖ breaker opened"),
+        "{md}"
+    );
+
+    // Tests that pass again after a failure are "tests fixed"; a new tree with no test run
+    // is new code.
+    let h = stuck().fresh().pass().fresh();
+    let s = status_of(&c, &h);
+    let last: Vec<String> = s.rows[3..].iter().map(|r| r.notes.join(", ")).collect();
+    assert_eq!(last, ["new code, tests fixed", "new code"]);
+    let marks: Vec<Option<Mark>> = points(&s).iter().map(picture::Point::mark).collect();
+    assert_eq!(marks[4], Some(Mark::NewCode));
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The status for a terminal: `status`, `check`, `replay`, the hooks' refusals and what a
-//! trip tells the agent. Every piece of untrusted text goes through
+//! The status for a terminal: `status`, `check`, `replay`, `report` on a terminal, the
+//! hooks' refusals and what a trip tells the agent. Every piece of untrusted text goes through
 //! [`sanitize::printable`]: control characters are shown, never executed.
 
 use std::fmt::Write as _;
@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::{Status, WayOut};
 use crate::breaker::{Event, EventKind, State};
 use crate::config::TripAction;
+use crate::iteration::TestEvidence;
 use crate::sanitize::printable;
 
 /// One screen for `status`.
@@ -20,20 +21,15 @@ pub fn status(s: &Status) -> String {
     if s.guarded == Some(false) {
         out.push_str(&unguarded(&s.missing_hooks, s.some_hooks));
     }
-    if let Some(run) = &s.run {
-        let on = s
-            .branch
-            .as_deref()
-            .map(|b| format!(" on {}", printable(b)))
-            .unwrap_or_default();
-        let _ = writeln!(out, "run: {run}{on}");
+    if let Some(run) = run_on(s) {
+        let _ = writeln!(out, "run: {run}");
     }
     let _ = writeln!(out, "iterations: {} (profile {})", s.iterations, s.profile);
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = writeln!(out, "rule: {rule}\nreason: {}", printable(reason));
     }
-    if let Some(m) = &s.next_model {
-        let _ = writeln!(out, "next model: {}", printable(m));
+    if let Some(m) = model(s) {
+        let _ = writeln!(out, "model: {m}");
     }
     out.push_str("counters:\n");
     for (rule, c) in &s.counters {
@@ -53,6 +49,141 @@ pub fn status(s: &Status) -> String {
         let _ = writeln!(out, "note: {}: {}", n.rule, printable(&n.text));
     }
     out
+}
+
+/// `loopguard report` on a terminal: what the markdown report says, as plain text (no
+/// escapes, no markup, no chart only a renderer draws).
+pub fn report(s: &Status) -> String {
+    let mut out = String::from("loopguard report\n\n");
+    let next = next_step(s);
+    let mut fact = |name: &str, value: &str| {
+        let _ = writeln!(out, "{:<12}{value}", format!("{name}:"));
+    };
+    fact("status", &s.run_status());
+    fact("breaker", s.state.as_str());
+    if let Some(run) = run_on(s) {
+        fact("run", &run);
+    }
+    fact("profile", s.profile.as_str());
+    fact("iterations", &s.iterations.to_string());
+    if s.trips > 0 {
+        fact("trips", &s.trips.to_string());
+    }
+    if let Some(m) = model(s) {
+        fact("model", &m);
+    }
+    if let Some((now, _)) = &next {
+        fact("now", now);
+    }
+    if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
+        let _ = writeln!(out, "\nstop reason: {rule}: {}", printable(reason));
+        if let Some(t) = &s.looping_failure {
+            out.push_str(&evidence(t, "looping signature"));
+        }
+    }
+    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+        out.push_str("\nways out:\n");
+        for way in ways {
+            let _ = writeln!(out, "  - {way}");
+        }
+    }
+    if let Some(t) = &s.last_test {
+        let outcome = if t.passes() { "pass" } else { "fail" };
+        let _ = writeln!(out, "\nlast test run: {outcome}");
+        out.push_str(&evidence(t, "signature"));
+    }
+    let points = super::picture::points(s);
+    if !points.is_empty() {
+        out.push_str("\nthe loop:\n");
+        for line in super::picture::sparkline(&points).lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out.push_str("\ncounters:\n");
+    out.push_str(&counters(s));
+    for w in &s.warnings {
+        let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
+    }
+    for n in &s.notes {
+        let _ = writeln!(out, "note: {}: {}", n.rule, printable(&n.text));
+    }
+    if !s.rows.is_empty() {
+        out.push('\n');
+        out.push_str(&iterations(s, 12));
+    }
+    if !s.transitions.is_empty() {
+        out.push_str("\nbreaker events:\n");
+        for e in s.transitions.iter().rev().take(20).rev() {
+            let rule = e.rule.map(|r| format!(" {r}")).unwrap_or_default();
+            let at = s.attempt_of(e).map(|n| format!("#{n}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {}  {at:>4}  {:<8}  {:<19}{rule}: {}",
+                e.at.strftime("%Y-%m-%d %H:%M:%S"),
+                e.kind.as_str(),
+                format!("{} -> {}", e.from, e.to),
+                printable(e.reason.as_deref().unwrap_or(""))
+            );
+        }
+    }
+    out
+}
+
+/// The facts of one test run, indented under its heading.
+fn evidence(t: &TestEvidence, signature: &str) -> String {
+    let mut out = String::new();
+    let mut line = |name: &str, value: &str| {
+        let _ = writeln!(out, "  {:<19}{value}", format!("{name}:"));
+    };
+    if let Some(sig) = &t.signature {
+        line(signature, sig.short());
+    }
+    if let Some(e) = &t.first_error {
+        line("first error", &printable(e));
+    }
+    if let Some(f) = t.failures.as_ref().filter(|f| !f.is_empty()) {
+        let ids: Vec<String> = f.iter().take(10).map(|id| printable(id)).collect();
+        line("failing", &ids.join(", "));
+    }
+    if let Some(c) = &t.command {
+        line("command", &printable(c));
+    }
+    out
+}
+
+/// Every counter with its limit and action, one a line, the one that tripped marked.
+fn counters(s: &Status) -> String {
+    let mut out = String::new();
+    for (rule, c) in &s.counters {
+        let mark = if c.reached() { "  <-" } else { "" };
+        let action = s
+            .actions
+            .get(rule)
+            .map(|a| format!("{:<5}", a.as_str()))
+            .unwrap_or_default();
+        let line = format!("  {:<17} {:<20}{action}{mark}", rule.as_str(), c.describe());
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    out
+}
+
+/// The run and the branch it is on, for a terminal.
+fn run_on(s: &Status) -> Option<String> {
+    let run = printable(s.run.as_deref()?);
+    Some(match s.branch.as_deref() {
+        Some(b) => format!("{run} on {}", printable(b)),
+        None => run,
+    })
+}
+
+/// The model in use under `on_trip.action: escalate`, and what follows it.
+fn model(s: &Status) -> Option<String> {
+    let m = printable(s.next_model.as_ref()?);
+    Some(if s.last_model {
+        format!("{m} (the last of escalation.models)")
+    } else {
+        m
+    })
 }
 
 /// What `status` says when hooks do not guard the repository.
@@ -149,29 +280,51 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
     lines
 }
 
+/// What the breaker does to the agent now, by `on_trip.action`; `None` while it lets the
+/// agent go on (closed or half-open).
+pub fn stance(s: &Status) -> Option<&'static str> {
+    if s.aborted {
+        return Some("the run is aborted: commits and pushes are refused");
+    }
+    match (s.action, s.state) {
+        (_, State::Closed | State::HalfOpen) => None,
+        (TripAction::Alert, State::Open) => {
+            Some("on_trip.action is alert: commits go on, and the breaker stays open")
+        }
+        (TripAction::Escalate, State::Open)
+            if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
+        {
+            Some("the last model of escalation.models is stuck too: commits and pushes are refused")
+        }
+        (TripAction::Pause | TripAction::Abort | TripAction::Escalate, State::Open) => {
+            Some("commits and pushes are refused")
+        }
+    }
+}
+
 /// What happens after a trip, by `on_trip.action`, and the ways out.
 pub fn what_now(s: &Status) -> String {
-    let head = if s.aborted {
-        "loopguard: the run is aborted: commits and pushes are refused"
-    } else {
-        match (s.action, s.state) {
-            (_, State::Closed | State::HalfOpen) => {
-                return "loopguard: the next iteration decides".to_owned();
-            }
-            (TripAction::Alert, State::Open) => {
-                "loopguard: on_trip.action is alert: commits go on, and the breaker stays open"
-            }
-            (TripAction::Escalate, State::Open)
-                if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
-            {
-                "loopguard: the last model of escalation.models is stuck too: commits and pushes are refused"
-            }
-            (TripAction::Pause | TripAction::Abort | TripAction::Escalate, State::Open) => {
-                "loopguard: commits and pushes are refused"
-            }
-        }
-    };
-    format!("{head}\n{}", ways_out(s, "  ").trim_end())
+    match stance(s) {
+        None => "loopguard: the next iteration decides".to_owned(),
+        Some(head) => format!("loopguard: {head}\n{}", ways_out(s, "  ").trim_end()),
+    }
+}
+
+/// What a report says comes next: where the breaker stands for the agent and the ways out
+/// of it, one sentence each; `None` when nothing waits (the breaker is closed, or a reset
+/// ended the run).
+pub fn next_step(s: &Status) -> Option<(&'static str, Vec<String>)> {
+    if s.reset().is_some() {
+        return None;
+    }
+    match stance(s) {
+        Some(head) => Some((head, s.ways_out.iter().map(|w| way_out(s, *w)).collect())),
+        None if s.state == State::HalfOpen => Some((
+            "half-open: the next attempt decides (progress closes the breaker, none opens it again)",
+            Vec::new(),
+        )),
+        None => None,
+    }
 }
 
 /// The ways out of the open breaker (see [`super::WayOut`]), one a line, each indented by
@@ -179,36 +332,50 @@ pub fn what_now(s: &Status) -> String {
 pub fn ways_out(s: &Status, indent: &str) -> String {
     let mut out = format!("{indent}ways out:\n");
     for way in &s.ways_out {
-        let line = match way {
-            WayOut::TestsChange => {
-                "change the code and run the tests with `loopguard run -- <test command>`: a run that passes, or fails differently, closes the breaker (a re-run of the same code does not)".to_owned()
-            }
-            WayOut::NewCommit => {
-                "a commit that really changes the code closes the breaker (not a return to an earlier tree or patch, not whitespace, not tests alone)".to_owned()
-            }
-            WayOut::HarnessProgress => {
-                "the harness reports progress on its edges (`loopguard event --edge NAME --progress`)".to_owned()
-            }
-            WayOut::Cooldown => match s.cooldown {
-                Some(c) => format!(
-                    "after the cooldown ({}) the next attempt decides",
-                    crate::config::format_duration(c)
-                ),
-                None => "after the cooldown the next attempt decides".to_owned(),
-            },
-            WayOut::Resume => {
-                "a person lets the agent try again: `loopguard resume` (the next attempt must make progress, or the breaker opens again)".to_owned()
-            }
-            WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
-        };
-        let _ = writeln!(out, "{indent}- {line}");
+        let _ = writeln!(out, "{indent}- {}", way_out(s, *way));
     }
     out
 }
 
-/// The recent attempts as plain text (the interactive prompt's help).
+/// One way out, in a sentence.
+pub fn way_out(s: &Status, way: WayOut) -> String {
+    match way {
+        WayOut::TestsChange => {
+            "change the code and run the tests with `loopguard run -- <test command>`: a run that passes, or fails differently, closes the breaker (a re-run of the same code does not)".to_owned()
+        }
+        WayOut::NewCommit => {
+            "a commit that really changes the code closes the breaker (not a return to an earlier tree or patch, not whitespace, not tests alone)".to_owned()
+        }
+        WayOut::HarnessProgress => {
+            "the harness reports progress on its edges (`loopguard event --edge NAME --progress`)".to_owned()
+        }
+        WayOut::Cooldown => match s.cooldown {
+            Some(c) => format!(
+                "after the cooldown ({}) the next attempt decides",
+                crate::config::format_duration(c)
+            ),
+            None => "after the cooldown the next attempt decides".to_owned(),
+        },
+        WayOut::Resume => {
+            "a person lets the agent try again: `loopguard resume` (the next attempt must make progress, or the breaker opens again)".to_owned()
+        }
+        WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
+        WayOut::Prompt => {
+            "the user's next prompt starts a new episode: the loop counters start again".to_owned()
+        }
+    }
+}
+
+/// The recent attempts as plain text (the prompt's help, `report` on a terminal): one
+/// line each, under a header.
 pub fn iterations(s: &Status, limit: usize) -> String {
+    const SUBJECT: usize = 40;
     let mut out = String::from("recent iterations:\n");
+    let _ = writeln!(
+        out,
+        "  {:>3}  {:<7}  {:<SUBJECT$}  {:>5}  {:<11}  {:<8}  notes",
+        "#", "commit", "subject", "files", "+/-", "tests"
+    );
     for r in s.rows.iter().rev().take(limit).rev() {
         let tests = match &r.test {
             None => "-".to_owned(),
@@ -218,18 +385,20 @@ pub fn iterations(s: &Status, limit: usize) -> String {
                 None => "fail".to_owned(),
             },
         };
-        let subject: String = r.subject.chars().take(50).collect();
-        let _ = writeln!(
-            out,
-            "  {:>3} {} {:<50} {:>3} files +{}/-{} {tests} {}",
+        let mut subject: String = printable(&r.subject).chars().take(SUBJECT).collect();
+        if r.subject.chars().count() > SUBJECT {
+            subject.pop();
+            subject.push('…');
+        }
+        let line = format!(
+            "  {:>3}  {:<7}  {subject:<SUBJECT$}  {:>5}  {:<11}  {tests:<8}  {}",
             r.number,
             r.id.short(),
-            printable(&subject),
             r.files,
-            r.added,
-            r.deleted,
-            r.notes.join(", ")
+            format!("+{}/-{}", r.added, r.deleted),
+            printable(&r.notes.join(", "))
         );
+        let _ = writeln!(out, "{}", line.trim_end());
     }
     out
 }

@@ -10,7 +10,7 @@ use serde_saphyr::Spanned;
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{Profile, RuleAction, at, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "budget",
@@ -28,6 +28,9 @@ pub struct BudgetRule {
     pub max_iterations: u32,
     pub max_tokens: Option<u64>,
     pub max_cost: Option<f64>,
+    /// Wall time from the first attempt to the latest (a session's `max_duration`; not a
+    /// key of `rules.budget`).
+    pub max_duration: Option<jiff::SignedDuration>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -49,6 +52,7 @@ pub(crate) fn defaults(profile: Profile) -> BudgetRule {
         },
         max_tokens: None,
         max_cost: None,
+        max_duration: None,
     }
 }
 
@@ -63,7 +67,7 @@ impl RuleSettings for BudgetRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         if let Some(cost) = &raw.max_cost
             && !(cost.value > 0.0 && cost.value.is_finite())
         {
@@ -84,6 +88,7 @@ impl RuleSettings for BudgetRule {
             )?,
             max_tokens: raw.max_tokens,
             max_cost: raw.max_cost.map(|c| c.value),
+            max_duration: self.max_duration,
         })
     }
 }
@@ -117,7 +122,27 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             format!("a cost of {:.2} reached the budget of {max:.2}", usage.cost)
         });
     }
+    if let Some(max) = budget.max_duration
+        && let Some(spent) = wall_time(w)
+        && spent >= max
+    {
+        let full = Counter::at_least(iterations.count.max(1), iterations.count.max(1));
+        return Count::new(full, || {
+            format!(
+                "{} of work reached the budget of {}",
+                crate::config::format_duration(spent),
+                crate::config::format_duration(max)
+            )
+        });
+    }
     Count::new(iterations, String::new)
+}
+
+/// The time from the first attempt to the latest, when both are known.
+fn wall_time(w: &Window<'_>) -> Option<jiff::SignedDuration> {
+    let first = w.history[w.all.first()?.index].at?;
+    let last = w.history[w.all.last()?.index].at?;
+    Some(last.duration_since(first))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use crate::breaker::TerminalStatus;
 use crate::config::{
     CI_PATHS, DEFAULT_PROTECTED, GlobKind, Globs, PatternSet, Profile, RuleAction, patterns,
 };
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "constraint",
@@ -116,7 +116,7 @@ impl RuleSettings for ConstraintRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         Ok(ConstraintRule {
             action: raw.action.unwrap_or(self.action),
             protected: patterns(
@@ -312,26 +312,36 @@ mod tests {
         ];
         for (what, h, want, text) in cases {
             for (profile, want) in Profile::ALL.into_iter().zip(want) {
-                let e = h.eval_with(&Config::for_profile(profile));
-                let trip = e.trip().filter(|f| f.rule == Constraint);
-                let warn = e.warnings().find(|f| f.rule == Constraint);
-                let note = e.notes.iter().find(|(r, _)| *r == Constraint);
-                let got = match (trip, warn, note) {
-                    (Some(_), _, _) => 'T',
-                    (None, Some(_), _) => 'W',
-                    (None, None, Some(_)) => 'N',
-                    (None, None, None) => '-',
-                };
-                assert_eq!(got, *want, "{what} under {profile}: {e:?}");
-                let said = trip
-                    .map(|f| f.reason.as_str())
-                    .or(warn.map(|f| f.reason.as_str()))
-                    .or(note.map(|n| n.1.as_str()))
-                    .unwrap_or("");
+                let (got, said) = judged(h, &Config::for_profile(profile));
+                assert_eq!(got, *want, "{what} under {profile}: {said}");
                 assert!(said.contains(text), "{what}: {said}");
             }
         }
-        // `without_evidence: off` leaves only what was failing.
+    }
+
+    /// How `constraint` judged `h`'s last attempt (`T`, `W`, `N` or `-`), and what it said.
+    fn judged(h: &History, config: &Config) -> (char, String) {
+        let e = h.eval_with(config);
+        let trip = e.trip().filter(|f| f.rule == Constraint);
+        let warn = e.warnings().find(|f| f.rule == Constraint);
+        let note = e.notes.iter().find(|(r, _)| *r == Constraint);
+        let got = match (trip, warn, note) {
+            (Some(_), _, _) => 'T',
+            (None, Some(_), _) => 'W',
+            (None, None, Some(_)) => 'N',
+            (None, None, None) => '-',
+        };
+        let said = trip
+            .map(|f| f.reason.as_str())
+            .or(warn.map(|f| f.reason.as_str()))
+            .or(note.map(|n| n.1.as_str()))
+            .unwrap_or("");
+        (got, said.to_owned())
+    }
+
+    #[test]
+    fn without_evidence_off_leaves_only_what_was_failing() {
+        use TakenHow::*;
         let mut c = Config::default();
         c.rules.constraint.without_evidence = crate::config::RuleAction::Off;
         let h = History::new().fresh().takes("tests/wc.rs", "counts", Skipped);

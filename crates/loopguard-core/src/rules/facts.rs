@@ -77,6 +77,14 @@ pub struct Facts {
     pub doubtful: Vec<String>,
     /// CI configuration the attempt changed that is not protected (a note, not a trip).
     pub ci_files: Vec<String>,
+    /// A tool call: how many calls in a row by the same agent, ending with this one, were
+    /// the same call with the same outcome (1: this one is new). 0 for a commit.
+    pub same_call: u64,
+    /// A tool call that failed.
+    pub call_failed: bool,
+    /// A tool call that completes an A-B-A-B pattern: the same agent's last four calls
+    /// alternate between two calls with their outcomes.
+    pub alternates: bool,
 }
 
 /// The facts of a history's attempts, oldest first, extended as iterations arrive.
@@ -159,41 +167,7 @@ fn facts_of(
     };
 
     if let Some(tree) = &it.tree {
-        let adjacent = started_from(history, i);
-        // A known empty change whose tree is the one it started from moved nowhere, so it
-        // returned nowhere either (a replay record without `parent_tree`, `files: []`).
-        let empty = f.empty || adjacent == Some(tree.as_str());
-        f.empty = empty;
-        let mut states: HashSet<&str> = HashSet::new();
-        // (state, its position, the commit whose tree it is or which started from it)
-        let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
-        for (k, earlier) in history[first..i].iter().enumerate() {
-            let at = 2 * (first + k);
-            for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
-                let Some(t) = t else { continue };
-                states.insert(t);
-                if Some(t.as_str()) != adjacent {
-                    non_adjacent.push((t, pos, first + k));
-                }
-            }
-        }
-        if let Some(p) = adjacent {
-            states.insert(p);
-        }
-        f.tree_novel = Some(!states.contains(tree.as_str()));
-        // The newest earlier occurrence of this state.
-        if let Some(&(_, pos, k)) = non_adjacent
-            .iter()
-            .rev()
-            .find(|(t, _, _)| !empty && *t == tree)
-        {
-            f.returns_to = Some(name_state(history, first, i, tree, pos, k));
-            f.state_position = Some(pos);
-            let previous = before.iter().rev().find(|p| !p.empty);
-            f.unwinds = previous
-                .and_then(|p| p.state_position)
-                .is_some_and(|b| pos < b);
-        }
+        tree_facts(history, first, i, tree, before, &mut f);
     }
 
     if let Some(pid) = &it.patch_id {
@@ -233,6 +207,16 @@ fn facts_of(
     };
     f.code_changed = changed && !f.whitespace_only;
     f.progress = f.code_changed || f.test_improved;
+
+    if let Some(call) = &it.call {
+        call_facts(
+            history,
+            &attempt_idx[n.saturating_sub(window)..],
+            before,
+            call,
+            &mut f,
+        );
+    }
 
     if let Some(files) = &it.files {
         f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));
@@ -423,6 +407,79 @@ fn started_from(history: &[Iteration], i: usize) -> Option<&str> {
         None => before.last(),
     };
     parent.and_then(|p| p.tree.as_deref())
+}
+
+/// The facts of attempt `i`'s tree against the states of the window from `first`: whether
+/// it is new, and which earlier, non-adjacent state it returns to.
+fn tree_facts(
+    history: &[Iteration],
+    first: usize,
+    i: usize,
+    tree: &str,
+    before: &[Facts],
+    f: &mut Facts,
+) {
+    let adjacent = started_from(history, i);
+    // A known empty change whose tree is the one it started from moved nowhere, so it
+    // returned nowhere either (a replay record without `parent_tree`, `files: []`).
+    f.empty = f.empty || adjacent == Some(tree);
+    let mut states: HashSet<&str> = HashSet::new();
+    // (state, its position, the commit whose tree it is or which started from it)
+    let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
+    for (k, earlier) in history[first..i].iter().enumerate() {
+        let at = 2 * (first + k);
+        for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
+            let Some(t) = t else { continue };
+            states.insert(t);
+            if Some(t.as_str()) != adjacent {
+                non_adjacent.push((t, pos, first + k));
+            }
+        }
+    }
+    if let Some(p) = adjacent {
+        states.insert(p);
+    }
+    f.tree_novel = Some(!states.contains(tree));
+    // The newest earlier occurrence of this state.
+    let empty = f.empty;
+    if let Some(&(_, pos, k)) = non_adjacent
+        .iter()
+        .rev()
+        .find(|(t, _, _)| !empty && *t == tree)
+    {
+        f.returns_to = Some(name_state(history, first, i, tree, pos, k));
+        f.state_position = Some(pos);
+        let previous = before.iter().rev().find(|p| !p.empty);
+        f.unwinds = previous
+            .and_then(|p| p.state_position)
+            .is_some_and(|b| pos < b);
+    }
+}
+
+/// The facts of a tool call against the same agent's calls before it in the window: the
+/// same call with the same outcome again, and A-B-A-B alternation.
+fn call_facts(
+    history: &[Iteration],
+    earlier: &[usize],
+    before: &[Facts],
+    call: &crate::iteration::ToolCall,
+    f: &mut Facts,
+) {
+    f.call_failed = call.failed;
+    // The same agent's earlier calls, newest first, with their facts.
+    let facts_at = |i: usize| before.iter().rev().find(|p| p.index == i);
+    let mut mine = earlier.iter().rev().filter_map(|&j| {
+        let c = history[j].call.as_ref()?;
+        (c.agent == call.agent).then_some((j, c))
+    });
+    let previous: Vec<(usize, &crate::iteration::ToolCall)> = mine.by_ref().take(3).collect();
+    f.same_call = match previous.first() {
+        Some((j, c)) if c.same_as(call) => facts_at(*j).map_or(1, |p| p.same_call) + 1,
+        _ => 1,
+    };
+    if let [(_, b), (_, a2), (_, b2)] = previous.as_slice() {
+        f.alternates = !call.same_as(b) && call.same_as(a2) && b.same_as(b2);
+    }
 }
 
 /// Names the state at `pos` (the tree of `history[k]`, or the tree it started from) the way

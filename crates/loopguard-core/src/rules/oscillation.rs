@@ -4,7 +4,7 @@
 //! another return (revert the last change, then the one before it) is unwinding, not
 //! flipping, and does not count.
 
-use super::{Count, Counter, Window};
+use super::{Count, Counter, Facts, Window};
 use super::{CountRule, Descriptor, LoopingFailure, Recovery};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
@@ -37,17 +37,26 @@ pub(super) fn count(w: &Window<'_>) -> Count {
         .iter()
         .rposition(|f| f.progress)
         .map_or(0, |p| p + 1);
-    let returns: Vec<_> = w.recent[start..]
+    let returns: Vec<(&Facts, String)> = w.recent[start..]
         .iter()
-        .filter(|f| !f.unwinds)
-        .filter_map(|f| f.returns_to.as_ref().map(|r| (f, r)))
+        .filter_map(|f| match &f.returns_to {
+            Some(state) if !f.unwinds => {
+                Some((f, format!("{} back to {state}", w.short(f.index))))
+            }
+            _ if f.alternates => Some((
+                f,
+                format!(
+                    "{} repeats an A-B-A-B pattern of calls ({})",
+                    w.short(f.index),
+                    w.history[f.index].subject()
+                ),
+            )),
+            _ => None,
+        })
         .collect();
     let threshold = w.config.rules.oscillation.threshold.into();
     Count::new(Counter::at_least(returns.len() as u64, threshold), || {
-        let list: Vec<String> = returns
-            .iter()
-            .map(|(f, state)| format!("{} back to {state}", w.short(f.index)))
-            .collect();
+        let list: Vec<&str> = returns.iter().map(|(_, what)| what.as_str()).collect();
         format!(
             "the code returned to an earlier state {} times in the last {} iterations ({})",
             returns.len(),

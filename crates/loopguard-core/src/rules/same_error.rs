@@ -33,7 +33,13 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
 pub(super) fn count(w: &Window<'_>) -> Count {
     let streak = streak(w);
     let threshold = w.config.rules.same_error.threshold.into();
-    Count::new(Counter::at_least(streak.len() as u64, threshold), || {
+    let tests = Counter::at_least(streak.len() as u64, threshold);
+    if let Some(calls) = same_calls(w)
+        && ratio(calls.counter) > ratio(tests)
+    {
+        return Count::new(calls.counter, || calls.reason);
+    }
+    Count::new(tests, || {
         let t = streak[0].1;
         let attempts = {
             let mut ids: Vec<usize> = streak.iter().map(|(i, _)| *i).collect();
@@ -49,6 +55,55 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             )
         };
         format!("the same failure ({}) in {runs}", describe_failure(t))
+    })
+}
+
+/// How near a counter is to its limit, comparable across limits.
+fn ratio(c: Counter) -> f64 {
+    match c.limit {
+        super::Limit::AtLeast(t) if t > 0 => c.count as f64 / t as f64,
+        super::Limit::AtLeast(_) | super::Limit::Share { .. } => 0.0,
+    }
+}
+
+/// A tool call repeated with the same outcome by the same agent, at the end of the
+/// session: a failing one counts against `threshold` (the same failure again, whether or
+/// not it is a test run), a successful one against the session's `identical_calls`.
+pub(super) struct SameCalls {
+    pub counter: Counter,
+    pub reason: String,
+}
+
+pub(super) fn same_calls(w: &Window<'_>) -> Option<SameCalls> {
+    let last = w.since.last()?;
+    let it = &w.history[last.index];
+    let call = it.call.as_ref()?;
+    // Counting starts again at the baseline (a person's turn, a resume).
+    let mine = w
+        .since
+        .iter()
+        .filter(|f| w.history[f.index].call.as_ref().is_some_and(|c| c.agent == call.agent))
+        .count() as u64;
+    let n = last.same_call.min(mine);
+    let (threshold, what) = if call.failed {
+        (w.config.rules.same_error.threshold, "failed the same way")
+    } else {
+        (
+            w.config.session.identical_calls,
+            "came back with the same result",
+        )
+    };
+    let error = call
+        .error
+        .as_deref()
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default();
+    Some(SameCalls {
+        counter: Counter::at_least(n, threshold.into()),
+        reason: format!(
+            "the same call ({}) {what} {n} times in a row{error}",
+            it.subject()
+        ),
     })
 }
 
@@ -75,7 +130,7 @@ pub(super) fn streak<'a>(w: &Window<'a>) -> Vec<(usize, &'a TestEvidence)> {
 
 /// `cargo: tests::counts, assertion failed`: the runner, the first failing test and the
 /// first error line (or the signature when there is no error line).
-pub(super) fn describe_failure(t: &TestEvidence) -> String {
+pub fn describe_failure(t: &TestEvidence) -> String {
     let mut parts = Vec::new();
     if let Some(runner) = &t.runner {
         parts.push(format!("{runner}:"));

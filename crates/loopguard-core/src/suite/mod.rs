@@ -170,6 +170,37 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// The tests one edit of a file takes away, by each ecosystem's discovery rules: `before`
+/// and `after` are the file as it was and is, or the text the edit replaced and the text it
+/// put in its place (`after` is `None` when the edit deleted the file). For the edits of a
+/// coding agent's session, which come as such texts.
+pub fn taken_by_edit(path: &str, before: &str, after: Option<&str>) -> Vec<TakenTest> {
+    taken(
+        &[ChangedFile {
+            old_path: Some(path),
+            new_path: after.map(|_| path),
+            old: Some(before),
+            new: after,
+        }],
+        role,
+    )
+}
+
+/// The line of the first test `text` (the file `path`) takes out of the run with no
+/// condition and no issue that tracks it: what a file written over an unknown one may have
+/// skipped.
+pub fn skipped_in(path: &str, text: &str) -> Option<String> {
+    let Some(Role::Tests(lang)) = role(path) else {
+        return None;
+    };
+    parse::parse(lang, text)
+        .tests
+        .into_iter()
+        .filter_map(|t| t.off)
+        .find(|off| off.condition.is_none() && taken::issue_link(&off.line).is_none())
+        .map(|off| off.line)
+}
+
 /// The longest text a [`TakenTest`] carries in `line` and `because`, in bytes.
 pub const MAX_TEXT: usize = 160;
 

@@ -42,9 +42,35 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
             None => (Lang::of(path) == Some(Lang::Rust)).then_some(Lang::Rust),
         }
     };
+    let (before, after, mut out) = read_sides(files, &bears);
+    if before.iter().all(|s| s.parsed.tests.is_empty()) && out.is_empty() {
+        return out;
+    }
+    let (matched, gone) = follow(&before, &after, &mut out);
+    if !gone.is_empty() {
+        let change = Change {
+            files,
+            before: &before,
+            after: &after,
+            bears: &bears,
+            role: &role,
+        };
+        change.judge_gone(&matched, gone, &mut out);
+    }
+    out.truncate(MAX_TAKEN);
+    out
+}
+
+/// The sides of `files` that bear tests, read: before the change and after it; a file
+/// whose old content is unknown and that leaves the tests is taken away whole (into the
+/// third).
+fn read_sides<'a>(
+    files: &[ChangedFile<'a>],
+    bears: &impl Fn(&str) -> Option<Lang>,
+) -> (Vec<Side<'a>>, Vec<Side<'a>>, Vec<TakenTest>) {
     let mut out = Vec::new();
-    let mut before: Vec<Side<'_>> = Vec::new();
-    let mut after: Vec<Side<'_>> = Vec::new();
+    let mut before: Vec<Side<'a>> = Vec::new();
+    let mut after: Vec<Side<'a>> = Vec::new();
     for (k, f) in files.iter().enumerate() {
         let old_lang = f.old_path.and_then(|p| bears(p).map(|l| (p, l)));
         let new_lang = f.new_path.and_then(|p| bears(p).map(|l| (p, l)));
@@ -80,10 +106,17 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
             });
         }
     }
-    if before.iter().all(|s| s.parsed.tests.is_empty()) && out.is_empty() {
-        return out;
-    }
+    (before, after, out)
+}
 
+/// Follows each test that ran before the change to the test of its name after it: one now
+/// out of the run goes into `out`. Returns which tests after the change were matched (per
+/// side) and the tests whose name is gone.
+fn follow<'b>(
+    before: &'b [Side<'_>],
+    after: &[Side<'_>],
+    out: &mut Vec<TakenTest>,
+) -> (Vec<Vec<bool>>, Vec<(&'b Side<'b>, &'b TestCase)>) {
     // Each test after the change, by name, not yet matched.
     let mut by_name: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for (s, side) in after.iter().enumerate() {
@@ -96,7 +129,7 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
         matched[s] = vec![false; side.parsed.tests.len()];
     }
     let mut gone: Vec<(&Side<'_>, &TestCase)> = Vec::new();
-    for side in &before {
+    for side in before {
         let focus_now = after
             .iter()
             .find(|a| a.file == side.file)
@@ -148,87 +181,109 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
             }
         }
     }
-    if gone.is_empty() {
-        out.truncate(MAX_TAKEN);
-        return out;
-    }
+    (matched, gone)
+}
 
-    // The definitions the change adds, to tell a test renamed out of discovery (`_test_x`,
-    // a function that lost its `#[test]`).
-    let defs_before: Vec<String> = before
-        .iter()
-        .flat_map(|s| s.parsed.defs.iter().map(|d| d.to_lowercase()))
-        .collect();
-    let defs_after: Vec<String> = after
-        .iter()
-        .flat_map(|s| s.parsed.defs.iter().map(|d| d.to_lowercase()))
-        .filter(|d| !defs_before.contains(d))
-        .collect();
-    // A file of tests moved where the runner does not look, but imported by a test file of
-    // the change (`fixtures/timers.suite.ts` imported by `timers-node.test.ts`): its tests
-    // still run.
-    let imported = |new_path: &str| {
-        let name = new_path.rsplit('/').next().unwrap_or(new_path);
-        let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-        stem.len() >= 3
-            && files.iter().any(|f| {
-                f.new_path.is_some_and(|p| bears(p).is_some())
-                    && f.new.is_some_and(|text| text.contains(stem))
-            })
-    };
-    // New tests that took no earlier test's name: a rewrite under new names.
-    let mut new_tests = after
-        .iter()
-        .enumerate()
-        .flat_map(|(s, side)| {
-            let matched = &matched[s];
-            side.parsed
-                .tests
-                .iter()
-                .enumerate()
-                .filter(move |(t, test)| !matched[*t] && test.off.is_none())
-        })
-        .count();
-    let code = CodeGone::of(files, &bears, &role);
-    for (side, test) in gone {
-        let f = &files[side.file];
-        let after_side = after.iter().find(|a| a.file == side.file);
-        let lower = test.name.to_lowercase();
-        let how = if f.new_path.is_none() {
-            TakenHow::Deleted
-        } else if f.new_path.and_then(bears).is_none() {
-            if f.new_path.is_some_and(imported) {
-                continue;
-            }
-            TakenHow::MovedOut
-        } else if defs_after.iter().any(|d| d.contains(&lower)) {
-            TakenHow::RenamedOut
-        } else if after_side.is_some_and(|a| a.parsed.tests.is_empty())
-            && matches!(role(side.path), Some(Role::Tests(_)))
-        {
-            TakenHow::Emptied
-        } else {
-            TakenHow::Deleted
+/// A change's files and their test-bearing sides, for judging the tests it took away.
+struct Change<'c, 'a, B, R> {
+    files: &'c [ChangedFile<'a>],
+    before: &'c [Side<'a>],
+    after: &'c [Side<'a>],
+    bears: &'c B,
+    role: &'c R,
+}
+
+impl<B, R> Change<'_, '_, B, R>
+where
+    B: Fn(&str) -> Option<Lang>,
+    R: Fn(&str) -> Option<Role>,
+{
+    /// What became of each test whose name is gone: deleted, emptied out, renamed out of
+    /// discovery, moved out (unless a test file of the change imports it), and whether new
+    /// tests took its place or the code it tests went with it.
+    fn judge_gone(
+        &self,
+        matched: &[Vec<bool>],
+        gone: Vec<(&Side<'_>, &TestCase)>,
+        out: &mut Vec<TakenTest>,
+    ) {
+        let (files, before, after, bears, role) =
+            (self.files, self.before, self.after, self.bears, self.role);
+        // The definitions the change adds, to tell a test renamed out of discovery (`_test_x`,
+        // a function that lost its `#[test]`).
+        let defs_before: Vec<String> = before
+            .iter()
+            .flat_map(|s| s.parsed.defs.iter().map(|d| d.to_lowercase()))
+            .collect();
+        let defs_after: Vec<String> = after
+            .iter()
+            .flat_map(|s| s.parsed.defs.iter().map(|d| d.to_lowercase()))
+            .filter(|d| !defs_before.contains(d))
+            .collect();
+        // A file of tests moved where the runner does not look, but imported by a test file of
+        // the change (`fixtures/timers.suite.ts` imported by `timers-node.test.ts`): its tests
+        // still run.
+        let imported = |new_path: &str| {
+            let name = new_path.rsplit('/').next().unwrap_or(new_path);
+            let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+            stem.len() >= 3
+                && files.iter().any(|f| {
+                    f.new_path.is_some_and(|p| bears(p).is_some())
+                        && f.new.is_some_and(|text| text.contains(stem))
+                })
         };
-        let replaced = matches!(how, TakenHow::Deleted | TakenHow::Emptied) && new_tests > 0;
-        if replaced {
-            new_tests -= 1;
+        // New tests that took no earlier test's name: a rewrite under new names.
+        let mut new_tests = after
+            .iter()
+            .enumerate()
+            .flat_map(|(s, side)| {
+                let matched = &matched[s];
+                side.parsed
+                    .tests
+                    .iter()
+                    .enumerate()
+                    .filter(move |(t, test)| !matched[*t] && test.off.is_none())
+            })
+            .count();
+        let code = CodeGone::of(files, &bears, &role);
+        for (side, test) in gone {
+            let f = &files[side.file];
+            let after_side = after.iter().find(|a| a.file == side.file);
+            let lower = test.name.to_lowercase();
+            let how = if f.new_path.is_none() {
+                TakenHow::Deleted
+            } else if f.new_path.and_then(bears).is_none() {
+                if f.new_path.is_some_and(imported) {
+                    continue;
+                }
+                TakenHow::MovedOut
+            } else if defs_after.iter().any(|d| d.contains(&lower)) {
+                TakenHow::RenamedOut
+            } else if after_side.is_some_and(|a| a.parsed.tests.is_empty())
+                && matches!(role(side.path), Some(Role::Tests(_)))
+            {
+                TakenHow::Emptied
+            } else {
+                TakenHow::Deleted
+            };
+            let replaced = matches!(how, TakenHow::Deleted | TakenHow::Emptied) && new_tests > 0;
+            if replaced {
+                new_tests -= 1;
+            }
+            let with_code = matches!(how, TakenHow::Deleted | TakenHow::Emptied)
+                .then(|| code.tested_by(side.path, &test.name, role(side.path).is_none()))
+                .flatten();
+            out.push(TakenTest {
+                path: side.path.to_owned(),
+                name: test.name.clone(),
+                how,
+                line: None,
+                doubt: with_code.as_ref().map(|_| Doubt::WithCode),
+                because: with_code,
+                replaced,
+            });
         }
-        let with_code = matches!(how, TakenHow::Deleted | TakenHow::Emptied)
-            .then(|| code.tested_by(side.path, &test.name, role(side.path).is_none()))
-            .flatten();
-        out.push(TakenTest {
-            path: side.path.to_owned(),
-            name: test.name.clone(),
-            how,
-            line: None,
-            doubt: with_code.as_ref().map(|_| Doubt::WithCode),
-            because: with_code,
-            replaced,
-        });
     }
-    out.truncate(MAX_TAKEN);
-    out
 }
 
 /// The code a change deletes: its files that hold no tests, and the definitions gone from

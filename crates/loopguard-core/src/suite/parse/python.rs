@@ -96,15 +96,7 @@ pub(super) fn parse(text: &str) -> Parsed {
             continue;
         }
         if let Some(rest) = t.strip_prefix("pytestmark") {
-            let mut marker = rest.to_owned();
-            let mut depth = paren_delta(t);
-            while depth > 0 && i + 1 < lines.len() {
-                i += 1;
-                marker.push(' ');
-                marker.push_str(lines[i].trim());
-                depth += paren_delta(lines[i]);
-            }
-            let off = marker_off(&marker);
+            let off = pytestmark(&lines, &mut i, rest);
             match classes.last_mut() {
                 Some(c) => c.off = c.off.take().or(off),
                 None => module_off = module_off.or(off),
@@ -114,6 +106,20 @@ pub(super) fn parse(text: &str) -> Parsed {
         i += 1;
     }
     out
+}
+
+/// What a `pytestmark = …` assignment at line `*i` (`rest` after its name) takes out of
+/// the run; `*i` moves to its last line.
+fn pytestmark(lines: &[&str], i: &mut usize, rest: &str) -> Option<Off> {
+    let mut marker = rest.to_owned();
+    let mut depth = paren_delta(lines[*i].trim());
+    while depth > 0 && *i + 1 < lines.len() {
+        *i += 1;
+        marker.push(' ');
+        marker.push_str(lines[*i].trim());
+        depth += paren_delta(lines[*i]);
+    }
+    marker_off(&marker)
 }
 
 /// `def name(` or `async def name(`: the name.

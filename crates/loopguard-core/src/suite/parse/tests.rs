@@ -21,9 +21,8 @@ fn off(name: &str, how: TakenHow, conditional: bool) -> (String, Option<(TakenHo
     (name.to_owned(), Some((how, conditional)))
 }
 
-#[test]
-fn pytest_and_unittest() {
-    let text = r#"
+/// A pytest and unittest module with a test of each kind.
+const PYTHON: &str = r#"
 import pytest, sys
 
 def helper():
@@ -110,6 +109,10 @@ class TestUnit(unittest.TestCase):
     def test_skip_test(self):
         self.skipTest("later")
 "#;
+
+#[test]
+fn pytest_and_unittest() {
+    let text = PYTHON;
     assert_eq!(
         read(Lang::Python, text),
         [
@@ -135,6 +138,10 @@ class TestUnit(unittest.TestCase):
     let p = parse(Lang::Python, text);
     assert!(p.defs.contains(&"helper".to_owned()));
     assert!(p.defs.contains(&"test_not_collected".to_owned()));
+}
+
+#[test]
+fn a_module_pytestmark_takes_all_its_tests_out() {
     let module =
         "import pytest\npytestmark = pytest.mark.skip(reason='wip')\n\ndef test_a():\n    pass\n";
     assert_eq!(read(Lang::Python, module), [off("test_a", Skipped, false)]);

@@ -113,6 +113,13 @@ fn a_moved_test_is_not_a_deleted_test() {
                 ),
             ],
         ),
+    ];
+    nothing_taken(cases);
+}
+
+#[test]
+fn a_test_kept_under_its_name_is_not_taken() {
+    nothing_taken(vec![
         (
             "renamed, beside a helper whose name starts like it",
             vec![file(
@@ -139,9 +146,12 @@ fn a_moved_test_is_not_a_deleted_test() {
                 )),
             )],
         ),
-    ];
+    ]);
+}
+
+/// Each change takes nothing away, or only what new tests took the place of (a rewrite).
+fn nothing_taken(cases: Vec<(&str, Vec<ChangedFile<'_>>)>) {
     for (what, files) in cases {
-        // Nothing taken, or only what new tests took the place of (a rewrite).
         let kept: Vec<_> = read(&files).into_iter().filter(|t| !t.3).collect();
         assert_eq!(kept, [], "{what}");
     }
@@ -156,7 +166,6 @@ fn each_way_of_taking_a_test_away() {
     let skipped = "import pytest\n\n@pytest.mark.skip(reason='flaky')\ndef test_parses():\n    assert True\n\ndef test_rejects():\n    assert True\n";
     let early =
         "def test_parses():\n    return\n    assert True\n\ndef test_rejects():\n    assert True\n";
-    type Case<'a> = (&'a str, Vec<ChangedFile<'a>>, Vec<(&'a str, TakenHow)>);
     let cases: Vec<Case<'_>> = vec![
         (
             "deleted, the code it tests still there",
@@ -203,6 +212,14 @@ fn each_way_of_taking_a_test_away() {
             )],
             vec![("test_parses", EarlyReturn)],
         ),
+    ];
+    each_takes(cases);
+}
+
+#[test]
+fn each_way_of_taking_a_test_away_beyond_python() {
+    use TakenHow::*;
+    each_takes(vec![
         (
             "compiled out",
             vec![file(
@@ -250,7 +267,13 @@ fn each_way_of_taking_a_test_away() {
             }],
             vec![("pkg/parse_test.go", Deleted)],
         ),
-    ];
+    ]);
+}
+
+type Case<'a> = (&'a str, Vec<ChangedFile<'a>>, Vec<(&'a str, TakenHow)>);
+
+/// Each change takes away exactly the tests it names, as it says.
+fn each_takes(cases: Vec<Case<'_>>) {
     for (what, files, want) in cases {
         let got: Vec<(String, TakenHow)> = read(&files).into_iter().map(|t| (t.0, t.1)).collect();
         let want: Vec<(String, TakenHow)> =

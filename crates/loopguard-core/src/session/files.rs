@@ -1,0 +1,204 @@
+//! The files a session edited, as the edits themselves say: what a tool call's edit did
+//! to a file is known from its input (the lines an `Edit` replaces and writes, a `Write`'s
+//! whole content, the `-`/`+` lines of an `apply_patch`), so a live hook and a replay of
+//! the transcript compute the same states without reading the disk.
+//!
+//! A file's state is its content when a call wrote all of it (`Write`, a file an
+//! `apply_patch` adds), and on top of that the lines the later edits removed and added,
+//! counted: an edit undone by the reverse edit returns the file to exactly the state it
+//! had, and a file returning to earlier content is what `oscillation` counts. The state of
+//! the session's files together is its *tree*, as a commit has one.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// One file's state since the session started.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    /// sha256 (16 hex digits) of the content a call last wrote whole; `None` while only
+    /// edits are known (the content before them is the one the session started with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<String>,
+    /// Lines (by their digest) added minus removed since then; zero counts are dropped.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lines: BTreeMap<String, i64>,
+}
+
+impl FileState {
+    /// Whether the file is as the session found it.
+    pub fn untouched(&self) -> bool {
+        self.written.is_none() && self.lines.is_empty()
+    }
+
+    /// A digest of this state (16 hex digits).
+    pub fn digest(&self) -> String {
+        let mut h = Sha256::new();
+        h.update(self.written.as_deref().unwrap_or("-"));
+        for (line, n) in &self.lines {
+            h.update(format!("\n{line}:{n}"));
+        }
+        short_hex(&h.finalize())
+    }
+}
+
+/// What one call did to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileEdit {
+    /// The whole content written (a `Write`, a file added); `before` is the content it
+    /// replaced when the tool says so.
+    Write {
+        path: String,
+        content: String,
+        before: Option<String>,
+    },
+    /// Lines replaced: `removed` by `added` (an `Edit`, an `apply_patch` hunk).
+    Replace {
+        path: String,
+        removed: String,
+        added: String,
+    },
+    /// The file was deleted.
+    Delete { path: String },
+}
+
+impl FileEdit {
+    pub fn path(&self) -> &str {
+        match self {
+            FileEdit::Write { path, .. }
+            | FileEdit::Replace { path, .. }
+            | FileEdit::Delete { path } => path,
+        }
+    }
+
+    /// The lines the edit removes and adds (for the patch id and the test skips).
+    pub fn lines(&self) -> (Vec<&str>, Vec<&str>) {
+        match self {
+            FileEdit::Write {
+                content, before, ..
+            } => (
+                before
+                    .as_deref()
+                    .map_or_else(Vec::new, |b| b.lines().collect()),
+                content.lines().collect(),
+            ),
+            FileEdit::Replace { removed, added, .. } => {
+                (removed.lines().collect(), added.lines().collect())
+            }
+            FileEdit::Delete { .. } => (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+/// The session's files: the state of each one it edited.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Files(pub BTreeMap<String, FileState>);
+
+impl Files {
+    /// The state of every file together (16 hex digits): equal exactly when every file is
+    /// as it was.
+    pub fn tree(&self) -> String {
+        let mut h = Sha256::new();
+        for (path, state) in &self.0 {
+            if !state.untouched() {
+                h.update(format!("{path}\0{}\n", state.digest()));
+            }
+        }
+        short_hex(&h.finalize())
+    }
+
+    /// Applies `edit`; the file's state after it.
+    pub fn apply(&mut self, edit: &FileEdit) -> String {
+        let state = self.0.entry(edit.path().to_owned()).or_default();
+        match edit {
+            FileEdit::Write { content, .. } => {
+                state.written = Some(digest(content));
+                state.lines.clear();
+            }
+            FileEdit::Delete { .. } => {
+                state.written = Some("deleted".to_owned());
+                state.lines.clear();
+            }
+            FileEdit::Replace { removed, added, .. } => {
+                for line in removed.lines() {
+                    *state.lines.entry(digest(line)).or_default() -= 1;
+                }
+                for line in added.lines() {
+                    *state.lines.entry(digest(line)).or_default() += 1;
+                }
+                state.lines.retain(|_, n| *n != 0);
+            }
+        }
+        let digest = state.digest();
+        if state.untouched() {
+            self.0.remove(edit.path());
+        }
+        digest
+    }
+}
+
+/// sha256 of `text`, 16 hex digits.
+pub fn digest(text: &str) -> String {
+    short_hex(&Sha256::digest(text.as_bytes()))
+}
+
+fn short_hex(bytes: &[u8]) -> String {
+    bytes[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replace(path: &str, removed: &str, added: &str) -> FileEdit {
+        FileEdit::Replace {
+            path: path.into(),
+            removed: removed.into(),
+            added: added.into(),
+        }
+    }
+
+    #[test]
+    fn an_edit_undone_returns_the_file_and_the_tree_to_their_state() {
+        let mut files = Files::default();
+        let start = files.tree();
+        files.apply(&replace("src/wc.py", "return n", "return n + 1"));
+        let a = files.tree();
+        assert_ne!(a, start);
+        files.apply(&replace("src/wc.py", "return n + 1", "return n"));
+        assert_eq!(
+            files.tree(),
+            start,
+            "the reverse edit is the state it started from"
+        );
+        files.apply(&replace("src/wc.py", "return n", "return n + 1"));
+        assert_eq!(files.tree(), a);
+    }
+
+    #[test]
+    fn a_write_sets_the_content_and_edits_count_from_there() {
+        let mut files = Files::default();
+        let write = |c: &str| FileEdit::Write {
+            path: "a.txt".into(),
+            content: c.into(),
+            before: None,
+        };
+        files.apply(&write("one\n"));
+        let one = files.tree();
+        files.apply(&write("two\n"));
+        assert_ne!(files.tree(), one);
+        files.apply(&write("one\n"));
+        assert_eq!(files.tree(), one, "writing the same content again");
+        files.apply(&replace("a.txt", "one", "uno"));
+        assert_ne!(files.tree(), one);
+        // Two files: the order edits came in does not matter, only where each file is.
+        let mut x = Files::default();
+        x.apply(&replace("a", "1", "2"));
+        x.apply(&replace("b", "1", "2"));
+        let mut y = Files::default();
+        y.apply(&replace("b", "1", "2"));
+        y.apply(&replace("a", "1", "2"));
+        assert_eq!(x.tree(), y.tree());
+    }
+}

@@ -1,0 +1,578 @@
+//! A coding agent's session, judged tool call by tool call: the agent hooks of Claude Code,
+//! Codex, Gemini CLI and Copilot (`loopguard agent-hook`), and `replay` of their
+//! transcripts, which go through the very same functions.
+//!
+//! A session is a [`Run`] whose iterations are completed tool calls
+//! ([`Iteration::call`]), keyed by the harness's session id. The same rules and breaker
+//! judge it, with the session's limits ([`Config::for_sessions`]):
+//!
+//! - the action is the tool and its normalised input, the outcome the exit status and the
+//!   normalised error, or for a test run its failure signature ([`call`]);
+//! - an edit moves the session's *tree* (the state of the files it edited, computed from the
+//!   edits themselves, [`files`]), so a file returning to earlier content is a return to an
+//!   earlier tree (`oscillation`), an edit applied again after it was undone a repeated
+//!   patch (`repeated_patch`), and a call that changes no file and brings no new test result
+//!   no progress (`stagnation`);
+//! - the same failure in a row, however the command is spelled, and the same call with the
+//!   same outcome again are `same_error`; an A-B-A-B pattern of calls is `oscillation`;
+//! - tool calls, wall time and tokens are the `budget`; each sub-agent is an edge
+//!   (`edge_loop`), with the short history of what it did;
+//! - a call that would edit loopguard's config, hooks or state, or the harness's own hook
+//!   config, or that writes a test skip, is denied before it runs (`constraint`);
+//! - at the agent's stop, `false_completion`: a claim of completion while the last test run
+//!   after the last edit failed blocks the stop, once.
+//!
+//! What the model reads — the refusal, the warning one step before a trip, the blocked
+//! stop — is written here, once, for every harness ([`protocol`] renders it).
+
+pub mod call;
+pub mod files;
+mod guard;
+pub mod protocol;
+pub mod transcript;
+
+use std::fmt::Write as _;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::breaker::{Event, EventKind, State};
+use crate::config::{Config, TripAction};
+use crate::ids::CommitId;
+use crate::iteration::{FileChange, FileStatus, Iteration, IterationKind, ToolCall};
+use crate::report::{Status, WayOut};
+use crate::rules::{RuleName, describe_failure};
+use crate::run::Run;
+
+pub use call::{CallInput, Kind};
+pub use files::{FileEdit, Files};
+pub use guard::protected_reason;
+pub use protocol::{Answer, EventKind as HookKind, Harness, HookEvent, Reply};
+
+/// What a session keeps besides its run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    pub harness: Harness,
+    /// The harness's session id.
+    pub id: String,
+    /// The files the session edited.
+    #[serde(default)]
+    pub files: Files,
+    /// The transcript the harness writes, and how much of it was read for tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    #[serde(default)]
+    pub transcript_read: u64,
+    /// The last assistant message whose tokens were counted (Claude Code repeats a
+    /// message's usage on each of its lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_message: Option<String>,
+    /// The failing test run a stop was blocked on: never again for the same one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_blocked_on: Option<CommitId>,
+    /// Stops blocked in the session.
+    #[serde(default)]
+    pub stop_blocks: u32,
+    /// The rules one step before a trip after the latest call (warned once on the way in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub near: Vec<RuleName>,
+    /// Every warning given: the rule and the call it came after.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warned: Vec<Warned>,
+}
+
+/// A warning one step before a trip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warned {
+    pub rule: RuleName,
+    /// The call it came after.
+    pub after: CommitId,
+}
+
+impl SessionState {
+    pub fn new(harness: Harness, id: &str) -> SessionState {
+        SessionState {
+            harness,
+            id: id.to_owned(),
+            files: Files::default(),
+            transcript: None,
+            transcript_read: 0,
+            counted_message: None,
+            stop_blocked_on: None,
+            stop_blocks: 0,
+            near: Vec::new(),
+            warned: Vec::new(),
+        }
+    }
+}
+
+/// A run for a new session of `harness` with id `id`, on `branch`.
+pub fn new_run(harness: Harness, id: &str, branch: Option<String>, now: Timestamp) -> Run {
+    let mut run = Run::new(run_id(harness, id), branch, now, None);
+    run.session = Some(SessionState::new(harness, id));
+    run
+}
+
+/// `session-claude-<id>`: readable, and safe as a file name.
+pub fn run_id(harness: Harness, id: &str) -> String {
+    let id: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(80)
+        .collect();
+    format!("session-{harness}-{id}")
+}
+
+/// What one hook did: the answer for the harness and the events for the log.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub answer: Answer,
+    pub events: Vec<Event>,
+}
+
+impl Step {
+    fn quiet(events: Vec<Event>) -> Step {
+        Step {
+            answer: Answer::Nothing,
+            events,
+        }
+    }
+}
+
+/// The session starts (or resumes): tell the agent when its breaker is open.
+pub fn on_start(config: &Config, run: &Run, now: Timestamp) -> Answer {
+    let breaker = run.effective_breaker(config, now);
+    if breaker.blocks(config.on_trip.action) {
+        let s = Status::of_run(config, run, &[]);
+        return Answer::Context(refusal(&s, run, "This session"));
+    }
+    Answer::Nothing
+}
+
+/// A person's prompt: a new episode. The loop counters start again (an open breaker is
+/// half-open: the next call decides); the budget keeps counting.
+pub fn on_prompt(config: &Config, run: &mut Run, now: Timestamp) -> Step {
+    let was_open = run.effective_breaker(config, now).state() == State::Open;
+    let mut events: Vec<Event> = run.tick(config, now).into_iter().collect();
+    match run.new_episode(config, now, Some("the user's prompt".to_owned())) {
+        Ok(e) => events.extend(e),
+        // Aborted or finished: nothing a prompt changes.
+        Err(_) => return Step::quiet(events),
+    }
+    if let Some(s) = run.session.as_mut() {
+        s.near.clear();
+    }
+    let answer = if was_open {
+        Answer::Context(
+            "loopguard: the user's prompt starts a new episode: the breaker is half-open and the loop counters start again. The next tool call decides: if it makes progress the breaker closes, if not it opens again.".to_owned(),
+        )
+    } else {
+        Answer::Nothing
+    };
+    Step { answer, events }
+}
+
+/// Before a tool call: deny it while the session's breaker blocks, or when it would edit
+/// what guards the session or write a test skip (`constraint`); otherwise say nothing.
+/// `root` is the repository's root (tools give absolute paths); `read` reads a file of
+/// the working tree as it is now (what a `Write` replaces).
+pub fn on_pre_tool(
+    config: &Config,
+    run: &Run,
+    call: &CallInput,
+    now: Timestamp,
+    root: Option<&str>,
+    read: &dyn Fn(&str) -> Option<String>,
+) -> Answer {
+    let breaker = run.effective_breaker(config, now);
+    if breaker.blocks(config.on_trip.action) {
+        let mut at_now = run.clone();
+        at_now.tick(config, now);
+        let s = Status::of_run(config, &at_now, &[]);
+        return Answer::Deny(refusal(&s, run, "This tool call"));
+    }
+    match guard::check(config, call, root, read) {
+        Some(why) => Answer::Deny(format!(
+            "loopguard refused this tool call (constraint): it {why}. An agent may not switch its guard off or skip tests from inside its session. If the user asked for it, tell them: a person makes this change."
+        )),
+        None => Answer::Nothing,
+    }
+}
+
+/// The tool call as an iteration of the session: its action and outcome, its edits (the
+/// session's tree before and after), its test result, the test skips it wrote.
+pub fn iteration_of(
+    run: &mut Run,
+    call: &CallInput,
+    now: Timestamp,
+    tokens: Option<u64>,
+) -> Iteration {
+    let n = run.iterations().len() + 1;
+    let id = CommitId::new(format!("c{n}")).expect("a valid id");
+    let outcome = call.outcome();
+    let edits = call.edits();
+    let state = run
+        .session
+        .get_or_insert_with(|| SessionState::new(Harness::Claude, "?"));
+    let before = state.files.tree();
+    let mut files = Vec::new();
+    let mut patch = crate::patch::patch_id::PatchIdBuilder::default();
+    let mut taken = Vec::new();
+    for edit in &edits {
+        state.files.apply(edit);
+        let (removed, added) = edit.lines();
+        let mut fh = crate::patch::patch_id::FilePatchHasher::new(
+            FileStatus::Modified,
+            edit.path().as_bytes(),
+            edit.path().as_bytes(),
+        );
+        for l in &removed {
+            fh.removed(l.as_bytes());
+        }
+        for l in &added {
+            fh.added(l.as_bytes());
+        }
+        patch.push(fh);
+        taken.extend(crate::suite::taken_by_edit(
+            edit.path(),
+            &removed.join("\n"),
+            match edit {
+                FileEdit::Delete { .. } => None,
+                FileEdit::Write { .. } | FileEdit::Replace { .. } => Some(added.join("\n")),
+            }
+            .as_deref(),
+        ));
+        files.push(FileChange {
+            path: edit.path().to_owned(),
+            added: Some(added.len() as u64),
+            deleted: Some(removed.len() as u64),
+            status: Some(match edit {
+                FileEdit::Delete { .. } => FileStatus::Deleted,
+                FileEdit::Write { .. } | FileEdit::Replace { .. } => FileStatus::Modified,
+            }),
+            old_path: None,
+            binary: false,
+        });
+    }
+    let after = state.files.tree();
+    let mut it = Iteration::new(id);
+    it.author = Some(call.agent.clone().unwrap_or_else(|| "agent".to_owned()));
+    it.kind = Some(IterationKind::Attempt);
+    it.parent_tree = Some(before);
+    it.tree = Some(after);
+    it.patch_id = if edits.is_empty() {
+        None
+    } else {
+        patch.finish()
+    };
+    it.files = Some(files);
+    it.message = Some(call.summary());
+    it.claims_done = Some(false);
+    it.at = Some(now);
+    let skips = crate::iteration::skips_of(&taken);
+    it.skips_added = (!skips.is_empty()).then_some(skips);
+    it.tests_taken = Some(taken);
+    it.test = outcome.test.clone();
+    it.call = Some(ToolCall {
+        tool: call.tool.clone(),
+        action: files::digest(&call.action()),
+        outcome: outcome.digest.clone(),
+        failed: outcome.failed,
+        agent: call.agent.clone(),
+        error: outcome.error.clone(),
+        tokens,
+        id: call.id.clone(),
+    });
+    it
+}
+
+/// After a tool call (a success or a failure): record it, and tell the agent when the
+/// breaker opened, or when a rule is one step before it would.
+pub fn on_post_tool(
+    config: &Config,
+    run: &mut Run,
+    call: &CallInput,
+    now: Timestamp,
+    tokens: Option<u64>,
+) -> Step {
+    // A hook that reports the same call twice records it once.
+    if let Some(id) = &call.id
+        && run
+            .iterations()
+            .iter()
+            .rev()
+            .take(64)
+            .any(|it| it.call.as_ref().and_then(|c| c.id.as_ref()) == Some(id))
+    {
+        return Step::quiet(Vec::new());
+    }
+    let it = iteration_of(run, call, now, tokens);
+    let after = it.id.clone();
+    run.usage.tokens += tokens.unwrap_or(0);
+    if let Some(agent) = &call.agent {
+        let edge = run
+            .usage
+            .edges
+            .entry(format!("subagent:{agent}"))
+            .or_default();
+        edge.count += 1;
+        let how = match &it.test {
+            Some(t) if t.fails() => format!("tests fail ({})", describe_failure(t)),
+            Some(_) => "tests pass".to_owned(),
+            None if it.call.as_ref().is_some_and(|c| c.failed) => "failed".to_owned(),
+            None => "ok".to_owned(),
+        };
+        edge.note(&format!("{} -> {how}", it.subject()));
+    }
+    let outcome = run.record(config, it, now);
+    let events = outcome.events;
+    if events.iter().any(|e| e.kind.opens()) {
+        let s = Status::of_run(config, run, &[]);
+        let mut text = refusal(&s, run, "From now on every tool call in this session");
+        if let Some(cost) = loop_cost(run, &s) {
+            let _ = write!(text, "\n{cost}");
+        }
+        if let Some(state) = run.session.as_mut() {
+            state.near.clear();
+        }
+        return Step {
+            answer: Answer::Context(text),
+            events,
+        };
+    }
+    let near = run.near_trips(config);
+    let state = run.session.as_mut().expect("a session's run");
+    let fresh: Vec<_> = near
+        .iter()
+        .filter(|n| !state.near.contains(&n.rule))
+        .collect();
+    let answer = match fresh.first() {
+        Some(n) => {
+            state.warned.push(Warned {
+                rule: n.rule,
+                after: after.clone(),
+            });
+            Answer::Context(warning(n, &run_history_failure(run)))
+        }
+        None => Answer::Nothing,
+    };
+    let state = run.session.as_mut().expect("a session's run");
+    state.near = near.iter().map(|n| n.rule).collect();
+    let mut events = events;
+    if let Answer::Context(text) = &answer {
+        events.push(Event {
+            at: now,
+            run: run.id.clone(),
+            kind: EventKind::Warn,
+            from: run.breaker().state(),
+            to: run.breaker().state(),
+            rule: fresh.first().map(|n| n.rule),
+            reason: Some(text.clone()),
+            iteration: Some(after),
+            terminal_status: None,
+        });
+    }
+    Step { answer, events }
+}
+
+/// The newest failing test evidence of the session, for the warning's words.
+fn run_history_failure(run: &Run) -> Option<crate::iteration::TestEvidence> {
+    run.iterations()
+        .iter()
+        .rev()
+        .find_map(|it| it.test.clone())
+        .filter(crate::iteration::TestEvidence::fails)
+}
+
+/// What the agent reads one step before `n` trips.
+fn warning(n: &crate::rules::NearTrip, failing: &Option<crate::iteration::TestEvidence>) -> String {
+    let next = "one more opens the breaker and stops this session's tool calls — change approach, or ask the user";
+    let what = match (n.rule, failing) {
+        (RuleName::SameError, Some(t)) if n.reason.starts_with("the same failure") => {
+            let first = t
+                .failures
+                .as_ref()
+                .and_then(|f| f.first())
+                .map(|f| format!("{f}: "))
+                .unwrap_or_default();
+            let error = t
+                .first_error
+                .clone()
+                .unwrap_or_else(|| "the same signature".to_owned());
+            format!(
+                "the same failure in your last {} test runs ({first}{error})",
+                n.count
+            )
+        }
+        _ => n.reason.clone(),
+    };
+    format!("loopguard: warning ({}): {what}; {next}", n.rule)
+}
+
+/// The words the model reads while the breaker blocks: the rule, the stop reason and the
+/// ways out of a session.
+fn refusal(s: &Status, run: &Run, what: &str) -> String {
+    let rule = s.rule.map_or_else(String::new, |r| r.to_string());
+    let reason = crate::sanitize::printable(s.reason.as_deref().unwrap_or(""));
+    let id = run.session.as_ref().map_or("?", |x| x.id.as_str());
+    let mut text = format!(
+        "loopguard: the breaker of this session is open, so {} is refused.\nrule: {rule}\nreason: {reason}\nStop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.\nways out:\n",
+        what.to_lowercase()
+    );
+    for way in ways_out(s) {
+        let line = match way {
+            WayOut::Prompt => "the user's next prompt starts a new episode: the loop counters start again and the next tool call decides".to_owned(),
+            WayOut::Cooldown => "after the cooldown the next tool call decides".to_owned(),
+            WayOut::Resume => format!("a person runs `loopguard resume --session {id}`: the next tool call must make progress, or the breaker opens again"),
+            WayOut::Reset => format!("a person runs `loopguard reset --session {id}`: a new session run"),
+            WayOut::TestsChange => "change the code and run the tests: a run that passes, or fails differently, closes the breaker".to_owned(),
+            WayOut::NewCommit | WayOut::HarnessProgress => continue,
+        };
+        let _ = writeln!(text, "- {line}");
+    }
+    text.trim_end().to_owned()
+}
+
+/// The ways out of a session's open breaker: the tool calls that could mend it are refused
+/// (except under `alert`), so they are the user's prompt and a person's acts.
+pub fn ways_out(s: &Status) -> Vec<WayOut> {
+    if s.aborted {
+        return vec![WayOut::Reset];
+    }
+    let mut ways = Vec::new();
+    if s.state == State::Open {
+        ways.push(WayOut::Prompt);
+    }
+    ways.extend(s.ways_out.iter().copied().filter(|w| match w {
+        WayOut::TestsChange => s.action == TripAction::Alert,
+        WayOut::NewCommit | WayOut::HarnessProgress | WayOut::Prompt => false,
+        WayOut::Cooldown | WayOut::Resume | WayOut::Reset => true,
+    }));
+    ways
+}
+
+/// What the loop cost, since its first repeated failure: tool calls, wall time, tokens.
+pub fn loop_cost(run: &Run, s: &Status) -> Option<String> {
+    let its = run.iterations();
+    let last = its.last()?;
+    let start = loop_start(run, s)?;
+    let calls = its.len() - start;
+    let minutes = match (its[start].at, last.at) {
+        (Some(a), Some(b)) => crate::config::format_duration(b.duration_since(a)),
+        _ => "?".to_owned(),
+    };
+    let tokens: u64 = its[start..]
+        .iter()
+        .filter_map(|it| it.call.as_ref().and_then(|c| c.tokens))
+        .sum();
+    let tokens = if tokens > 0 {
+        format!(", {tokens} tokens")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "what the loop cost since the repeated failure first came ({}): {calls} tool calls, {minutes}{tokens}",
+        its[start].id
+    ))
+}
+
+/// Where the loop began: the first test run of the looping failure, the first of the
+/// repeated calls, or the first call after the last progress.
+fn loop_start(run: &Run, s: &Status) -> Option<usize> {
+    let its = run.iterations();
+    let base = run.breaker().baseline().min(its.len().saturating_sub(1));
+    if let Some(sig) = s
+        .looping_failure
+        .as_ref()
+        .and_then(|t| t.signature.as_ref())
+    {
+        return its[base..]
+            .iter()
+            .position(|it| it.test.as_ref().and_then(|t| t.signature.as_ref()) == Some(sig))
+            .map(|p| base + p);
+    }
+    let last = its.last()?.call.as_ref()?;
+    if let Some(p) = its[base..]
+        .iter()
+        .position(|it| it.call.as_ref().is_some_and(|c| c.same_as(last)))
+    {
+        return Some(base + p);
+    }
+    Some(base)
+}
+
+/// The agent wants to stop. Block it once when it claims completion while the last test
+/// run after its last edit failed (`false_completion`); never when a hook already made it
+/// go on (`stop_hook_active`), never twice for the same failing run, never for any other
+/// reason: for a loop, stopping is the goal. `message` is the agent's last message.
+pub fn on_stop(
+    config: &Config,
+    run: &mut Run,
+    stop_hook_active: bool,
+    message: Option<&str>,
+    now: Timestamp,
+) -> Step {
+    if !config.session.false_completion || stop_hook_active {
+        return Step::quiet(Vec::new());
+    }
+    let Some(message) = message.filter(|m| config.claims_done(m)) else {
+        return Step::quiet(Vec::new());
+    };
+    let its = run.iterations();
+    let last_edit = its
+        .iter()
+        .rposition(|it| it.files.as_ref().is_some_and(|f| !f.is_empty()));
+    let Some(tested) = its.iter().rposition(|it| it.test.is_some()) else {
+        return Step::quiet(Vec::new());
+    };
+    if last_edit.is_some_and(|e| e > tested) {
+        return Step::quiet(Vec::new());
+    }
+    let it = &its[tested];
+    let Some(test) = it.test.as_ref().filter(|t| t.fails()) else {
+        return Step::quiet(Vec::new());
+    };
+    let state = run.session.as_ref();
+    if state.and_then(|s| s.stop_blocked_on.as_ref()) == Some(&it.id) {
+        return Step::quiet(Vec::new());
+    }
+    let command = test
+        .command
+        .as_deref()
+        .map(|c| format!("`{c}`: "))
+        .unwrap_or_default();
+    let claim: String = message.chars().take(80).collect();
+    let reason = format!(
+        "loopguard (false_completion): you are stopping as if the work were done (\"{}\"), but the last test run after your last edit failed: {command}{}. Fix it and run the tests again, or tell the user plainly that the tests still fail. loopguard blocks this stop once.",
+        crate::sanitize::printable(claim.trim()),
+        describe_failure(test)
+    );
+    let id = it.id.clone();
+    let state = run.session.as_mut().expect("a session's run");
+    state.stop_blocked_on = Some(id.clone());
+    state.stop_blocks += 1;
+    let event = Event {
+        at: now,
+        run: run.id.clone(),
+        kind: EventKind::Warn,
+        from: run.breaker().state(),
+        to: run.breaker().state(),
+        rule: Some(RuleName::FalseCompletion),
+        reason: Some(reason.clone()),
+        iteration: Some(id),
+        terminal_status: None,
+    };
+    Step {
+        answer: Answer::Block(reason),
+        events: vec![event],
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,679 @@
+//! The coding agents' sessions: `agent-hook` (what the hooks `init --agent` writes call),
+//! `status`, `report`, `resume` and `reset` with `--session`, and `replay` of a
+//! transcript. The judging is the core's (`loopguard_core::session`); this is reading the
+//! harness's input, the store and the transcript, and writing the answer.
+//!
+//! A hook never blocks a tool call because loopguard failed: every error is said (in the
+//! harness's own words for a message to the person) and the call goes through; the exit
+//! code is always 0. The one refusal is a breaker loopguard knows is open, or a call that
+//! would switch the guard off.
+
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use crate::breaker::{Event, State};
+use crate::cli::AgentHookArgs;
+use crate::config::Config;
+use crate::error::{InputError, exit};
+use crate::report::{Status, markdown, text};
+use crate::run::Run;
+use crate::session::transcript::{self, Format};
+use crate::session::{self, Answer, Harness, HookEvent, HookKind};
+use crate::store::{Loaded, Peeked, Store, branch_key_bytes};
+
+use super::{Ctx, Workspace, print, print_json};
+
+/// The most bytes of a transcript read at once for tokens and the last message.
+const TRANSCRIPT_CHUNK: u64 = 8 << 20;
+
+/// `loopguard agent-hook <agent> [EVENT]`: one hook call of a coding agent's harness.
+pub(super) fn agent_hook(ctx: &Ctx, args: AgentHookArgs) -> u8 {
+    let harness = args.agent;
+    let name = args
+        .event
+        .clone()
+        .unwrap_or_else(|| "PreToolUse".to_owned());
+    if let Some(limit) = ctx.settings.hook_timeout {
+        deadline(harness, name.clone(), limit);
+    }
+    let mut input = Vec::new();
+    let read = std::io::stdin()
+        .take(session::protocol::MAX_INPUT as u64)
+        .read_to_end(&mut input);
+    let (answer, event_name) = match read {
+        Err(e) => (
+            Answer::Failed(format!("cannot read the hook input: {e}")),
+            name,
+        ),
+        Ok(_) => {
+            let text = String::from_utf8_lossy(&input);
+            match HookEvent::parse(harness, args.event.as_deref(), &text) {
+                Err(e) => (Answer::Failed(e.to_string()), name),
+                Ok(event) => {
+                    let answer = handle(ctx, &event).unwrap_or_else(|e| {
+                        Answer::Failed(format!("the {} hook could not run: {e:#}", event.name))
+                    });
+                    (answer, event.name)
+                }
+            }
+        }
+    };
+    let reply = answer.render(harness, &event_name);
+    if !reply.stderr.is_empty() {
+        ctx.ui.note(reply.stderr.trim_end());
+    }
+    if !reply.stdout.is_empty() {
+        let _ = print(&reply.stdout);
+    }
+    reply.code
+}
+
+/// A hook that takes longer than `LOOPGUARD_HOOK_TIMEOUT` says so and lets the call go
+/// through: writes are atomic renames behind a journal, so stopping anywhere is safe.
+fn deadline(harness: Harness, name: String, limit: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        let reply = Answer::Failed(format!(
+            "the {name} hook took longer than {}s (LOOPGUARD_HOOK_TIMEOUT)",
+            limit.as_secs()
+        ))
+        .render(harness, &name);
+        if !reply.stdout.is_empty() {
+            let _ = print(&reply.stdout);
+        }
+        std::process::exit(0);
+    });
+}
+
+/// The sessions' store of the repository `ws` is in, and the key of `id`.
+fn store_of(ws: &Workspace<'_>) -> Store {
+    Store::sessions(ws.repo.common_dir(), ws.ctx.settings.clock)
+}
+
+fn key_of(id: &str) -> String {
+    branch_key_bytes(Some(id.as_bytes()))
+}
+
+fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
+    if event.kind == HookKind::Other {
+        return Ok(Answer::Nothing);
+    }
+    let ctx_here;
+    let ctx = match &event.cwd {
+        Some(cwd) if Path::new(cwd).is_dir() => {
+            ctx_here = Ctx::new(ctx.settings.clone(), Some(PathBuf::from(cwd)));
+            &ctx_here
+        }
+        _ => ctx,
+    };
+    let ws = Workspace::open_quietly(ctx, None)?;
+    let config = ws.config.for_sessions();
+    let store = store_of(&ws);
+    let key = key_of(&event.session);
+    let now = ws.now();
+    match event.kind {
+        HookKind::PreTool => {
+            let call = event.call.as_ref().context("a tool call")?;
+            // Flat as the session grows: the run is read only while its marker says its
+            // breaker may be open.
+            let run = if store.open_keys()?.binary_search(&key).is_ok() {
+                match store.peek_run(&key)? {
+                    Peeked::Found(run) => *run,
+                    Peeked::Missing => fresh(&ws, event, now),
+                    Peeked::Unusable(why) => {
+                        return Ok(Answer::Failed(format!("{why}: not judged")));
+                    }
+                }
+            } else {
+                fresh(&ws, event, now)
+            };
+            let root = ws.root.to_string_lossy().into_owned();
+            let read = |p: &str| {
+                let path = ws.root.join(p);
+                crate::safe_fs::read_bounded(&path, 4 << 20, crate::safe_fs::Follow::Yes)
+                    .ok()
+                    .flatten()
+                    .and_then(|b| String::from_utf8(b).ok())
+            };
+            Ok(session::on_pre_tool(
+                &config,
+                &run,
+                call,
+                now,
+                Some(&root),
+                &read,
+            ))
+        }
+        HookKind::SessionStart => {
+            let run = match store.peek_run(&key)? {
+                Peeked::Found(run) => *run,
+                Peeked::Missing | Peeked::Unusable(_) => return Ok(Answer::Nothing),
+            };
+            Ok(session::on_start(&config, &run, now))
+        }
+        HookKind::Prompt => with_session(&ws, &store, &key, event, now, |run| {
+            let step = session::on_prompt(&config, run, now);
+            Ok((step.answer, step.events))
+        }),
+        HookKind::PostTool => {
+            let call = event.call.as_ref().context("a tool call")?;
+            with_session(&ws, &store, &key, event, now, |run| {
+                let tokens = tokens_since(run, event.transcript.as_deref());
+                let step = session::on_post_tool(&config, run, call, now, tokens);
+                Ok((step.answer, step.events))
+            })
+        }
+        HookKind::Stop => with_session(&ws, &store, &key, event, now, |run| {
+            let message = event
+                .last_message
+                .clone()
+                .or_else(|| last_message(event.harness, event.transcript.as_deref()));
+            let step = session::on_stop(
+                &config,
+                run,
+                event.stop_hook_active,
+                message.as_deref(),
+                now,
+            );
+            Ok((step.answer, step.events))
+        }),
+        HookKind::Other => Ok(Answer::Nothing),
+    }
+}
+
+/// The run a session starts with: on the current branch.
+fn fresh(ws: &Workspace<'_>, event: &HookEvent, now: Timestamp) -> Run {
+    let mut run = session::new_run(event.harness, &event.session, ws.head.branch.clone(), now);
+    run.pinned_config = ws.pin.clone();
+    if let Some(s) = run.session.as_mut() {
+        s.transcript = event.transcript.clone();
+    }
+    run
+}
+
+/// Locks the sessions' store, loads (or starts) the session's run, lets `f` change it, and
+/// writes it with its events as one change (the store's journal), with the report when it
+/// tripped.
+fn with_session<T>(
+    ws: &Workspace<'_>,
+    store: &Store,
+    key: &str,
+    event: &HookEvent,
+    now: Timestamp,
+    f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+) -> Result<T> {
+    let _lock = store.lock(ws.ctx.settings.lock_timeout)?;
+    let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
+    let recovered = store.recover(key, &tag)?;
+    for why in &recovered.set_aside {
+        ws.warn(why);
+    }
+    let (mut run, before) = match store.load_run(key, &tag)? {
+        Loaded::Found(run) => (*run.clone(), Some(*run)),
+        Loaded::Missing => (fresh(ws, event, now), None),
+        Loaded::SetAside { kept, why } => {
+            ws.warn(&format!(
+                "{why}; it was kept as {} and the session starts again",
+                kept.display()
+            ));
+            (fresh(ws, event, now), None)
+        }
+    };
+    let (value, events) = f(&mut run)?;
+    if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
+        let report = events.iter().any(|e| e.kind.opens()).then(|| {
+            let s = session_status(&ws.config.for_sessions(), &run, &events, now);
+            (run.id.clone(), markdown::report(&s))
+        });
+        store.commit(
+            key,
+            crate::store::Change {
+                run: &run,
+                events: &events,
+                start: None,
+                report,
+            },
+        )?;
+    }
+    Ok(value)
+}
+
+/// Tokens the model used since the last call, from the transcript's new lines (Claude
+/// Code: each assistant message's usage, once; Codex: the running total). Reads only what
+/// was written since the last call, so the cost stays flat as the session grows.
+fn tokens_since(run: &mut Run, transcript: Option<&str>) -> Option<u64> {
+    let path = transcript?;
+    let state = run.session.as_mut()?;
+    if state.transcript.as_deref() != Some(path) {
+        state.transcript = Some(path.to_owned());
+        state.transcript_read = 0;
+    }
+    let len = crate::safe_fs::len_of(Path::new(path)).ok()?;
+    if len <= state.transcript_read {
+        return None;
+    }
+    let want = (len - state.transcript_read).min(TRANSCRIPT_CHUNK);
+    let bytes = crate::safe_fs::read_range(Path::new(path), state.transcript_read, want).ok()?;
+    // Whole lines only: the rest is read next time.
+    let end = bytes.iter().rposition(|&b| b == b'\n')? + 1;
+    state.transcript_read += end as u64;
+    let lines: Vec<Value> = String::from_utf8_lossy(&bytes[..end])
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let mut tokens = 0;
+    for (id, n) in transcript::claude_usage(&lines) {
+        if state.counted_message.as_deref() != Some(id.as_str()) {
+            tokens += n;
+            state.counted_message = Some(id);
+        }
+    }
+    let codex_total = lines
+        .iter()
+        .filter_map(|v| v["payload"]["info"]["total_token_usage"]["total_tokens"].as_u64())
+        .max();
+    if let Some(total) = codex_total {
+        tokens += total.saturating_sub(run.usage.tokens);
+    }
+    Some(tokens)
+}
+
+/// The agent's last message, from the end of its transcript, where the stop's input does
+/// not carry it.
+fn last_message(harness: Harness, transcript: Option<&str>) -> Option<String> {
+    let bytes = crate::safe_fs::read_tail(Path::new(transcript?), 1 << 20).ok()??;
+    let text = String::from_utf8_lossy(&bytes);
+    let events = transcript::events(
+        match harness {
+            Harness::Codex => Format::Codex,
+            Harness::Claude | Harness::Gemini | Harness::Copilot => Format::Claude,
+        },
+        text.split_once('\n').map_or("", |(_, rest)| rest),
+    )
+    .ok()?;
+    events
+        .into_iter()
+        .rev()
+        .find(|r| r.event.kind == HookKind::Stop)?
+        .event
+        .last_message
+}
+
+/// The status document of a session: the same as a branch's, with the session's ways out.
+pub(super) fn session_status(
+    config: &Config,
+    run: &Run,
+    events: &[Event],
+    now: Timestamp,
+) -> Status {
+    let mut s = super::workspace::status_of(config, run, events, now);
+    s.ways_out = session::ways_out(&s);
+    s
+}
+
+/// A session's run, by the id the harness gave it (or a prefix of it).
+fn find(store: &Store, id: &str) -> Result<(String, Run)> {
+    let key = key_of(id);
+    if let Peeked::Found(run) = store.peek_run(&key)? {
+        return Ok((key, *run));
+    }
+    let matches: Vec<(String, Run)> = store
+        .runs()
+        .into_iter()
+        .filter(|(_, r)| r.session.as_ref().is_some_and(|s| s.id.starts_with(id)))
+        .collect();
+    match matches.len() {
+        1 => Ok(matches.into_iter().next().expect("one")),
+        0 => Err(InputError::NoSuchSession {
+            id: crate::sanitize::printable(id),
+        }
+        .into()),
+        count => Err(InputError::AmbiguousSession {
+            id: crate::sanitize::printable(id),
+            count,
+        }
+        .into()),
+    }
+}
+
+/// One line per session of `branch` (all when `None`): its id, harness, state and rule.
+pub(super) fn sessions_of(ws: &Workspace<'_>, branch: Option<&str>) -> Vec<Value> {
+    let config = ws.config.for_sessions();
+    let now = ws.now();
+    store_of(ws)
+        .runs()
+        .into_iter()
+        .filter_map(|(_, run)| {
+            let state = run.session.as_ref()?;
+            if branch.is_some() && run.branch.as_deref() != branch {
+                return None;
+            }
+            let b = run.effective_breaker(&config, now);
+            Some(json!({
+                "id": state.id,
+                "agent": state.harness,
+                "state": b.state(),
+                "rule": b.rule().filter(|_| b.state() != State::Closed),
+                "reason": b.reason().filter(|_| b.state() != State::Closed),
+                "calls": run.iterations().len(),
+                "branch": run.branch,
+            }))
+        })
+        .collect()
+}
+
+/// The `sessions:` lines of `status`.
+pub(super) fn sessions_text(sessions: &[Value]) -> String {
+    let mut out = String::new();
+    if sessions.is_empty() {
+        return out;
+    }
+    out.push_str("sessions:\n");
+    for s in sessions {
+        let rule = s["rule"]
+            .as_str()
+            .map(|r| {
+                format!(
+                    " ({r}): {}",
+                    crate::sanitize::printable(s["reason"].as_str().unwrap_or(""))
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} {} {} calls, breaker {}{rule}",
+            s["agent"].as_str().unwrap_or("?"),
+            crate::sanitize::printable(s["id"].as_str().unwrap_or("?")),
+            s["calls"],
+            s["state"].as_str().unwrap_or("?"),
+        );
+    }
+    out
+}
+
+/// `status --session ID`.
+pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let store = store_of(&ws);
+    let (_, run) = find(&store, id)?;
+    let config = ws.config.for_sessions();
+    let s = session_status(&config, &run, &[], ws.now());
+    // The branch's breaker: a trip in either shows in both.
+    let branch = ws.run_or_new()?;
+    let b = branch.effective_breaker(&ws.config, ws.now());
+    if json_out {
+        let mut doc = s.to_json();
+        doc["session"] = json!({"id": run.session.as_ref().map(|x| x.id.clone()), "agent": run.session.as_ref().map(|x| x.harness)});
+        doc["edges"] = edges_json(&run);
+        doc["branch_breaker"] = json!({"branch": ws.head.branch, "state": b.state(), "rule": b.rule().filter(|_| b.state() != State::Closed)});
+        print_json(&doc)?;
+    } else {
+        let mut out = text::status(&s);
+        out.push_str(&edges_text(&run));
+        let _ = writeln!(
+            out,
+            "branch {}: breaker {}{}",
+            crate::sanitize::printable(ws.head.branch.as_deref().unwrap_or("(detached HEAD)")),
+            b.state(),
+            b.rule()
+                .filter(|_| b.state() != State::Closed)
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        );
+        print(&out)?;
+    }
+    Ok(if exit_code && s.state == State::Open {
+        exit::TRIPPED
+    } else {
+        exit::OK
+    })
+}
+
+fn edges_json(run: &Run) -> Value {
+    json!(
+        run.usage
+            .edges
+            .iter()
+            .map(|(name, e)| json!({"edge": name, "count": e.count, "reasons": e.reasons}))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// Each edge (sub-agent) with its count and latest reasons.
+fn edges_text(run: &Run) -> String {
+    let mut out = String::new();
+    for (name, e) in &run.usage.edges {
+        let _ = writeln!(
+            out,
+            "edge {}: {} without progress",
+            crate::sanitize::printable(name),
+            e.count
+        );
+        for r in &e.reasons {
+            let _ = writeln!(out, "  - {}", crate::sanitize::printable(r));
+        }
+    }
+    out
+}
+
+/// `report --session ID`: the same Status document as a branch's report.
+pub(super) fn report(ctx: &Ctx, id: &str, json_out: bool, html: bool) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let store = store_of(&ws);
+    let (key, run) = find(&store, id)?;
+    let (events, _) = store.read_events(&key)?;
+    let s = session_status(&ws.config.for_sessions(), &run, &events, ws.now());
+    if html {
+        print(&crate::report::html::page(&s))?;
+    } else if json_out {
+        let mut doc = s.with_history(run.iterations()).to_json();
+        doc["events"] = serde_json::to_value(&events)?;
+        doc["edges"] = edges_json(&run);
+        print_json(&doc)?;
+    } else {
+        let mut md = markdown::report(&s);
+        let edges = edges_text(&run);
+        if !edges.is_empty() {
+            md.push_str("\n## Edges\n\n```text\n");
+            md.push_str(&edges);
+            md.push_str("```\n");
+        }
+        print(&md)?;
+    }
+    Ok(exit::OK)
+}
+
+/// `resume --session ID` and `reset --session ID`: a person's acts on a session.
+pub(super) fn resume_or_reset(ctx: &Ctx, id: &str, reset: bool) -> Result<u8> {
+    let ws = Workspace::open(ctx, None)?;
+    let store = store_of(&ws);
+    let (key, found) = find(&store, id)?;
+    let config = ws.config.for_sessions();
+    let now = ws.now();
+    let event = HookEvent {
+        harness: found
+            .session
+            .as_ref()
+            .map_or(Harness::Claude, |s| s.harness),
+        name: "resume".to_owned(),
+        kind: HookKind::Other,
+        session: found
+            .session
+            .as_ref()
+            .map_or_else(|| id.to_owned(), |s| s.id.clone()),
+        cwd: None,
+        transcript: None,
+        call: None,
+        stop_hook_active: false,
+        last_message: None,
+    };
+    let said = with_session(&ws, &store, &key, &event, now, |run| {
+        if reset {
+            let old = run.breaker().state();
+            let mut next = fresh(&ws, &event, now);
+            next.id = format!(
+                "{}-{}",
+                session::run_id(event.harness, &event.session),
+                now.as_second()
+            );
+            let e = Event {
+                at: now,
+                run: run.id.clone(),
+                kind: crate::breaker::EventKind::Reset,
+                from: old,
+                to: State::Closed,
+                rule: None,
+                reason: Some(format!("reset; the session's new run is {}", next.id)),
+                iteration: None,
+                terminal_status: run.breaker().terminal_status(),
+            };
+            *run = next;
+            return Ok((
+                "breaker closed: the session starts a new run".to_owned(),
+                vec![e],
+            ));
+        }
+        let mut events: Vec<Event> = run.tick(&config, now).into_iter().collect();
+        match run.resume(&config, now) {
+            Ok(e) => {
+                events.extend(e);
+                Ok((
+                    "breaker half-open: the agent's tool calls go through again; the next one decides".to_owned(),
+                    events,
+                ))
+            }
+            Err(e) => Ok((format!("{e}"), events)),
+        }
+    })?;
+    print(&said)?;
+    Ok(exit::OK)
+}
+
+/// `replay` of a Claude Code transcript or a Codex rollout: every tool call judged as the
+/// hooks would have, in order, with what they would have answered.
+pub(super) fn replay_transcript(
+    config: &Config,
+    format: Format,
+    text: &str,
+    name: &str,
+    json_out: bool,
+    now: Timestamp,
+) -> Result<u8> {
+    let recorded = transcript::events(format, text).map_err(|e| InputError::BadTranscript {
+        name: name.to_owned(),
+        line: e.line,
+        why: e.why,
+    })?;
+    let (run, events, answers) = judge_recorded(config, recorded, now);
+    let config = config.for_sessions();
+    let s = session_status(&config, &run, &events, now);
+    let open = s.state == State::Open;
+    if json_out {
+        let mut doc = s.with_history(run.iterations()).to_json();
+        doc["events"] = serde_json::to_value(&events)?;
+        doc["answers"] = json!(answers);
+        doc["edges"] = edges_json(&run);
+        print_json(&doc)?;
+    } else {
+        let mut out = text::verdict(&s);
+        out.push_str(&edges_text(&run));
+        for a in &answers {
+            let _ = writeln!(
+                out,
+                "{} {}: {}",
+                a["after"].as_str().unwrap_or("-"),
+                a["event"].as_str().unwrap_or(""),
+                crate::sanitize::printable(a["text"].as_str().unwrap_or(""))
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            );
+        }
+        print(&out)?;
+    }
+    Ok(if open { exit::TRIPPED } else { exit::OK })
+}
+
+/// The recorded events through the hooks' functions: the session's run, its events, and
+/// every answer that was not "nothing" (`after`: the latest call; `event`; `answer`;
+/// `text`). A call the pre-tool hook would have denied did not run: its result is not
+/// recorded.
+pub(super) fn judge_recorded(
+    config: &Config,
+    recorded: Vec<transcript::Recorded>,
+    now: Timestamp,
+) -> (Run, Vec<Event>, Vec<Value>) {
+    let config = config.for_sessions();
+    let harness = recorded
+        .first()
+        .map_or(Harness::Claude, |r| r.event.harness);
+    let id = recorded
+        .first()
+        .map_or_else(|| "replay".to_owned(), |r| r.event.session.clone());
+    let start = recorded.iter().find_map(|r| r.at).unwrap_or(now);
+    let mut run = session::new_run(harness, &id, None, start);
+    let mut events = Vec::new();
+    let mut answers = Vec::new();
+    let mut denied: Vec<String> = Vec::new();
+    for r in recorded {
+        let at = r.at.unwrap_or(now);
+        let e = &r.event;
+        let answer = match e.kind {
+            HookKind::SessionStart => session::on_start(&config, &run, at),
+            HookKind::Prompt => {
+                let step = session::on_prompt(&config, &mut run, at);
+                events.extend(step.events);
+                step.answer
+            }
+            HookKind::PreTool => {
+                let call = e.call.as_ref().expect("a tool call");
+                let a = session::on_pre_tool(&config, &run, call, at, None, &|_| None);
+                if let (Answer::Deny(_), Some(id)) = (&a, &call.id) {
+                    denied.push(id.clone());
+                }
+                a
+            }
+            HookKind::PostTool => {
+                let call = e.call.as_ref().expect("a tool call");
+                if call.id.as_ref().is_some_and(|id| denied.contains(id)) {
+                    continue;
+                }
+                let step = session::on_post_tool(&config, &mut run, call, at, r.tokens);
+                events.extend(step.events);
+                step.answer
+            }
+            HookKind::Stop => {
+                let step = session::on_stop(
+                    &config,
+                    &mut run,
+                    e.stop_hook_active,
+                    e.last_message.as_deref(),
+                    at,
+                );
+                events.extend(step.events);
+                step.answer
+            }
+            HookKind::Other => Answer::Nothing,
+        };
+        let (kind, text) = match &answer {
+            Answer::Nothing => continue,
+            Answer::Deny(t) => ("deny", t),
+            Answer::Context(t) => ("context", t),
+            Answer::Block(t) => ("block", t),
+            Answer::Failed(t) => ("failed", t),
+        };
+        answers.push(json!({
+            "after": run.iterations().last().map(|it| it.id.to_string()),
+            "event": e.name,
+            "answer": kind,
+            "text": text,
+        }));
+    }
+    (run, events, answers)
+}
