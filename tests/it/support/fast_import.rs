@@ -21,6 +21,8 @@ use super::gitrepo::EPOCH;
 pub(crate) enum Op<'a> {
     /// The file with this content (added or modified).
     Write(&'a str, &'a str),
+    /// The file deleted.
+    Delete(&'a str),
 }
 
 /// A commit, by its mark in the stream.
@@ -97,6 +99,9 @@ impl Stream {
                         "M 100644 inline {path}\ndata {}\n{content}\n",
                         content.len()
                     );
+                }
+                Op::Delete(path) => {
+                    let _ = writeln!(t, "D {path}");
                 }
             }
         }
