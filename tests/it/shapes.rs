@@ -550,7 +550,7 @@ fn an_empty_replay_record_is_an_empty_change_not_a_return() {
     let mut records = String::new();
     let mut parent = "0000000000000000000000000000000000000000".to_owned();
     for (n, (tree, files)) in shape.iter().enumerate() {
-        let id = format!("{:040x}", n + 1);
+        let id = format!("{:02x}{}", n + 1, "c".repeat(38));
         let files: Vec<serde_json::Value> = files
             .iter()
             .map(|p| serde_json::json!({"path": p, "added": 3, "deleted": 1}))
@@ -563,7 +563,7 @@ fn an_empty_replay_record_is_an_empty_change_not_a_return() {
         let record = serde_json::json!({
             "id": id,
             "author": "openhands <openhands@all-hands.dev>",
-            "tree": format!("{:0>40}", tree.to_lowercase()),
+            "tree": tree.to_lowercase().repeat(40),
             "parents": [parent],
             "message": message,
             "at": format!("2026-01-01T00:{n:02}:00Z"),

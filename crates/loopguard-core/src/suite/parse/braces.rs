@@ -82,7 +82,10 @@ pub(super) fn parse(lang: Lang, text: &str) -> Parsed {
             }
         }
         let code = after_attributes(lang, t);
-        if let Some(name) = declares_test(lang, code, &attrs) {
+        // `rgtest!(` with the test's name on the next line (as rustfmt writes a long one).
+        let joined = (lang == Lang::Rust && code.ends_with("!(") && i + 1 < lines.len())
+            .then(|| format!("{code}{}", lines[i + 1].trim()));
+        if let Some(name) = declares_test(lang, joined.as_deref().unwrap_or(code), &attrs) {
             let body = body_of(&lines, &depths, i);
             let (name, renamed_off) = disabled_by_name(lang, &name, code);
             let off = renamed_off

@@ -262,6 +262,13 @@ fn cases(#[case] n: u8) {}
 rgtest!(by_macro, |dir: Dir, mut cmd: TestCommand| {
     eqnice!("x", cmd.stdout());
 });
+
+rgtest!(
+    by_macro_as_rustfmt_writes_a_long_one,
+    |dir: Dir, mut cmd: TestCommand| {
+        eqnice!("x", cmd.stdout());
+    }
+);
 "#;
     assert_eq!(
         read(Lang::Rust, text),
@@ -275,6 +282,7 @@ rgtest!(by_macro, |dir: Dir, mut cmd: TestCommand| {
             off("inside", Disabled, false),
             active("cases"),
             active("by_macro"),
+            active("by_macro_as_rustfmt_writes_a_long_one"),
         ]
     );
     assert!(parse(Lang::Rust, text).defs.contains(&"add".to_owned()));
