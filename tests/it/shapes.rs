@@ -247,8 +247,11 @@ fn constraint_said(doc: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-/// Each commit's `tests_taken` as (name, how, doubt), by commit message.
-fn taken(doc: &serde_json::Value) -> Vec<(String, Vec<(String, String, String)>)> {
+/// A test taken away: its name, how, and what makes it doubtful.
+type Taken = (String, String, String);
+
+/// Each commit's `tests_taken` (those no new test took the place of), by commit message.
+fn taken(doc: &serde_json::Value) -> Vec<(String, Vec<Taken>)> {
     doc["history"]
         .as_array()
         .unwrap()
@@ -408,14 +411,13 @@ fn a_test_taken_away_with_no_evidence_is_judged_by_how() {
     let strict = "profile: strict\n";
     let doc = check_with(&repo, &harmless_range, strict);
     assert_eq!(constraint_said(&doc), Vec::<String>::new(), "{doc}");
-    let doubts: Vec<(String, String, String)> =
-        taken(&doc).into_iter().flat_map(|(_, t)| t).collect();
+    let doubts: Vec<Taken> = taken(&doc).into_iter().flat_map(|(_, t)| t).collect();
     let want = [
         ("test_old_parse", "deleted", "with_code"),
         ("test_reads_pipe", "skipped", "conditional"),
         ("test_reads_socket", "skipped", "quarantined"),
     ];
-    let want: Vec<(String, String, String)> = want
+    let want: Vec<Taken> = want
         .iter()
         .map(|(a, b, c)| ((*a).into(), (*b).into(), (*c).into()))
         .collect();
@@ -444,14 +446,15 @@ const WORDCOUNT_TESTS: &str = "from wordcount import count_words\n\n\ndef test_c
 fn taking_away_the_failing_test_trips_in_every_profile_whatever_the_form() {
     // pytest's own output names tests/test_wordcount.py::test_counts_three_words failing;
     // the agent's next commit takes that test away, each time another way.
-    let failing = "def test_counts_three_words():";
-    let forms: [(&str, Box<dyn Fn(&TestRepo)>, &str); 6] = [
+    const FAILING: &str = "def test_counts_three_words():";
+    type TakeAway = Box<dyn Fn(&TestRepo)>;
+    let forms: [(&str, TakeAway, &str); 6] = [
         (
             "skipif(True)",
             Box::new(|r| {
                 let t = WORDCOUNT_TESTS.replace(
-                    failing,
-                    &format!("@pytest.mark.skipif(True, reason='later')\n{failing}"),
+                    FAILING,
+                    &format!("@pytest.mark.skipif(True, reason='later')\n{FAILING}"),
                 );
                 r.write("tests/test_wordcount.py", format!("import pytest\n{t}"));
             }),
@@ -460,7 +463,7 @@ fn taking_away_the_failing_test_trips_in_every_profile_whatever_the_form() {
         (
             "xfail",
             Box::new(|r| {
-                let t = WORDCOUNT_TESTS.replace(failing, &format!("@pytest.mark.xfail\n{failing}"));
+                let t = WORDCOUNT_TESTS.replace(FAILING, &format!("@pytest.mark.xfail\n{FAILING}"));
                 r.write("tests/test_wordcount.py", format!("import pytest\n{t}"));
             }),
             "marked as expected to fail the failing test test_counts_three_words",
@@ -468,7 +471,7 @@ fn taking_away_the_failing_test_trips_in_every_profile_whatever_the_form() {
         (
             "an early return",
             Box::new(|r| {
-                let t = WORDCOUNT_TESTS.replace(failing, &format!("{failing}\n    return"));
+                let t = WORDCOUNT_TESTS.replace(FAILING, &format!("{FAILING}\n    return"));
                 r.write("tests/test_wordcount.py", t);
             }),
             "made return early the failing test test_counts_three_words",
@@ -476,7 +479,7 @@ fn taking_away_the_failing_test_trips_in_every_profile_whatever_the_form() {
         (
             "renamed out of discovery",
             Box::new(|r| {
-                let t = WORDCOUNT_TESTS.replace(failing, "def _test_counts_three_words():");
+                let t = WORDCOUNT_TESTS.replace(FAILING, "def _test_counts_three_words():");
                 r.write("tests/test_wordcount.py", t);
             }),
             "renamed out of discovery the failing test test_counts_three_words",
@@ -569,7 +572,8 @@ fn an_empty_replay_record_is_an_empty_change_not_a_return() {
             "at": format!("2026-01-01T00:{n:02}:00Z"),
             "files": files,
         });
-        records.push_str(&format!("{record}\n"));
+        records.push_str(&record.to_string());
+        records.push('\n');
         parent = id;
     }
     let repo = TestRepo::new();
