@@ -3,3 +3,4 @@
 //! [`crate::suite`]'s.)
 
 pub mod patch_id;
+pub mod visible;
