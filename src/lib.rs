@@ -54,6 +54,7 @@ pub mod agents_config;
 pub mod cli;
 pub mod commands;
 pub mod config_file;
+pub mod ordered_json;
 pub mod env;
 pub mod error;
 pub mod git;

@@ -16,6 +16,7 @@ use anyhow::Result;
 use globset::GlobBuilder;
 
 use crate::breaker::State;
+use crate::ci::cost::{LoopCost, loop_commits};
 use crate::ci::decide::{self, ConfigSource, RunVerdict};
 use crate::ci::evidence::evidence_from_fingerprint;
 use crate::ci::plan::{self, Channels, CommentAction, IssueAction};
@@ -56,6 +57,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
         client,
         trigger,
         notes: Vec::new(),
+        loop_cost: None,
     };
     // Read.
     let pr = s.find_pr()?;
@@ -102,7 +104,12 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     }
     // The run that last changed the state; this one, once it changes it (write_github).
     let previous_run = pr_state.state.last.as_ref().and_then(|v| v.run);
-    pr_state.state.last = Some(plan::verdict(&head, &status, previous_run));
+    let mut verdict = plan::verdict(&head, &status, previous_run);
+    if let Some(pr) = &pr {
+        s.loop_cost = s.loop_cost(pr, &status);
+        verdict.loop_cost.clone_from(&s.loop_cost);
+    }
+    pr_state.state.last = Some(verdict);
 
     // Write.
     s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
@@ -135,6 +142,8 @@ struct Session<'c> {
     trigger: CiContext,
     /// Shown in the summary and comment; may quote untrusted names.
     notes: Vec<String>,
+    /// While the breaker is open: what the loop cost in CI.
+    loop_cost: Option<LoopCost>,
 }
 
 /// What the sticky comment holds, and whether it may be written.
@@ -493,6 +502,30 @@ impl Session<'_> {
             issue,
             label: &config.github.label,
             notes: &self.notes,
+            loop_cost: self.loop_cost.as_ref(),
+        }
+    }
+
+    /// What the loop an open breaker stops cost in CI: the workflow runs GitHub lists for
+    /// the PR's branch whose commit is one of the loop's, and their time. One listing;
+    /// what cannot be read is noted, never fatal.
+    fn loop_cost(&mut self, pr: &PullRequest, status: &Status) -> Option<LoopCost> {
+        if status.state != State::Open {
+            return None;
+        }
+        let commits = loop_commits(status)?;
+        let runs = self.client.workflow_runs(&RunFilter {
+            branch: Some(pr.head.ref_name.clone()).filter(|b| !b.is_empty()),
+            ..RunFilter::default()
+        });
+        match runs {
+            Ok(runs) => LoopCost::of(&commits, &runs),
+            Err(e) => {
+                self.note(format!(
+                    "what the loop cost in CI could not be read from the workflow runs: {e:#}"
+                ));
+                None
+            }
         }
     }
 

@@ -672,6 +672,7 @@ impl<'c> Workspace<'c> {
                     Change {
                         run: &run,
                         events: &events,
+                        calls: &[],
                         start,
                         report,
                     },

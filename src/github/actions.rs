@@ -15,6 +15,8 @@ pub struct RunFilter {
     pub head_sha: Option<CommitId>,
     /// Only runs of this workflow (its numeric id, `workflow_run.workflow_id`).
     pub workflow_id: Option<u64>,
+    /// Only runs of commits on this branch (`head_branch`; a fork's branch for its PRs).
+    pub branch: Option<String>,
     /// Only runs triggered by this event (`pull_request`, `push`, …).
     pub event: Option<String>,
     /// `completed`, `success`, `failure`, …
@@ -41,6 +43,9 @@ impl GitHubClient {
         let mut query = Vec::new();
         if let Some(sha) = &filter.head_sha {
             query.push(format!("head_sha={}", encode::component(sha.as_str())));
+        }
+        if let Some(branch) = &filter.branch {
+            query.push(format!("branch={}", encode::component(branch)));
         }
         if let Some(event) = &filter.event {
             query.push(format!("event={}", encode::component(event)));

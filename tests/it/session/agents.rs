@@ -485,15 +485,36 @@ fn a_replay_of_the_transcript_agrees_with_the_live_hooks() {
         || {},
     );
     a.stop(false, "Done, fixed.");
-    let live = lg(&repo)
-        .args(["report", "--session", "sess-replay", "--json"])
+    let (live, replay) = live_and_replay(&repo, "sess-replay", &transcript);
+    assert_eq!(
+        replay["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["answer"] == "deny")
+            .count(),
+        1,
+        "the last Read was denied"
+    );
+    assert!(
+        live["history"][0]["call"]["tokens"].as_u64().unwrap() > 0,
+        "tokens from the transcript"
+    );
+}
+
+/// `report --session --json` of the live session and `replay --json` of its transcript,
+/// once they are shown to agree: the verdict, the counters, every call (its action,
+/// outcome, tree and tokens) and every event.
+fn live_and_replay(repo: &crate::support::TestRepo, id: &str, transcript: &Path) -> (Value, Value) {
+    let live = lg(repo)
+        .args(["report", "--session", id, "--json"])
         .run()
         .ok()
         .json();
-    let replay = lg(&repo)
+    let replay = lg(repo)
         .arg("replay")
         .arg("--json")
-        .arg(&transcript)
+        .arg(transcript)
         .run()
         .code(1)
         .json();
@@ -507,6 +528,7 @@ fn a_replay_of_the_transcript_agrees_with_the_live_hooks() {
             .iter()
             .map(|it| {
                 json!([
+                    it["id"],
                     it["call"]["action"],
                     it["call"]["outcome"],
                     it["tree"],
@@ -534,20 +556,60 @@ fn a_replay_of_the_transcript_agrees_with_the_live_hooks() {
             .collect()
     };
     assert_eq!(kinds(&live), kinds(&replay));
-    assert_eq!(
-        replay["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|x| x["answer"] == "deny")
-            .count(),
-        1,
-        "the last Read was denied"
+    (live, replay)
+}
+
+/// A session longer than its run keeps: the hooks keep its latest calls and put the rest
+/// in its calls log, the same failure 11 calls apart still trips, the report shows every
+/// call, and a replay of the transcript agrees with the hooks.
+#[test]
+fn a_long_session_keeps_its_latest_calls_and_its_replay_agrees() {
+    let repo = super::project_with("claude", Some("session:\n  window: 3\n"));
+    let mut a = Agent::new(&repo, "claude", "sess-long");
+    let transcript = repo.home().join("long.jsonl");
+    a.transcript = Some(transcript.clone());
+    a.prompt("fix the count");
+    let mut last = None;
+    for round in 0..3 {
+        last = Some(a.pytest("pytest -q", FAIL));
+        if round < 2 {
+            for i in 0..4 {
+                a.call(
+                    "Read",
+                    json!({"file_path": format!("src/r{round}{i}.py")}),
+                    json!({"file": {"content": "x"}}),
+                    || {},
+                );
+            }
+        }
+    }
+    let tripped = last.unwrap().text();
+    assert!(
+        tripped.contains("rule: same_error")
+            && tripped.contains("since the repeated failure first came (c1): 11 tool calls"),
+        "{tripped}"
     );
     assert!(
-        live["history"][0]["call"]["tokens"].as_u64().unwrap() > 0,
-        "tokens from the transcript"
+        a.call("Read", json!({"file_path": "x.py"}), json!({}), || {})
+            .denied()
     );
+    assert!(a.stop(false, "Done, fixed.").blocked());
+    // The run keeps its latest calls; its calls log holds the others.
+    let store = repo.path().join(".git/loopguard/sessions");
+    let run: Value = serde_json::from_str(
+        &std::fs::read_to_string(store.join("runs/sess-long.json")).unwrap(),
+    )
+    .unwrap();
+    let kept = run["iterations"].as_array().unwrap().len();
+    assert!(kept < 6, "{kept} calls kept");
+    let logged = std::fs::read_to_string(store.join("calls/session-claude-sess-long.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(logged + kept, 11);
+    let (live, _) = live_and_replay(&repo, "sess-long", &transcript);
+    assert_eq!(live["history"].as_array().unwrap().len(), 11, "every call");
+    assert_eq!(live["iterations"], 11);
 }
 
 #[test]

@@ -138,9 +138,11 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             named.join(", ")
         )
     });
-    Count::new(Counter::at_least(violating.len() as u64, 1), || {
-        let f = violating[violating.len() - 1];
-        format!("{} {}", w.label(f.index), f.violations.join("; "))
+    let earlier = &w.usage.earlier.since;
+    let count = violating.len() as u64 + earlier.violations;
+    Count::new(Counter::at_least(count, 1), || match violating.last() {
+        Some(f) => format!("{} {}", w.label(f.index), f.violations.join("; ")),
+        None => earlier.last_violation.clone().unwrap_or_default(),
     })
     .with_note(note)
 }

@@ -45,6 +45,21 @@ pub struct CallInput {
 const MAX_OUTPUT: usize = 4 << 20;
 
 impl CallInput {
+    /// A call of `tool` with `input`, not yet made.
+    pub fn new(tool: &str, input: Value) -> CallInput {
+        CallInput {
+            tool: tool.to_owned(),
+            input,
+            ..CallInput::default()
+        }
+    }
+
+    /// The same call, made: it returned `response`.
+    pub fn returned(mut self, response: Value) -> CallInput {
+        self.response = Some(response);
+        self
+    }
+
     pub fn kind(&self) -> Kind {
         let t = self.tool.to_ascii_lowercase();
         let shell = [
@@ -491,12 +506,7 @@ mod tests {
     use serde_json::json;
 
     fn call(tool: &str, input: Value, response: Value) -> CallInput {
-        CallInput {
-            tool: tool.into(),
-            input,
-            response: Some(response),
-            ..CallInput::default()
-        }
+        CallInput::new(tool, input).returned(response)
     }
 
     #[test]

@@ -93,17 +93,115 @@ fn ts(v: &Value) -> Option<Timestamp> {
     v.get("timestamp").and_then(Value::as_str)?.parse().ok()
 }
 
-fn event(harness: Harness, session: &str, name: &str, kind: EventKind) -> HookEvent {
-    HookEvent {
-        harness,
-        name: name.to_owned(),
-        kind,
-        session: session.to_owned(),
-        cwd: None,
-        transcript: None,
-        call: None,
-        stop_hook_active: false,
-        last_message: None,
+/// The hook events of a recorded session, in order, as its turns go: a person's prompt
+/// starts a turn, a tool call is asked about before it runs and reported after, and the
+/// agent stops at the end of each turn with its last words. Both formats are read into
+/// this, once.
+struct Turns {
+    harness: Harness,
+    session: String,
+    out: Vec<Recorded>,
+    /// What the agent said last in this turn (its claim at the stop).
+    said: Option<String>,
+    /// A turn is going on (a stop ends it).
+    open: bool,
+    /// Calls asked about and not yet reported, by the harness's id.
+    pending: HashMap<String, CallInput>,
+}
+
+impl Turns {
+    fn new(harness: Harness, session: String) -> Turns {
+        Turns {
+            harness,
+            session,
+            out: Vec::new(),
+            said: None,
+            open: false,
+            pending: HashMap::new(),
+        }
+    }
+
+    fn push(&mut self, at: Option<Timestamp>, name: &str, kind: EventKind, tokens: Option<u64>) {
+        self.out.push(Recorded {
+            at,
+            event: HookEvent {
+                harness: self.harness,
+                name: name.to_owned(),
+                kind,
+                session: self.session.clone(),
+                cwd: None,
+                transcript: None,
+                call: None,
+                stop_hook_active: false,
+                last_message: None,
+            },
+            tokens,
+        });
+    }
+
+    /// A person's prompt: the turn before it ends with the agent's stop.
+    fn prompt(&mut self, at: Option<Timestamp>) {
+        if self.open {
+            self.stop(at);
+        }
+        self.open = true;
+        self.said = None;
+        self.push(at, "UserPromptSubmit", EventKind::Prompt, None);
+    }
+
+    fn stop(&mut self, at: Option<Timestamp>) {
+        self.push(at, "Stop", EventKind::Stop, None);
+        if let Some(r) = self.out.last_mut() {
+            r.event.last_message = self.said.take();
+        }
+        self.open = false;
+    }
+
+    /// The agent asks to make `call`.
+    fn call(&mut self, at: Option<Timestamp>, call: CallInput) {
+        self.push(at, "PreToolUse", EventKind::PreTool, None);
+        if let Some(id) = &call.id {
+            self.pending.insert(id.clone(), call.clone());
+        }
+        if let Some(r) = self.out.last_mut() {
+            r.event.call = Some(call);
+        }
+    }
+
+    /// The call `id` came back with `response` (`failed`: the harness says so), the
+    /// model having used `tokens` since the last one; `false` for an id of no call asked
+    /// about (nothing is recorded).
+    fn result(
+        &mut self,
+        at: Option<Timestamp>,
+        id: &str,
+        response: Value,
+        failed: bool,
+        tokens: u64,
+    ) -> bool {
+        let Some(mut call) = self.pending.remove(id) else {
+            return false;
+        };
+        call.failed = failed;
+        call.response = Some(response);
+        let name = if failed && self.harness == Harness::Claude {
+            "PostToolUseFailure"
+        } else {
+            "PostToolUse"
+        };
+        self.push(at, name, EventKind::PostTool, Some(tokens));
+        if let Some(r) = self.out.last_mut() {
+            r.event.call = Some(call);
+        }
+        true
+    }
+
+    /// The session ends: so does its last turn.
+    fn end(mut self, at: Option<Timestamp>) -> Vec<Recorded> {
+        if self.open {
+            self.stop(at);
+        }
+        self.out
     }
 }
 
@@ -147,21 +245,9 @@ fn claude(lines: &[Value]) -> Vec<Recorded> {
         .find_map(|v| v.get("sessionId").and_then(Value::as_str))
         .unwrap_or("transcript")
         .to_owned();
-    let mut out = Vec::new();
-    let mut pending: HashMap<String, CallInput> = HashMap::new();
+    let mut turns = Turns::new(Harness::Claude, session);
     let mut counted: Vec<String> = Vec::new();
     let mut unassigned: u64 = 0;
-    let mut last_text: Option<String> = None;
-    let mut turn = false;
-    let stop = |out: &mut Vec<Recorded>, last: &Option<String>, at| {
-        let mut e = event(Harness::Claude, &session, "Stop", EventKind::Stop);
-        e.last_message = last.clone();
-        out.push(Recorded {
-            at,
-            event: e,
-            tokens: None,
-        });
-    };
     for v in lines {
         let at = ts(v);
         let sidechain = v.get("isSidechain").and_then(Value::as_bool) == Some(true);
@@ -184,28 +270,16 @@ fn claude(lines: &[Value]) -> Vec<Recorded> {
                 for part in content.as_array().into_iter().flatten() {
                     match part.get("type").and_then(Value::as_str) {
                         Some("text") if !sidechain => {
-                            last_text = part.get("text").and_then(Value::as_str).map(str::to_owned);
+                            turns.said = part.get("text").and_then(Value::as_str).map(str::to_owned);
                         }
                         Some("tool_use") => {
-                            let call = CallInput {
-                                tool: part["name"].as_str().unwrap_or("?").to_owned(),
-                                input: part["input"].clone(),
-                                response: None,
-                                failed: false,
-                                agent: agent.clone(),
-                                id: part["id"].as_str().map(str::to_owned),
-                            };
-                            let mut e =
-                                event(Harness::Claude, &session, "PreToolUse", EventKind::PreTool);
-                            e.call = Some(call.clone());
-                            out.push(Recorded {
-                                at,
-                                event: e,
-                                tokens: None,
-                            });
-                            if let Some(id) = &call.id {
-                                pending.insert(id.clone(), call);
-                            }
+                            let mut call = CallInput::new(
+                                part["name"].as_str().unwrap_or("?"),
+                                part["input"].clone(),
+                            );
+                            call.agent = agent.clone();
+                            call.id = part["id"].as_str().map(str::to_owned);
+                            turns.call(at, call);
                         }
                         _ => {}
                     }
@@ -220,29 +294,16 @@ fn claude(lines: &[Value]) -> Vec<Recorded> {
                         for part in parts {
                             match part.get("type").and_then(Value::as_str) {
                                 Some("tool_result") => {
-                                    let id = part["tool_use_id"].as_str().unwrap_or("");
-                                    let Some(mut call) = pending.remove(id) else {
-                                        continue;
-                                    };
-                                    call.failed =
-                                        part.get("is_error").and_then(Value::as_bool) == Some(true);
-                                    call.response = Some(match v.get("toolUseResult") {
+                                    let response = match v.get("toolUseResult") {
                                         Some(r) if r.is_object() => r.clone(),
                                         _ => part["content"].clone(),
-                                    });
-                                    let name = if call.failed {
-                                        "PostToolUseFailure"
-                                    } else {
-                                        "PostToolUse"
                                     };
-                                    let mut e =
-                                        event(Harness::Claude, &session, name, EventKind::PostTool);
-                                    e.call = Some(call);
-                                    out.push(Recorded {
-                                        at,
-                                        event: e,
-                                        tokens: Some(std::mem::take(&mut unassigned)),
-                                    });
+                                    let failed =
+                                        part.get("is_error").and_then(Value::as_bool) == Some(true);
+                                    let id = part["tool_use_id"].as_str().unwrap_or("");
+                                    if turns.result(at, id, response, failed, unassigned) {
+                                        unassigned = 0;
+                                    }
                                 }
                                 Some("text") => {
                                     prompt =
@@ -254,33 +315,14 @@ fn claude(lines: &[Value]) -> Vec<Recorded> {
                     }
                     Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => {}
                 }
-                if let Some(p) = prompt.filter(|p| !meta && !sidechain && !p.starts_with('<')) {
-                    let _ = p;
-                    if turn {
-                        stop(&mut out, &last_text, at);
-                    }
-                    turn = true;
-                    last_text = None;
-                    out.push(Recorded {
-                        at,
-                        event: event(
-                            Harness::Claude,
-                            &session,
-                            "UserPromptSubmit",
-                            EventKind::Prompt,
-                        ),
-                        tokens: None,
-                    });
+                if prompt.is_some_and(|p| !meta && !sidechain && !p.starts_with('<')) {
+                    turns.prompt(at);
                 }
             }
             _ => {}
         }
     }
-    if turn {
-        let at = lines.last().and_then(ts);
-        stop(&mut out, &last_text, at);
-    }
-    out
+    turns.end(lines.last().and_then(ts))
 }
 
 fn codex(lines: &[Value]) -> Vec<Recorded> {
@@ -290,45 +332,17 @@ fn codex(lines: &[Value]) -> Vec<Recorded> {
         .and_then(|v| v["payload"]["id"].as_str())
         .unwrap_or("rollout")
         .to_owned();
-    let mut out = Vec::new();
-    let mut pending: HashMap<String, CallInput> = HashMap::new();
+    let mut turns = Turns::new(Harness::Codex, session);
     let mut total: u64 = 0;
     let mut assigned: u64 = 0;
-    let mut last_text: Option<String> = None;
-    let mut turn = false;
-    let stop = |out: &mut Vec<Recorded>, last: &Option<String>, at| {
-        let mut e = event(Harness::Codex, &session, "Stop", EventKind::Stop);
-        e.last_message = last.clone();
-        out.push(Recorded {
-            at,
-            event: e,
-            tokens: None,
-        });
-    };
     for v in lines {
         let at = ts(v);
         let p = &v["payload"];
         let ptype = p.get("type").and_then(Value::as_str).unwrap_or("");
         match (v["type"].as_str().unwrap_or(""), ptype) {
-            ("event_msg", "user_message") => {
-                if turn {
-                    stop(&mut out, &last_text, at);
-                }
-                turn = true;
-                last_text = None;
-                out.push(Recorded {
-                    at,
-                    event: event(
-                        Harness::Codex,
-                        &session,
-                        "UserPromptSubmit",
-                        EventKind::Prompt,
-                    ),
-                    tokens: None,
-                });
-            }
+            ("event_msg", "user_message") => turns.prompt(at),
             ("event_msg", "agent_message") => {
-                last_text = p["message"].as_str().map(str::to_owned);
+                turns.said = p["message"].as_str().map(str::to_owned);
             }
             ("event_msg", "token_count") => {
                 if let Some(t) = p["info"]["total_token_usage"]["total_tokens"].as_u64() {
@@ -345,49 +359,21 @@ fn codex(lines: &[Value]) -> Vec<Recorded> {
                     _ => p.get("action").cloned().unwrap_or(Value::Null),
                 };
                 let (tool, input) = codex_tool(&name, input);
-                let call = CallInput {
-                    tool,
-                    input,
-                    response: None,
-                    failed: false,
-                    agent: None,
-                    id: p["call_id"].as_str().map(str::to_owned),
-                };
-                let mut e = event(Harness::Codex, &session, "PreToolUse", EventKind::PreTool);
-                e.call = Some(call.clone());
-                out.push(Recorded {
-                    at,
-                    event: e,
-                    tokens: None,
-                });
-                if let Some(id) = &call.id {
-                    pending.insert(id.clone(), call);
-                }
+                let mut call = CallInput::new(&tool, input);
+                call.id = p["call_id"].as_str().map(str::to_owned);
+                turns.call(at, call);
             }
             ("response_item", "function_call_output" | "custom_tool_call_output") => {
                 let id = p["call_id"].as_str().unwrap_or("");
-                let Some(mut call) = pending.remove(id) else {
-                    continue;
-                };
-                call.response = Some(codex_output(&p["output"]));
-                let mut e = event(Harness::Codex, &session, "PostToolUse", EventKind::PostTool);
-                e.call = Some(call);
                 let tokens = total.saturating_sub(assigned);
-                assigned = total;
-                out.push(Recorded {
-                    at,
-                    event: e,
-                    tokens: Some(tokens),
-                });
+                if turns.result(at, id, codex_output(&p["output"]), false, tokens) {
+                    assigned = total;
+                }
             }
             _ => {}
         }
     }
-    if turn {
-        let at = lines.last().and_then(ts);
-        stop(&mut out, &last_text, at);
-    }
-    out
+    turns.end(lines.last().and_then(ts))
 }
 
 /// A Codex function call as its hooks name it: a shell call is `Bash` with its command as

@@ -49,6 +49,7 @@ pub(super) fn route(
 
 pub(super) fn runs_page(s: &State, ctx: &Ctx<'_>, workflow: Option<u64>) -> ResponseTemplate {
     let head_sha = ctx.query("head_sha");
+    let branch = ctx.query("branch");
     let event = ctx.query("event");
     let status = ctx.query("status");
     let mut runs: Vec<&RunSpec> = s
@@ -56,6 +57,7 @@ pub(super) fn runs_page(s: &State, ctx: &Ctx<'_>, workflow: Option<u64>) -> Resp
         .iter()
         .filter(|r| workflow.is_none_or(|w| r.workflow_id == w))
         .filter(|r| head_sha.as_deref().is_none_or(|h| r.head_sha == h))
+        .filter(|r| branch.as_deref().is_none_or(|b| r.head_branch == b))
         .filter(|r| event.as_deref().is_none_or(|e| r.event == e))
         .filter(|r| {
             status

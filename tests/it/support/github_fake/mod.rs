@@ -289,6 +289,9 @@ pub(crate) struct RunSpec {
     pub pull_requests: Vec<u64>,
     pub jobs: Vec<JobSpec>,
     pub created_at: String,
+    /// `run_started_at` and `updated_at` (both `created_at` unless set).
+    pub run_started_at: Option<String>,
+    pub updated_at: Option<String>,
 }
 
 impl RunSpec {
@@ -306,7 +309,16 @@ impl RunSpec {
             pull_requests: Vec::new(),
             jobs: Vec::new(),
             created_at: "2026-11-25T10:00:00Z".into(),
+            run_started_at: None,
+            updated_at: None,
         }
+    }
+
+    /// The run started at `started` (RFC 3339) and last changed at `updated`.
+    pub(crate) fn timing(mut self, started: &str, updated: &str) -> Self {
+        self.run_started_at = Some(started.into());
+        self.updated_at = Some(updated.into());
+        self
     }
 
     pub(crate) fn conclusion(mut self, conclusion: Option<&str>) -> Self {

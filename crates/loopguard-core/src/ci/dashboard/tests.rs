@@ -24,6 +24,7 @@ fn verdict(state: State, tripped: Option<i64>, progress: i64) -> Verdict {
             first_error: Some("assertion `left == right` failed".into()),
         }),
         run: Some(990001),
+        loop_cost: None,
     }
 }
 
