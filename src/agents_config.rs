@@ -17,7 +17,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
 use crate::ordered_json::{Json, Layout, Object};
 use crate::session::Harness;
 
@@ -109,13 +108,71 @@ pub enum Change {
     Removed,
 }
 
+/// An agent's hook config that cannot be read, changed or written. Nothing is written
+/// when one is found: every file is read and merged before the first write.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentConfigError {
+    #[error("cannot read {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Valid JSON, but not one object.
+    #[error("{path}:1:1: not a JSON object")]
+    NotAnObject { path: String },
+    #[error("{path}:{line}:{column}: not valid JSON: {why}")]
+    NotJson {
+        path: String,
+        line: usize,
+        column: usize,
+        why: String,
+    },
+    /// A key loopguard merges into (`hooks`, `hooks.<event>`) has another type.
+    #[error("{path}: `{key}` is not {wanted}")]
+    WrongType {
+        path: String,
+        key: String,
+        wanted: &'static str,
+    },
+    #[error("cannot write {path}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl AgentConfigError {
+    /// How to fix it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            AgentConfigError::Read { .. } | AgentConfigError::Write { .. } => None,
+            AgentConfigError::NotAnObject { .. } => Some(
+                "the file must hold one object ({ … }); fix or move it, then run the command again (nothing was written)",
+            ),
+            AgentConfigError::NotJson { .. } => Some(
+                "fix the file (a trailing comma or a comment is the usual cause) and run the command again; nothing was written",
+            ),
+            AgentConfigError::WrongType { .. } => {
+                Some("fix it, then run the command again (nothing was written)")
+            }
+        }
+    }
+}
+
 /// Reads a JSON config, and how it is laid out; `None` when there is none. Not JSON: an
 /// error naming the line, column and the fix.
-fn read(path: &Path, shown: &str) -> Result<Option<(Object, Layout)>, Error> {
+fn read(path: &Path, shown: &str) -> Result<Option<(Object, Layout)>, AgentConfigError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::env(format!("cannot read {shown}: {e}"))),
+        Err(source) => {
+            return Err(AgentConfigError::Read {
+                path: shown.to_owned(),
+                source,
+            });
+        }
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Some((Object::default(), Layout::default())));
@@ -123,26 +180,29 @@ fn read(path: &Path, shown: &str) -> Result<Option<(Object, Layout)>, Error> {
     let layout = Layout::of(&String::from_utf8_lossy(&bytes));
     match serde_json::from_slice::<Json>(&bytes) {
         Ok(Json::Object(m)) => Ok(Some((m, layout))),
-        Ok(_) => Err(Error::input(format!(
-            "{shown}:1:1: not a JSON object; hint: the file must hold one object ({{ … }}); fix or move it, then run the command again (nothing was written)"
-        ))),
-        Err(e) => Err(Error::input(format!(
-            "{shown}:{}:{}: not valid JSON: {e}; hint: fix the file (a trailing comma or a comment is the usual cause) and run the command again; nothing was written",
-            e.line(),
-            e.column()
-        ))),
+        Ok(_) => Err(AgentConfigError::NotAnObject {
+            path: shown.to_owned(),
+        }),
+        Err(e) => Err(AgentConfigError::NotJson {
+            path: shown.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            why: e.to_string(),
+        }),
     }
 }
 
 /// Writes `doc` to `path` laid out as `layout` says.
-fn write(path: &Path, shown: &str, doc: Object, layout: &Layout) -> Result<(), Error> {
+fn write(path: &Path, shown: &str, doc: Object, layout: &Layout) -> Result<(), AgentConfigError> {
+    let cannot = |source| AgentConfigError::Write {
+        path: shown.to_owned(),
+        source,
+    };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::env(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(cannot)?;
     }
     let text = layout.write(&Json::Object(doc));
-    crate::store::write_atomic(path, text.as_bytes())
-        .map_err(|e| Error::env(format!("cannot write {shown}: {e}")))
+    crate::store::write_atomic(path, text.as_bytes()).map_err(cannot)
 }
 
 /// The hook entry loopguard adds for `event`.
@@ -164,7 +224,11 @@ fn entry(harness: Harness, exe: &Path, event: &str) -> Json {
 }
 
 /// Merges loopguard's entries into `harness`'s config under `root`.
-pub fn install(root: &Path, harness: Harness, exe: &Path) -> Result<(PathBuf, Change), Error> {
+pub fn install(
+    root: &Path,
+    harness: Harness,
+    exe: &Path,
+) -> Result<(PathBuf, Change), AgentConfigError> {
     let rel = config_path(harness);
     let path = root.join(rel);
     let (mut doc, layout) = read(&path, rel)?.unwrap_or_default();
@@ -174,17 +238,21 @@ pub fn install(root: &Path, harness: Harness, exe: &Path) -> Result<(PathBuf, Ch
     }
     let hooks = doc.entry("hooks", || Json::Object(Object::default()));
     let Some(hooks) = hooks.as_object_mut() else {
-        return Err(Error::input(format!(
-            "{rel}: `hooks` is not an object; hint: fix it, then run the command again (nothing was written)"
-        )));
+        return Err(AgentConfigError::WrongType {
+            path: rel.to_owned(),
+            key: "hooks".to_owned(),
+            wanted: "an object",
+        });
     };
     for &(event, tools) in events(harness) {
         let want = entry(harness, exe, event);
         let list = hooks.entry(event, || Json::Array(Vec::new()));
         let Some(list) = list.as_array_mut() else {
-            return Err(Error::input(format!(
-                "{rel}: `hooks.{event}` is not a list; hint: fix it, then run the command again (nothing was written)"
-            )));
+            return Err(AgentConfigError::WrongType {
+                path: rel.to_owned(),
+                key: format!("hooks.{event}"),
+                wanted: "a list",
+            });
         };
         let mut found = false;
         // An entry of ours already as wanted stays as it is written (its keys' order too).
@@ -227,7 +295,7 @@ pub fn install(root: &Path, harness: Harness, exe: &Path) -> Result<(PathBuf, Ch
 
 /// Takes loopguard's entries out of `harness`'s config under `root`, and nothing else; a
 /// Copilot file left with no hooks is removed (loopguard made it).
-pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Error> {
+pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), AgentConfigError> {
     let rel = config_path(harness);
     let path = root.join(rel);
     let Some((mut doc, layout)) = read(&path, rel)? else {
@@ -269,7 +337,10 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Err
     }
     let only_version = doc.keys().all(|k| k == "version");
     if harness == Harness::Copilot && only_version {
-        std::fs::remove_file(&path).map_err(|e| Error::env(format!("cannot remove {rel}: {e}")))?;
+        std::fs::remove_file(&path).map_err(|source| AgentConfigError::Write {
+            path: rel.to_owned(),
+            source,
+        })?;
         return Ok((path, Change::Removed));
     }
     write(&path, rel, doc, &layout)?;

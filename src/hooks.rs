@@ -25,6 +25,86 @@ pub const HOOKS: [&str; 5] = [
 const SHIM_TEMPLATE: &str = include_str!("../hooks/loopguard-shim");
 const MARKER: &str = "# loopguard-shim";
 
+/// Installing or removing the hooks failed, or a hook cannot do its work.
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    /// `core.hooksPath` is inside the working tree, where git would commit what loopguard
+    /// writes (`why`: a hook there is tracked, or the directory is not ignored). `ours`
+    /// lists tracked hooks that are loopguard's own shims from an earlier `init`.
+    #[error(
+        "core.hooksPath is {}, inside the working tree, and {why}: loopguard does not write its hooks there \
+         (it would overwrite the team's hooks, and its own hold this machine's path to loopguard)",
+        dir.display()
+    )]
+    InWorkTree {
+        dir: PathBuf,
+        why: String,
+        ours: Vec<String>,
+    },
+    #[error("cannot install the hooks in {}", dir.display())]
+    Install {
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot remove the hooks from {}", dir.display())]
+    Uninstall {
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// git's input to the hook (`what`) could not be read.
+    #[error("cannot read git's {what}: {why}")]
+    InputLost { what: &'static str, why: String },
+}
+
+impl HookError {
+    /// How to fix it.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            HookError::InWorkTree { dir, ours, .. } => Some(chain_instead(dir, ours)),
+            HookError::Install { .. }
+            | HookError::Uninstall { .. }
+            | HookError::InputLost { .. } => None,
+        }
+    }
+}
+
+/// What to do instead of installing into a hooks directory in the working tree: the
+/// line to put in each of its hooks.
+fn chain_instead(dir: &Path, ours: &[String]) -> String {
+    use std::fmt::Write as _;
+    let mut hint = String::from(
+        "call loopguard from those hooks instead. Put this line right after the `#!` line of each \
+         (create the missing ones, executable, starting with `#!/bin/sh`); it finds loopguard on PATH, does \
+         nothing where loopguard is not installed, and reads git's input, so it goes before anything else \
+         that does:\n",
+    );
+    for hook in HOOKS {
+        let _ = write!(
+            hint,
+            "  # {}\n  {}\n",
+            dir.join(hook).display(),
+            chain_line(hook)
+        );
+    }
+    hint.push_str(
+        "then commit them and run `loopguard init --no-hooks` to start the run. \
+         Or, with nothing tracked there, add the directory to .gitignore and run `loopguard init` again.",
+    );
+    if !ours.is_empty() {
+        let _ = write!(
+            hint,
+            "\nnote: {} {} loopguard's hook shim from an earlier `loopguard init`, with a machine's path \
+             in it: replace {} with the line above",
+            ours.join(", "),
+            if ours.len() == 1 { "is" } else { "are" },
+            if ours.len() == 1 { "it" } else { "them" },
+        );
+    }
+    hint
+}
+
 /// What happened to one hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookChange {

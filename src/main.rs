@@ -4,21 +4,15 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = loopguard::cli::Cli::parse();
-    let result = loopguard::env::Env::capture()
-        .map_err(anyhow::Error::from)
-        .and_then(|env| loopguard::commands::run(cli, env));
+    let result = loopguard::settings::Settings::capture()
+        .map_err(|e| anyhow::Error::new(e).context("cannot read the working directory"))
+        .and_then(|(settings, problems)| loopguard::commands::run(cli, settings, problems));
     match result {
         Ok(code) => ExitCode::from(code),
+        // A closed pipe (`loopguard report | head`) is not an error.
+        Err(err) if loopguard::error::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            // A closed pipe (`loopguard report | head`) is not an error.
-            if err
-                .chain()
-                .filter_map(|e| e.downcast_ref::<std::io::Error>())
-                .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-            {
-                return ExitCode::SUCCESS;
-            }
-            loopguard::commands::Ui::error(&format!("{err:#}"));
+            loopguard::commands::Ui::error(&err);
             ExitCode::from(loopguard::error::exit_code_of(&err))
         }
     }

@@ -113,9 +113,10 @@ pub fn post_webhook(url: &str, notice: &Notice, timeout: Duration) -> Result<(),
     }
 }
 
-/// Shows a desktop notification where a desktop exists; does nothing (and says nothing)
+/// Shows a desktop notification where a desktop exists (`display`: `DISPLAY` or
+/// `WAYLAND_DISPLAY` is set); does nothing (and says nothing)
 /// elsewhere. Returns whether one was shown.
-pub fn desktop(title: &str, text: &str, env: &crate::env::Env) -> bool {
+pub fn desktop(title: &str, text: &str, display: bool) -> bool {
     let spawn = |program: &str, args: &[&str]| {
         std::process::Command::new(program)
             .args(args)
@@ -133,8 +134,5 @@ pub fn desktop(title: &str, text: &str, env: &crate::env::Env) -> bool {
         );
         return spawn("osascript", &["-e", &script]);
     }
-    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| env.var(v).is_some());
-    has_display && spawn("notify-send", &["--app-name=loopguard", title, text])
+    display && spawn("notify-send", &["--app-name=loopguard", title, text])
 }

@@ -11,7 +11,12 @@
 //!   rename ([`write_atomic`]), which replaces a link instead of writing through it, and
 //!   appended to only when they are regular files of the store's own ([`append`]);
 //! - what is refused is a [`Refused`] error that says what was there, so the caller can set
-//!   it aside and say so.
+//!   it aside and say so;
+//! - what is written to last is made durable: [`write_atomic`] syncs the file before the
+//!   rename and its directory after it, [`append`] syncs what it appended (and the
+//!   directory of a file it created), [`ensure_dir_durably`] the parent of a directory it
+//!   created. A state renamed into place survives a crash of the machine, not only of the
+//!   process.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -233,8 +238,9 @@ pub fn read_range(path: &Path, offset: u64, len: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Appends `bytes` to the regular file at `path` (created when missing), in one write. A
-/// link or special file there is [`Refused`], never written through.
+/// Appends `bytes` to the regular file at `path` (created when missing), in one write, and
+/// syncs it (and, when it created the file, its directory). A link or special file there
+/// is [`Refused`], never written through.
 pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut options = OpenOptions::new();
     options.append(true).create(true);
@@ -243,8 +249,14 @@ pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o644);
     }
+    let created = fs::symlink_metadata(path).is_err();
     let mut file = open_checked(path, &mut options, Follow::No)?;
-    file.write_all(bytes)
+    file.write_all(bytes)?;
+    file.sync_data()?;
+    if created {
+        sync_dir(path.parent().expect("a file path has a parent"))?;
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to the regular file at `path`, created or truncated in place (for files
@@ -277,7 +289,14 @@ pub fn len_of(path: &Path) -> io::Result<u64> {
 /// Cuts the regular file at `path` back to `len` bytes (a torn append of our own).
 pub fn truncate(path: &Path, len: u64) -> io::Result<()> {
     let file = open_checked(path, OpenOptions::new().write(true), Follow::No)?;
-    file.set_len(len)
+    file.set_len(len)?;
+    file.sync_data()
+}
+
+/// Makes the entries of directory `dir` durable: a file renamed, created or removed in it
+/// survives a crash of the machine once this returns.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
 }
 
 /// Makes sure `dir` is a directory of its own: created when missing, refused when it is a
@@ -304,6 +323,27 @@ pub fn ensure_dir(dir: &Path) -> io::Result<()> {
     }
 }
 
+/// [`ensure_dir`], and each directory it created made durable in its parent (where state
+/// is written: a file synced into a directory whose own entry is lost is lost too).
+pub fn ensure_dir_durably(dir: &Path) -> io::Result<()> {
+    let mut missing = Vec::new();
+    let mut at = dir;
+    while fs::symlink_metadata(at).is_err() {
+        missing.push(at);
+        match at.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => at = parent,
+            _ => break,
+        }
+    }
+    ensure_dir(dir)?;
+    for created in missing.iter().rev() {
+        if let Some(parent) = created.parent().filter(|p| !p.as_os_str().is_empty()) {
+            sync_dir(parent)?;
+        }
+    }
+    Ok(())
+}
+
 /// The prefix of loopguard's temporary files: a file with it that is there while the
 /// store is locked was left by a writer that died.
 pub const TEMP_PREFIX: &str = ".loopguard-tmp.";
@@ -311,17 +351,20 @@ pub const TEMP_PREFIX: &str = ".loopguard-tmp.";
 /// Writes `bytes` to `path` so that readers see the old or the new file, never a mix: a
 /// temporary file in the same directory, then a rename, which replaces whatever was at
 /// `path` (a link included) instead of writing through it. `crash` is called between the
-/// two (failpoints).
+/// two (failpoints). Durable when it returns: the file is synced before the rename (else a
+/// crash of the machine could leave the new name on empty content) and the directory
+/// after it.
 pub fn write_atomic(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
     let dir = path.parent().expect("a file path has a parent");
-    ensure_dir(dir)?;
+    ensure_dir_durably(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
+    tmp.as_file().sync_data()?;
     crash();
     tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    sync_dir(dir)
 }
 
 #[cfg(test)]

@@ -31,6 +31,15 @@
 //! length before). Every temporary file left while the lock is held is a dead writer's and
 //! is removed.
 //!
+//! **Durability.** That holds for a crash of the machine too: every file is synced before
+//! it is renamed into place and its directory after ([`safe_fs::write_atomic`]), and an
+//! append is synced before it returns, so each step is on disk before the next begins — the
+//! open marker before the open run, the journal before the events it appends, the events,
+//! start, run and report before the journal goes. Removals are not synced (a marker too
+//! many is allowed; a journal's removal reaches the disk with the next rename in `runs/`,
+//! and a journal that comes back is applied again to the same effect). What a common commit
+//! costs: two syncs, the run file's and its directory's (README, "Benchmarks").
+//!
 //! **Open markers.** The `open/` markers let the `reference-transaction` hook, which git
 //! runs on every ref update, tell "no breaker is open anywhere" from one directory listing
 //! in the shim, without starting loopguard. They are a superset of the open runs: every
@@ -40,8 +49,7 @@
 //! journal does the same. A crash in between leaves a marker too many (loopguard then
 //! looks and finds nothing), never one too few. A branch with no run of its own that
 //! continues an open run has no marker of its own: the run it continues has one, so the
-//! shim still starts loopguard. `init` sets every marker from the runs there are
-//! ([`Store::sync_open_markers`]).
+//! shim still starts loopguard.
 //!
 //! **Hostile files.** Nothing here follows a link out of the store, opens a FIFO or
 //! device, or reads more than a bounded size (see [`crate::safe_fs`]). A run file that is
@@ -60,6 +68,7 @@ use crate::breaker::Event;
 use crate::iteration::{CommitId, Iteration};
 use crate::run::{Inherited, PinnedConfig, RUN_FORMAT, Run};
 use crate::safe_fs::{self, Follow, is_refusal};
+use crate::settings::Clock;
 
 /// Most bytes of a run file (or journal) loopguard reads.
 pub const RUN_LIMIT: u64 = 64 << 20;
@@ -68,8 +77,57 @@ pub const SMALL_LIMIT: u64 = 4 << 20;
 /// Most bytes of the end of an event log loopguard reads (older events are not read).
 pub const EVENTS_LIMIT: u64 = 16 << 20;
 
+/// The store failing, or holding what cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another loopguard held the lock for longer than this one waits.
+    #[error("another loopguard holds {} for more than {}ms", path.display(), waited.as_millis())]
+    Locked { path: PathBuf, waited: Duration },
+    /// The file system failed while loopguard did `action` (`read`, `write`, …) in `path`.
+    #[error("cannot {action} {}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// A branch's state cannot be used (`why`: what is wrong with it).
+    #[error("{why}")]
+    Unusable { why: String },
+    /// The run was gone when it was read back after a change.
+    #[error("the run disappeared while it was being changed")]
+    Vanished,
+}
+
+impl StoreError {
+    /// How to fix it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            StoreError::Locked { .. } => Some(
+                "another loopguard (a hook) is at work: try again, or raise LOOPGUARD_LOCK_TIMEOUT_MS",
+            ),
+            StoreError::Unusable { .. } => Some(
+                "the next hook sets it aside and rebuilds the run from git history, or run `loopguard reset`",
+            ),
+            StoreError::Io { .. } | StoreError::Vanished => None,
+        }
+    }
+
+    /// An I/O failure while doing `action` in `path`.
+    pub fn io(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError {
+        let path = path.to_owned();
+        move |source| StoreError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
 pub struct Store {
     dir: PathBuf,
+    /// The time of the names of files set aside.
+    clock: Clock,
     /// A write point at which to crash (debug builds only; see [`Store::with_failpoint`]).
     failpoint: Option<String>,
 }
@@ -173,9 +231,10 @@ pub struct Recovered {
 }
 
 impl Store {
-    pub fn new(common_dir: &Path) -> Store {
+    pub fn new(common_dir: &Path, clock: Clock) -> Store {
         Store {
             dir: common_dir.join("loopguard"),
+            clock,
             failpoint: None,
         }
     }
@@ -183,9 +242,10 @@ impl Store {
     /// The store of the coding agents' sessions (`loopguard/sessions/`): the same layout,
     /// lock, journal and open markers as the branches' store, one run per session, apart
     /// from it (the `reference-transaction` shim looks at the branches' markers only).
-    pub fn sessions(common_dir: &Path) -> Store {
+    pub fn sessions(common_dir: &Path, clock: Clock) -> Store {
         Store {
             dir: common_dir.join("loopguard").join("sessions"),
+            clock,
             failpoint: None,
         }
     }
@@ -214,22 +274,28 @@ impl Store {
         &self.dir
     }
 
+    /// The tag of a file set aside now.
+    fn tag_now(&self) -> String {
+        tag_of(self.clock.now())
+    }
+
     /// Whether loopguard was ever used in this repository.
     pub fn exists(&self) -> bool {
         fs::symlink_metadata(&self.dir).is_ok_and(|m| m.is_dir())
     }
 
     /// Takes the store's lock, waiting up to `timeout` for another loopguard to finish.
-    pub fn lock(&self, timeout: Duration) -> io::Result<Lock> {
-        safe_fs::ensure_dir(&self.dir)?;
+    pub fn lock(&self, timeout: Duration) -> Result<Lock, StoreError> {
         let path = self.dir.join("lock");
+        let failed = || StoreError::io("lock", &path);
+        safe_fs::ensure_dir_durably(&self.dir).map_err(failed())?;
         let file = match open_lock(&path) {
             Err(e) if is_refusal(&e) => {
                 // Something else is where the lock belongs: keep it aside, lock our own.
-                set_aside(&path, "refused", &tag_now())?;
-                open_lock(&path)?
+                set_aside(&path, "refused", &self.tag_now()).map_err(failed())?;
+                open_lock(&path).map_err(failed())?
             }
-            other => other?,
+            other => other.map_err(failed())?,
         };
         let start = Instant::now();
         loop {
@@ -239,16 +305,12 @@ impl Store {
                     std::thread::sleep(Duration::from_millis(5));
                 }
                 Err(fs::TryLockError::WouldBlock) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!(
-                            "another loopguard holds {} for more than {:?}",
-                            path.display(),
-                            timeout
-                        ),
-                    ));
+                    return Err(StoreError::Locked {
+                        path,
+                        waited: timeout,
+                    });
                 }
-                Err(fs::TryLockError::Error(e)) => return Err(e),
+                Err(fs::TryLockError::Error(e)) => return Err(failed()(e)),
             }
         }
     }
@@ -278,7 +340,7 @@ impl Store {
         self.dir.join("reports").join(format!("{run_id}.md"))
     }
 
-    fn accepted_path(&self) -> PathBuf {
+    pub fn accepted_path(&self) -> PathBuf {
         self.dir.join("accepted-config.json")
     }
 
@@ -305,7 +367,7 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Ok(m) if m.is_dir() => {
                 // Not ours: kept aside under a name that is no marker.
-                let kept = path.with_file_name(format!(".{key}.refused-{}", tag_now()));
+                let kept = path.with_file_name(format!(".{key}.refused-{}", self.tag_now()));
                 fs::rename(&path, kept)
             }
             _ => match fs::remove_file(&path) {
@@ -336,28 +398,6 @@ impl Store {
         }
         keys.sort();
         Ok(keys)
-    }
-
-    /// Sets every run's marker from its state (its journal, or its run file), and clears
-    /// the markers of runs that are no more (`init`: stores written before the markers
-    /// existed). A state that cannot be read is marked, to be looked at. Call with the lock
-    /// held.
-    pub fn sync_open_markers(&self) -> io::Result<()> {
-        let keys = self.run_keys();
-        for key in &keys {
-            let open = match self.peek_run(key) {
-                Ok(Peeked::Found(run)) => run.is_open(),
-                Ok(Peeked::Missing) => false,
-                Ok(Peeked::Unusable(_)) | Err(_) => true,
-            };
-            self.mark_open(key, open)?;
-        }
-        for key in self.open_keys()? {
-            if keys.binary_search(&key).is_err() {
-                self.mark_open(&key, false)?;
-            }
-        }
-        Ok(())
     }
 
     /// Clears the marker of `key` once its run is gone from there (moved to another key).
@@ -599,7 +639,7 @@ impl Store {
     fn log_len(&self, path: &Path) -> io::Result<u64> {
         match safe_fs::len_of(path) {
             Err(e) if is_refusal(&e) => {
-                set_aside(path, "refused", &tag_now())?;
+                set_aside(path, "refused", &self.tag_now())?;
                 Ok(0)
             }
             other => other,
@@ -624,15 +664,15 @@ impl Store {
         match safe_fs::append(path, log) {
             Err(e) if is_refusal(&e) => {
                 // Swapped for something else since: set it aside, start a new log.
-                set_aside(path, "refused", &tag_now())?;
+                set_aside(path, "refused", &self.tag_now())?;
                 safe_fs::append(path, log)
             }
             other => other,
         }
     }
 
-    /// Removes what writers that died left: loopguard's temporary files (and those of the
-    /// versions that named them `.tmp*`) in the directories written under the lock.
+    /// Removes what writers that died left: loopguard's temporary files in the
+    /// directories written under the lock.
     /// Call with the lock held.
     pub fn clean_temporary_files(&self) {
         for sub in ["", "runs", "runs/ended", "events", "calls", "reports", "open"] {
@@ -654,8 +694,9 @@ impl Store {
             for entry in entries.filter_map(Result::ok) {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
-                let temporary = name.starts_with(safe_fs::TEMP_PREFIX) || name.starts_with(".tmp");
-                if temporary && entry.file_type().is_ok_and(|t| !t.is_dir()) {
+                if name.starts_with(safe_fs::TEMP_PREFIX)
+                    && entry.file_type().is_ok_and(|t| !t.is_dir())
+                {
                     let _ = fs::remove_file(entry.path());
                 }
             }
@@ -675,6 +716,8 @@ impl Store {
             .join(format!("{run_id}.json"));
         self.ready_dir(dest.parent().expect("has a parent"))?;
         fs::rename(&path, &dest)?;
+        safe_fs::sync_dir(dest.parent().expect("has a parent"))?;
+        safe_fs::sync_dir(path.parent().expect("has a parent"))?;
         if fs::symlink_metadata(self.journal_path(key)).is_err() {
             self.mark_open(key, false)?;
         }
@@ -748,18 +791,29 @@ impl Store {
     /// Makes sure `dir` and every directory between the store and it are directories of
     /// the store's own: one that is a link (or anything else) is set aside and made anew,
     /// so nothing is written out of the store through it.
+    /// Each directory it makes is durable (it will hold state).
     pub fn ready_dir(&self, dir: &Path) -> io::Result<()> {
+        self.ready(dir, safe_fs::ensure_dir_durably)
+    }
+
+    /// [`Store::ready_dir`] for what is no state (the per-iteration artifacts): nothing
+    /// synced.
+    pub fn ready_artifact_dir(&self, dir: &Path) -> io::Result<()> {
+        self.ready(dir, safe_fs::ensure_dir)
+    }
+
+    fn ready(&self, dir: &Path, ensure: fn(&Path) -> io::Result<()>) -> io::Result<()> {
         let Ok(rel) = dir.strip_prefix(&self.dir) else {
-            return safe_fs::ensure_dir(dir);
+            return ensure(dir);
         };
-        safe_fs::ensure_dir(&self.dir)?;
+        ensure(&self.dir)?;
         let mut at = self.dir.clone();
         for part in rel.components() {
             at.push(part);
-            match safe_fs::ensure_dir(&at) {
+            match ensure(&at) {
                 Err(e) if is_refusal(&e) => {
-                    set_aside(&at, "refused", &tag_now())?;
-                    safe_fs::ensure_dir(&at)?;
+                    set_aside(&at, "refused", &self.tag_now())?;
+                    ensure(&at)?;
                 }
                 other => other?,
             }
@@ -788,10 +842,8 @@ fn open_lock(path: &Path) -> io::Result<fs::File> {
 }
 
 /// A time tag for names of files kept aside.
-fn tag_now() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y%m%dT%H%M%S%.fZ")
-        .to_string()
+pub fn tag_of(at: jiff::Timestamp) -> String {
+    at.strftime("%Y%m%dT%H%M%S%.fZ").to_string()
 }
 
 /// Moves whatever is at `path` (the link or FIFO itself, never its target) to
@@ -848,14 +900,6 @@ pub fn branch_key(branch: Option<&str>) -> String {
     branch_key_bytes(branch.map(str::as_bytes))
 }
 
-/// The key older versions gave a name that is not UTF-8 (the escape of its lossy
-/// UTF-8 form, which two such names can share); `None` when it is the key itself.
-pub fn legacy_key(branch: &[u8]) -> Option<String> {
-    let lossy = String::from_utf8_lossy(branch);
-    let old = branch_key(Some(&lossy));
-    (old != branch_key_bytes(Some(branch))).then_some(old)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -873,17 +917,13 @@ mod tests {
         let (a, b) = (b"side\xff".as_slice(), b"side\xfe".as_slice());
         assert_eq!(branch_key_bytes(Some(a)), "side%FF");
         assert_ne!(branch_key_bytes(Some(a)), branch_key_bytes(Some(b)));
-        // Older versions escaped the lossy form: both names had one file.
-        assert_eq!(legacy_key(a).as_deref(), Some("side%EF%BF%BD"));
-        assert_eq!(legacy_key(a), legacy_key(b));
-        assert_eq!(legacy_key(b"main"), None);
     }
 
     #[test]
     fn open_markers_follow_every_write_of_a_run() {
         use crate::breaker::State;
         let tmp = tempfile::tempdir().unwrap();
-        let store = Store::new(tmp.path());
+        let store = Store::new(tmp.path(), Clock::System);
         assert!(store.open_keys().unwrap().is_empty());
         let config = loopguard_core::config::Config::default();
         fn change(run: &Run) -> Change<'_> {
@@ -919,13 +959,6 @@ mod tests {
                 },
             )
             .unwrap();
-        assert_eq!(store.open_keys().unwrap(), ["main"]);
-
-        // A store from before the markers: init puts them back, and clears the markers of
-        // runs that are no more.
-        fs::remove_file(store.open_marker("main")).unwrap();
-        store.mark_open("gone", true).unwrap();
-        store.sync_open_markers().unwrap();
         assert_eq!(store.open_keys().unwrap(), ["main"]);
 
         // A journal that a writer left, of the run closed again: finishing it clears the
@@ -972,7 +1005,7 @@ mod tests {
     #[test]
     fn corrupt_and_future_files_are_kept_aside() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = Store::new(tmp.path());
+        let store = Store::new(tmp.path(), Clock::System);
         let run = Run::new("r", Some("main".into()), Timestamp::UNIX_EPOCH, None);
         let change = |run| Change {
             run,
@@ -1012,7 +1045,7 @@ mod tests {
     fn a_journal_is_what_readers_see_and_the_next_writer_finishes_once() {
         use crate::breaker::{EventKind, State};
         let tmp = tempfile::tempdir().unwrap();
-        let store = Store::new(tmp.path());
+        let store = Store::new(tmp.path(), Clock::System);
         let mut run = Run::new("r", Some("main".into()), Timestamp::UNIX_EPOCH, None);
         let event = run
             .config_ignored("x", "edited".into(), Timestamp::UNIX_EPOCH)
@@ -1039,7 +1072,10 @@ mod tests {
         safe_fs::ensure_dir(&tmp.path().join("loopguard/events")).unwrap();
         let line = format!("{}\n", serde_json::to_string(&event).unwrap());
         fs::write(store.events_path("main"), &line).unwrap();
-        fs::write(tmp.path().join("loopguard/runs/.tmpXyZ"), b"{").unwrap();
+        let temporary = tmp
+            .path()
+            .join(format!("loopguard/runs/{}XyZ", safe_fs::TEMP_PREFIX));
+        fs::write(&temporary, b"{").unwrap();
 
         match store.peek_run("main").unwrap() {
             Peeked::Found(r) => assert_eq!(r.ignored_config.as_deref(), Some("x")),
@@ -1049,7 +1085,7 @@ mod tests {
         assert!(out.applied);
         assert_eq!(fs::read_to_string(store.events_path("main")).unwrap(), line);
         assert!(!store.journal_path("main").exists());
-        assert!(!tmp.path().join("loopguard/runs/.tmpXyZ").exists());
+        assert!(!temporary.exists());
         assert_eq!(store.read_start("main").unwrap().run, "r");
         assert_eq!(
             fs::read_to_string(store.report_path("r")).unwrap(),
@@ -1069,10 +1105,11 @@ mod tests {
     #[test]
     fn lock_times_out_while_held() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = Store::new(tmp.path());
+        let store = Store::new(tmp.path(), Clock::System);
         let held = store.lock(Duration::from_secs(1)).unwrap();
         let e = store.lock(Duration::from_millis(50)).err().unwrap();
-        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert!(matches!(e, StoreError::Locked { .. }), "{e}");
+        assert!(e.to_string().ends_with("for more than 50ms"), "{e}");
         drop(held);
         store.lock(Duration::from_millis(50)).unwrap();
     }

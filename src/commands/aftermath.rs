@@ -1,5 +1,6 @@
-//! What happens after a run changed state: reports, per-iteration artifacts, the issues
-//! file, the escalation context, notifications. Everything here is best effort: a failure
+//! What happens after a run changed state: the agent told on stderr ([`announce`]), then
+//! reports, per-iteration artifacts, the issues file, the escalation context,
+//! notifications. Everything here is best effort: a failure
 //! is a warning, never a failed hook.
 
 use std::fmt::Write as _;
@@ -14,12 +15,25 @@ use crate::breaker::{Event, EventKind};
 use crate::config::Notify;
 use crate::iteration::CommitId;
 use crate::notify::{self, Notice};
-use crate::report::{Status, markdown};
+use crate::report::{Status, markdown, text};
 use crate::rules::attempts;
 use crate::run::Run;
 use crate::sanitize::code_block;
 
 use super::Workspace;
+
+/// Tells the agent on stderr what this change did to the breaker, then runs the
+/// aftermath (reports, notifications).
+pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
+    for line in text::announce(events, s) {
+        if line.starts_with("loopguard: the breaker opened") {
+            ws.ctx.ui.note_marked(&line, "the breaker opened");
+        } else {
+            ws.note(&line);
+        }
+    }
+    after(ws, events);
+}
 
 /// Runs the aftermath of `events` (the changes one command made to the run).
 pub(super) fn after(ws: &Workspace<'_>, events: &[Event]) {
@@ -93,13 +107,13 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
     // is written through a link.
     let runs = ws.store.dir().join("runs");
     let base = runs.join(&run.id).join("iterations");
-    ws.store.ready_dir(&base)?;
+    ws.store.ready_artifact_dir(&base)?;
     let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
     for (n, it) in run.iterations().iter().enumerate() {
         let dir = base.join(format!("{:03}-{}", n + 1, it.id.short()));
-        ws.store.ready_dir(&dir)?;
+        ws.store.ready_artifact_dir(&dir)?;
         let patch = dir.join("changes.patch");
         if std::fs::symlink_metadata(&patch).is_err() {
             write(&patch, &commit_patch(&ws.root, &it.id))?;
@@ -278,6 +292,10 @@ fn send_notices(ws: &Workspace<'_>, run: &Run, s: &Status, trip: &Event) {
         }
     }
     if notify.contains(&Notify::Desktop) {
-        notify::desktop("loopguard: the agent is stuck", &text, &ws.ctx.env);
+        notify::desktop(
+            "loopguard: the agent is stuck",
+            &text,
+            ws.ctx.settings.display,
+        );
     }
 }

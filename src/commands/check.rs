@@ -1,20 +1,16 @@
-//! `check` (a range of commits) and `replay` (recorded iterations): judged from scratch
-//! through the same steps as the hooks, nothing written.
-
-use std::io::Read;
+//! `check`: a range of commits (by default the current run's) judged from scratch through
+//! the same steps as the hooks, nothing written.
 
 use anyhow::Result;
 
-use crate::breaker::State;
-use crate::cli::{CheckArgs, ReplayArgs};
-use crate::config::{CONFIG_FILE, Config};
-use crate::error::{Error, exit};
-use crate::iteration::{CommitId, parse_record};
-use crate::report::{Status, text};
-use crate::run::{Judgement, judge};
+use crate::cli::CheckArgs;
+use crate::error::InputError;
+use crate::iteration::CommitId;
+use crate::run::judge;
 
-use super::progress::{Progress, Reading};
-use super::{Ctx, Workspace, print, print_json};
+use super::progress::Progress;
+use super::verdict::show;
+use super::{Ctx, Workspace};
 
 /// Commits read between two moves of the progress bar.
 const PROGRESS_CHUNK: usize = 512;
@@ -26,7 +22,7 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
         Some(range) => ws.repo.rev_range(range)?,
         None => default_range(&ws, run.as_ref())?,
     };
-    let mut progress = Progress::new(&ctx.env, args.json);
+    let mut progress = Progress::new(&ctx.settings, args.json);
     let mut history = if progress.enabled() && ids.len() > PROGRESS_CHUNK {
         // In chunks, so a bar can move; each chunk is still read in parallel.
         progress.start(ids.len() as u64, "reading commits");
@@ -73,10 +69,13 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
             } else {
                 " and the workflows that ran loopguard where the run's config came from"
             };
-            ws.warn(&format!(
-                "the commit before the range ({}) is not in this clone: the workflows that run loopguard there are not known, so only rules.constraint.protected{also} is protected; hint: `git fetch --unshallow`",
-                base.short()
-            ));
+            ws.ctx.ui.warn_hint(
+                &format!(
+                    "the commit before the range ({}) is not in this clone: the workflows that run loopguard there are not known, so only rules.constraint.protected{also} is protected",
+                    base.short()
+                ),
+                "`git fetch --unshallow`",
+            );
         }
     }
     let j = judge(&ws.config, history, "check", ws.now());
@@ -87,9 +86,11 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
 /// when there is no run.
 fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Vec<CommitId>> {
     let Some(head) = &ws.head.id else {
-        return Err(
-            Error::input("the current branch has no commits yet; hint: pass --range").into(),
-        );
+        return Err(InputError::NoCommits {
+            what: "the current branch",
+            hint: "pass --range",
+        }
+        .into());
     };
     if let Some(start) = run.and_then(|r| r.start_commit.clone())
         && ws.repo.resolve(start.as_str()).is_ok()
@@ -100,81 +101,4 @@ fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Ve
     Ok(ws
         .repo
         .branch_commits(head, ws.head.branch.as_deref(), limit)?)
-}
-
-pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
-    let config = match &args.config {
-        Some(p) => {
-            let p = ctx.dir.join(p);
-            if !p.exists() {
-                return Err(Error::input(format!("{}: no such config file", p.display())).into());
-            }
-            crate::config_file::load(&p)?
-        }
-        None => match Workspace::open(ctx, None) {
-            Ok(ws) => ws.config,
-            // Outside a repository: the file in this directory, or the defaults.
-            Err(_) => crate::config_file::load(&ctx.dir.join(CONFIG_FILE))?,
-        },
-    };
-    let name = args.file.display().to_string();
-    let mut text = String::new();
-    let mut progress = Progress::new(&ctx.env, args.json);
-    if name == "-" {
-        std::io::stdin().read_to_string(&mut text)?;
-    } else {
-        let path = ctx.dir.join(&args.file);
-        let cannot = |e: std::io::Error| {
-            Error::input(format!("{name}: cannot read the iteration records: {e}"))
-        };
-        let file = std::fs::File::open(&path).map_err(cannot)?;
-        let size = file.metadata().map_or(0, |m| m.len());
-        progress.start_bytes(size, "reading records");
-        Reading {
-            inner: file,
-            progress: &mut progress,
-        }
-        .read_to_string(&mut text)
-        .map_err(cannot)?;
-    }
-    if let Some(format) = crate::session::transcript::recognise(&text) {
-        progress.finish();
-        return super::session::replay_transcript(
-            &config,
-            format,
-            &text,
-            &name,
-            args.json,
-            ctx.env.now(),
-        );
-    }
-    progress.start_bytes(text.len() as u64, "parsing records");
-    let mut history = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        progress.add(line.len() as u64 + 1);
-        if !line.trim().is_empty() {
-            history.push(parse_record(line, &name, n + 1)?);
-        }
-    }
-    progress.finish();
-    let j = judge(&config, history, "replay", ctx.env.now());
-    show(&config, &j, args.json)
-}
-
-fn show(config: &Config, j: &Judgement, json: bool) -> Result<u8> {
-    let s = Status::of_judgement(config, j);
-    if json {
-        print_json(
-            &s.with_history(j.run.iterations())
-                .with_events(&j.events)
-                .to_json(),
-        )?;
-    } else {
-        print(&text::verdict(&s))?;
-    }
-    Ok(if j.run.breaker().state() == State::Open {
-        exit::TRIPPED
-    } else {
-        exit::OK
-    })
 }

@@ -7,13 +7,10 @@
 //! judges the history and decides what to write; this writes the step's outputs and
 //! summary, then the label, the issue and the comment.
 
-use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
-use globset::GlobBuilder;
 
 use crate::breaker::State;
 use crate::ci::cost::{LoopCost, loop_commits};
@@ -24,7 +21,7 @@ use crate::ci::records::iteration_from_commit;
 use crate::ci::state::{CiState, IssueRef};
 use crate::cli::CiArgs;
 use crate::config::{CONFIG_FILE, Config};
-use crate::error::{Error, exit};
+use crate::error::{ConfigFileError, GitHubError, exit};
 use crate::fingerprint::{Fingerprint, fingerprint_bytes};
 use crate::git::Repo;
 use crate::github::actions_io::{
@@ -44,13 +41,17 @@ use crate::report::Status;
 use crate::report::github::{Change, PrView};
 use crate::run::judge;
 
+use super::evidence::{evidence_from_files, expand_globs};
 use super::{Ctx, content_hash};
 
 pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
-    let trigger = crate::github::context::ci_context(ctx.env.lookup())?;
-    let client = GitHubClientBuilder::from_lookup(ctx.env.lookup())?
-        .dry_run(args.dry_run)
-        .build()?;
+    let trigger = crate::github::context::ci_context(&ctx.settings.github.vars)?;
+    let client = GitHubClientBuilder::from_settings(
+        ctx.settings.github.client()?,
+        ctx.settings.knobs.github_time_scale,
+    )
+    .dry_run(args.dry_run)
+    .build()?;
     let mut s = Session {
         ctx,
         repo: Repo::discover_with_env(&ctx.dir).ok(),
@@ -85,7 +86,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
 
     // Judge.
     pr_state.state.apply_to(&mut history);
-    let judgement = judge(&config, history, "ci", ctx.env.now());
+    let judgement = judge(&config, history, "ci", ctx.settings.now());
     let status = Status::of_judgement(&config, &judgement);
     let change = Change::between(pr_state.state.last.as_ref().map(|v| v.state), status.state);
     let ids: Vec<CommitId> = judgement
@@ -114,19 +115,17 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     // Write.
     s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
     if let Some(pr) = &pr {
-        s.write_github(
-            &config,
-            &status,
+        let to = PrWrites {
+            config: &config,
+            status: &status,
             pr,
             channels,
             change,
-            label_on_pr,
-            &mut pr_state,
-            &ids,
-        )?;
+        };
+        s.write_github(&to, label_on_pr, &mut pr_state, &ids)?;
     }
     if args.dry_run {
-        s.print_planned_writes()?;
+        super::print_planned_writes(&s.client, ctx.settings.github.actions)?;
     }
     Ok(if status.state == State::Open {
         exit::TRIPPED
@@ -144,6 +143,25 @@ struct Session<'c> {
     notes: Vec<String>,
     /// While the breaker is open: what the loop cost in CI.
     loop_cost: Option<LoopCost>,
+}
+
+/// What is written to a PR: the verdict, and where it goes.
+struct PrWrites<'a> {
+    config: &'a Config,
+    status: &'a Status,
+    pr: &'a PullRequest,
+    channels: Channels,
+    change: Change,
+}
+
+/// The stuck-loop issue's text, and how it is found and compared.
+struct IssueText {
+    title: String,
+    body: String,
+    /// Of the title and the body: the issue is edited only when it changed.
+    digest: String,
+    /// The hidden marker that finds it.
+    marker: String,
 }
 
 /// What the sticky comment holds, and whether it may be written.
@@ -227,9 +245,10 @@ impl Session<'_> {
         let shown = PathBuf::from(format!("{path}@{at}"));
         match bytes {
             Some(b) => Ok(Config::parse_bytes(&b, &shown)?),
-            None if explicit.is_some() => Err(Error::input(format!(
-                "{path}: no such file in the base commit {at}; hint: the config is read from the PR's base, never its head: commit it to the base branch first"
-            ))
+            None if explicit.is_some() => Err(ConfigFileError::NotInBase {
+                path: path.to_owned(),
+                at,
+            }
             .into()),
             None => Ok(Config::default()),
         }
@@ -284,7 +303,7 @@ impl Session<'_> {
         let Some(pr) = pr.filter(|_| channels.comment) else {
             return Ok(out);
         };
-        if let Some(login) = self.token_login()? {
+        if let Some(login) = self.client.own_login()? {
             out.trusted = out.trusted.with(login);
         }
         let comments = self.client.issue_comments(pr.number)?;
@@ -308,20 +327,6 @@ impl Session<'_> {
             }
         }
         Ok(out)
-    }
-
-    /// The token's own login, for tokens that have one: comments written with a personal
-    /// token are authored by its user. A workflow's installation token (`ghs_`) has none.
-    fn token_login(&self) -> Result<Option<String>> {
-        let installation = self
-            .ctx
-            .env
-            .var("GITHUB_TOKEN")
-            .is_some_and(|t| t.trim().starts_with("ghs_"));
-        if installation {
-            return Ok(None);
-        }
-        Ok(self.client.authenticated_login()?)
     }
 
     /// The PR's history: `base..head` from the checkout when it has both and is not
@@ -368,7 +373,7 @@ impl Session<'_> {
             label_on_pr,
             unlabeled_now,
             self.trigger.sender.as_deref(),
-            self.ctx.env.now(),
+            self.ctx.settings.now(),
         ) && !state.resumes.iter().any(|r| r.after == resume.after)
         {
             state.resumes.push(resume);
@@ -545,7 +550,7 @@ impl Session<'_> {
             change,
             pr_state.state.issue.as_ref().map(|i| i.number),
         );
-        let files = ActionsFiles::from_env(&self.ctx.env);
+        let files = ActionsFiles::from_settings(&self.ctx.settings.github);
         let signature = pr_state
             .state
             .evidence
@@ -563,7 +568,7 @@ impl Session<'_> {
                 .ui
                 .warn("the step summary was cut to fit GitHub's 1 MiB");
         }
-        super::print_untrusted(&view.text(), self.ctx.env.in_actions())?;
+        super::print_untrusted(&view.text(), self.ctx.settings.github.actions)?;
         if status.state == State::Open {
             let line = annotation(
                 AnnotationLevel::Error,
@@ -585,77 +590,96 @@ impl Session<'_> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The label, the issue and the sticky comment of `pr`, as the plan says.
     fn write_github(
         &mut self,
-        config: &Config,
-        status: &Status,
-        pr: &PullRequest,
-        channels: Channels,
-        change: Change,
+        to: &PrWrites<'_>,
         label_on_pr: bool,
         pr_state: &mut PrState,
         order: &[CommitId],
     ) -> Result<()> {
-        let label = config.github.label.clone();
-        let marker = issue_marker(pr.number);
-        let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
-        let (title, issue_md) = self
-            .view(config, status, Some(pr.number), change, issue_now)
-            .issue(pr.number);
-        let issue_body = render_issue_body(pr.number, &issue_md);
-        let digest = content_hash(format!("{title}\n{issue_body}").as_bytes());
-        if channels.issue && pr_state.state.issue.is_none() && status.state == State::Open {
+        let issue = self.issue_text(to, pr_state);
+        if to.channels.issue && pr_state.state.issue.is_none() && to.status.state == State::Open {
             pr_state.state.issue =
-                self.find_issue(config, pr.number, &pr_state.trusted, &marker)?;
+                self.find_issue(to.config, to.pr.number, &pr_state.trusted, &issue.marker)?;
         }
         let p = plan::plan(&plan::Facts {
-            channels,
-            state: status.state,
+            channels: to.channels,
+            state: to.status.state,
             label_on_pr,
             issue: pr_state.state.issue.as_ref(),
-            issue_digest: &digest,
+            issue_digest: &issue.digest,
         });
+        let label = &to.config.github.label;
         if p.add_label {
             self.client
-                .ensure_label(&label, decide::LABEL_COLOR, decide::LABEL_DESCRIPTION)?;
-            self.client.add_labels(pr.number, &[label.as_str()])?;
+                .ensure_label(label, decide::LABEL_COLOR, decide::LABEL_DESCRIPTION)?;
+            self.client.add_labels(to.pr.number, &[label.as_str()])?;
         }
         if p.remove_label {
-            self.client.remove_label(pr.number, &label)?;
+            self.client.remove_label(to.pr.number, label)?;
         }
-        pr_state.state.labelled = channels.label && status.state == State::Open;
-        let dry = self.client.is_dry_run();
-        match p.issue {
+        pr_state.state.labelled = to.channels.label && to.status.state == State::Open;
+        self.write_issue(to.config, p.issue, issue, pr_state)?;
+        if pr_state.comment_writable {
+            self.write_comment(to, pr_state, order)?;
+        }
+        Ok(())
+    }
+
+    /// The stuck-loop issue of the PR as it would be written now.
+    fn issue_text(&self, to: &PrWrites<'_>, pr_state: &PrState) -> IssueText {
+        let number = pr_state.state.issue.as_ref().map(|i| i.number);
+        let (title, markdown) = self
+            .view(to.config, to.status, Some(to.pr.number), to.change, number)
+            .issue(to.pr.number);
+        let body = render_issue_body(to.pr.number, &markdown);
+        IssueText {
+            digest: content_hash(format!("{title}\n{body}").as_bytes()),
+            title,
+            body,
+            marker: issue_marker(to.pr.number),
+        }
+    }
+
+    /// Creates, updates or closes the stuck-loop issue (`action`), and remembers it.
+    fn write_issue(
+        &mut self,
+        config: &Config,
+        action: IssueAction,
+        issue: IssueText,
+        pr_state: &mut PrState,
+    ) -> Result<()> {
+        match action {
             IssueAction::Nothing => {}
             IssueAction::Create => {
-                let issue_label = config.github.issue_label.clone();
+                let issue_label = &config.github.issue_label;
                 self.client.ensure_label(
-                    &issue_label,
+                    issue_label,
                     decide::ISSUE_LABEL_COLOR,
                     decide::ISSUE_LABEL_DESCRIPTION,
                 )?;
                 let created = self.client.create_issue(
-                    &title,
-                    &issue_body,
+                    &issue.title,
+                    &issue.body,
                     &[issue_label.as_str()],
-                    &marker,
+                    &issue.marker,
                 )?;
-                if !dry {
+                if !self.client.is_dry_run() {
                     pr_state.state.issue = Some(IssueRef {
                         number: created.number,
-                        digest,
+                        digest: issue.digest,
                         open: true,
                     });
                 }
             }
             IssueAction::Update { number } | IssueAction::Close { number } => {
-                let open = !matches!(p.issue, IssueAction::Close { .. });
+                let open = !matches!(action, IssueAction::Close { .. });
                 self.client.update_issue(
                     number,
                     &IssueUpdate {
-                        title: Some(title.clone()),
-                        body: Some(issue_body),
+                        title: Some(issue.title),
+                        body: Some(issue.body),
                         state: Some(if open {
                             OpenState::Open
                         } else {
@@ -666,36 +690,52 @@ impl Session<'_> {
                 )?;
                 pr_state.state.issue = Some(IssueRef {
                     number,
-                    digest,
+                    digest: issue.digest,
                     open,
                 });
             }
         }
-        if !pr_state.comment_writable {
-            return Ok(());
-        }
+        Ok(())
+    }
+
+    /// Writes loopguard's sticky comment (its visible text and the state it keeps) when
+    /// it changed.
+    fn write_comment(
+        &mut self,
+        to: &PrWrites<'_>,
+        pr_state: &mut PrState,
+        order: &[CommitId],
+    ) -> Result<()> {
         let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
         let visible = self
-            .view(config, status, Some(pr.number), change, issue_now)
+            .view(
+                to.config,
+                to.status,
+                Some(to.pr.number),
+                to.change,
+                issue_now,
+            )
             .comment();
-        let mut body = decide::sticky_body(&mut pr_state.state, &visible, order)
-            .map_err(|e| Error::env(e.to_string()))?;
+        let sticky = |source| GitHubError::Sticky {
+            pr: to.pr.number,
+            source,
+        };
+        let mut body = decide::sticky_body(&mut pr_state.state, &visible, order).map_err(sticky)?;
         let existing = pr_state.sticky.as_ref().map(|(id, b)| (*id, b.as_str()));
         let this_run = self.trigger.run_id;
-        if plan::comment_action(channels, existing, &body) != CommentAction::Nothing
+        if plan::comment_action(to.channels, existing, &body) != CommentAction::Nothing
             && let Some(last) = pr_state.state.last.as_mut()
             && last.run != this_run
         {
             // The comment changes anyway: it names this run as the one that changed it.
             last.run = this_run;
-            body = decide::sticky_body(&mut pr_state.state, &visible, order)
-                .map_err(|e| Error::env(e.to_string()))?;
+            body = decide::sticky_body(&mut pr_state.state, &visible, order).map_err(sticky)?;
         }
-        match plan::comment_action(channels, existing, &body) {
+        match plan::comment_action(to.channels, existing, &body) {
             CommentAction::Nothing => {}
             CommentAction::Create => {
                 self.client
-                    .create_comment(pr.number, &body, STICKY_MARKER)?;
+                    .create_comment(to.pr.number, &body, STICKY_MARKER)?;
             }
             CommentAction::Update { id } => {
                 self.client.update_comment(id, &body)?;
@@ -722,158 +762,5 @@ impl Session<'_> {
             digest: String::new(),
             open: i.is_open(),
         }))
-    }
-
-    fn print_planned_writes(&self) -> Result<()> {
-        let planned = self.client.planned_writes();
-        let mut text = format!(
-            "dry run: {} GitHub write(s) planned, none made\n",
-            planned.len()
-        );
-        for w in &planned {
-            let _ = writeln!(text, "  {w}");
-        }
-        super::print_untrusted(&text, self.ctx.env.in_actions())
-    }
-}
-
-/// The evidence of log and JUnit files, fingerprinted together as one run.
-pub(super) fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
-    let fp = super::fingerprint_files(paths)?;
-    let shown: Vec<String> = paths
-        .iter()
-        .map(|p| super::shown(p, base).display().to_string())
-        .collect();
-    Ok(evidence_from_fingerprint(&fp, &shown.join(", ")))
-}
-
-fn has_glob(pattern: &str) -> bool {
-    pattern.contains(['*', '?', '[', '{'])
-}
-
-/// Expands paths and globs (relative to `base`): existing files, sorted, without
-/// duplicates; and the globs that matched nothing. A plain path that does not exist is an
-/// error. Each pattern may hold several, one per line (the action's inputs).
-pub(super) fn expand_globs(
-    patterns: &[String],
-    base: &Path,
-) -> Result<(Vec<PathBuf>, Vec<String>)> {
-    let mut files = Vec::new();
-    let mut unmatched = Vec::new();
-    let mut seen = HashSet::new();
-    let lines = patterns
-        .iter()
-        .flat_map(|p| p.lines())
-        .map(str::trim)
-        .filter(|l| !l.is_empty());
-    for pattern in lines {
-        if !has_glob(pattern) {
-            let path = base.join(pattern);
-            if !path.is_file() {
-                return Err(Error::input(format!(
-                    "{pattern}: no such file; hint: pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)"
-                ))
-                .into());
-            }
-            if seen.insert(path.clone()) {
-                files.push(path);
-            }
-            continue;
-        }
-        let glob = GlobBuilder::new(pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| Error::input(format!("{pattern}: invalid glob: {}", e.kind())))?
-            .compile_matcher();
-        // Walk only below the part of the pattern without wildcards.
-        let fixed: PathBuf = Path::new(pattern)
-            .components()
-            .take_while(|c| !has_glob(&c.as_os_str().to_string_lossy()))
-            .collect();
-        let root = base.join(&fixed);
-        let mut matched: Vec<PathBuf> = Vec::new();
-        walk(&root, &mut |path| {
-            if let Ok(rel) = path.strip_prefix(base)
-                && glob.is_match(rel)
-            {
-                matched.push(path.to_owned());
-            }
-        });
-        if matched.is_empty() {
-            unmatched.push(pattern.to_owned());
-        }
-        matched.sort();
-        for m in matched {
-            if seen.insert(m.clone()) {
-                files.push(m);
-            }
-        }
-    }
-    Ok((files, unmatched))
-}
-
-/// Calls `f` for every file below `dir` (symlinked directories are not followed, and
-/// `.git` is skipped).
-fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if entry.file_name() != ".git" {
-                walk(&path, f);
-            }
-        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
-            f(&path);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs_expand_below_their_fixed_part() {
-        let dir = tempfile::tempdir().unwrap();
-        for f in [
-            "reports/a.xml",
-            "reports/sub/b.xml",
-            "reports/c.txt",
-            "test.log",
-        ] {
-            let p = dir.path().join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, "x").unwrap();
-        }
-        let rel = |v: Vec<PathBuf>| -> Vec<String> {
-            v.iter()
-                .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
-                .collect()
-        };
-        let (files, none) = expand_globs(
-            &[
-                "reports/*.xml\nreports/**/*.xml".into(),
-                "test.log".into(),
-                "out/*.log".into(),
-            ],
-            dir.path(),
-        )
-        .unwrap();
-        assert_eq!(
-            rel(files),
-            ["reports/a.xml", "reports/sub/b.xml", "test.log"]
-        );
-        assert_eq!(none, ["out/*.log"]);
-        let err = expand_globs(&["missing.log".into()], dir.path()).unwrap_err();
-        assert_eq!(crate::error::exit_code_of(&err), 2);
-        assert!(
-            err.to_string().starts_with("missing.log: no such file"),
-            "{err}"
-        );
     }
 }

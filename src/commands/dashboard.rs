@@ -23,7 +23,7 @@ use crate::ci::state::CiState;
 use crate::cli::DashboardArgs;
 use crate::config::{CONFIG_FILE, Config};
 use crate::documents::{DashboardDocument, DashboardRow, Schema};
-use crate::error::{Error, exit};
+use crate::error::{ConfigFileError, GitHubError, SettingsError, exit};
 use crate::github::event::IssuesEvent;
 use crate::github::sticky::{
     STICKY_MARKER, StickyState, TrustedAuthors, find_sticky_comment, parse_sticky_state,
@@ -43,146 +43,54 @@ struct Sticky {
     state: CiState,
 }
 
+/// What the dashboard shows, and what was done to it so far.
+struct Board {
+    /// The open PRs and those closed lately.
+    prs: Vec<PullRequest>,
+    /// Their sticky comments, where they have one (the agent PRs).
+    stickies: BTreeMap<u64, Sticky>,
+    /// One row per agent PR.
+    entries: Vec<Entry>,
+    /// The ticks looked at already.
+    handled: BTreeSet<u64>,
+    /// The PRs resumed by a tick.
+    resumed: Vec<u64>,
+}
+
 pub(super) fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
-    if ctx.env.var("GITHUB_REPOSITORY").is_none() {
-        return Err(Error::input(
-            "GITHUB_REPOSITORY is not set\nhint: `loopguard dashboard` runs in a GitHub Actions job (examples/workflows/dashboard.yml), or set GITHUB_REPOSITORY=owner/name and GITHUB_TOKEN",
-        )
+    let github = ctx.settings.github.client()?;
+    if github.repo.is_none() {
+        return Err(SettingsError::Unset {
+            name: "GITHUB_REPOSITORY",
+            fix: "`loopguard dashboard` runs in a GitHub Actions job (examples/workflows/dashboard.yml), or set GITHUB_REPOSITORY=owner/name and GITHUB_TOKEN",
+        }
         .into());
     }
-    let client = GitHubClientBuilder::from_lookup(ctx.env.lookup())?
+    let client = GitHubClientBuilder::from_settings(github, ctx.settings.knobs.github_time_scale)
         .dry_run(args.dry_run)
         .build()?;
     let mut d = Session {
         ctx,
-        progress: super::progress::Progress::new(&ctx.env, args.json),
+        progress: super::progress::Progress::new(&ctx.settings, args.json),
         client,
         notes: Vec::new(),
     };
     let config = d.load_config(args.config.as_deref())?;
-    let now = ctx.env.now();
+    let now = ctx.settings.now();
     let trusted = d.trusted()?;
-
-    // The PRs: open ones, and those closed within the last 7 days.
-    let mut prs = d.client.open_pull_requests(None)?;
-    let since = now - dashboard::RECENT;
-    prs.extend(
-        d.client
-            .closed_pull_requests_since(since)?
-            .into_iter()
-            .filter(|p| closed_at(p).is_some_and(|t| t >= since)),
-    );
-    let stickies = d.stickies(&prs, &trusted)?;
-    let mut entries: Vec<Entry> = prs
-        .iter()
-        .filter_map(|p| {
-            let s = stickies.get(&p.number)?;
-            Some(Entry {
-                number: p.number,
-                title: p.title.clone(),
-                author: p.user.as_ref().map(|u| u.login.clone()),
-                closed: closed_at(p).map(|at| Closed {
-                    merged: p.merged_at.is_some(),
-                    at,
-                }),
-                state: s.state.clone(),
-            })
-        })
-        .collect();
-
+    let mut board = d.read_board(&trusted, now)?;
     // The dashboard issue, and what was ticked on it.
     let issue = d.find_dashboard(&config, &trusted)?;
     let event = d.edit_event(issue.as_ref())?;
-    let mut resumed: Vec<u64> = Vec::new();
-    let mut handled: BTreeSet<u64> = BTreeSet::new();
     if let Some(issue) = &issue {
-        d.apply_ticks(
-            &config,
-            &issue.body,
-            event.as_ref(),
-            &prs,
-            &stickies,
-            &mut entries,
-            &mut handled,
-            &mut resumed,
-        )?;
+        d.apply_ticks(&config, &issue.body, event.as_ref(), &mut board)?;
     }
-
-    // Write the dashboard.
-    dashboard::order(&mut entries);
-    let repo_url = format!(
-        "{}/{}",
-        d.client.server_url().trim_end_matches('/'),
-        d.client.repo()
-    );
-    let title = config.github.dashboard_title.clone();
-    let mut body = d.render(&entries, &config, &repo_url, now);
-    let number = match &issue {
-        None => {
-            d.client.ensure_label(
-                &config.github.issue_label,
-                decide::ISSUE_LABEL_COLOR,
-                decide::ISSUE_LABEL_DESCRIPTION,
-            )?;
-            let created = d.client.create_issue(
-                &title,
-                &body,
-                &[config.github.issue_label.as_str()],
-                DASHBOARD_MARKER,
-            )?;
-            Some(created.number).filter(|n| *n != 0)
-        }
-        Some(issue) => {
-            let mut current = issue.clone();
-            if normalise(&current.body) != normalise(&body)
-                || current.title != title
-                || !current.is_open()
-            {
-                // A box ticked since the listing would be lost by the edit: read the issue
-                // again right before writing and take those ticks too.
-                if !dashboard::ticked(&issue.body).is_empty() || !resumed.is_empty() {
-                    current = d.client.issue(issue.number)?;
-                    let before = resumed.len();
-                    d.apply_ticks(
-                        &config,
-                        &current.body,
-                        None,
-                        &prs,
-                        &stickies,
-                        &mut entries,
-                        &mut handled,
-                        &mut resumed,
-                    )?;
-                    if resumed.len() != before {
-                        dashboard::order(&mut entries);
-                        body = d.render(&entries, &config, &repo_url, now);
-                    }
-                }
-                d.client.update_issue(
-                    issue.number,
-                    &IssueUpdate {
-                        title: Some(title.clone()),
-                        body: Some(body.clone()),
-                        state: (!current.is_open()).then_some(OpenState::Open),
-                        labels: None,
-                    },
-                )?;
-            }
-            Some(issue.number)
-        }
-    };
+    dashboard::order(&mut board.entries);
+    let number = d.write_dashboard(&config, issue.as_ref(), &mut board, now)?;
     d.progress.finish();
-    d.report(&entries, number, &resumed, now, args.json)?;
+    d.report(&board.entries, number, &board.resumed, now, args.json)?;
     if args.dry_run {
-        let planned = d.client.planned_writes();
-        let mut text = format!(
-            "dry run: {} GitHub write(s) planned, none made\n",
-            planned.len()
-        );
-        for w in &planned {
-            let _ = writeln!(text, "  {w}");
-        }
-        super::print_untrusted(&text, d.ctx.env.in_actions())?;
+        super::print_planned_writes(&d.client, ctx.settings.github.actions)?;
     }
     Ok(exit::OK)
 }
@@ -212,6 +120,103 @@ impl Session<'_> {
         self.notes.push(text);
     }
 
+    /// The PRs (open ones, and those closed within the last 7 days), their sticky
+    /// comments, and a row for each agent PR.
+    fn read_board(&mut self, trusted: &TrustedAuthors, now: jiff::Timestamp) -> Result<Board> {
+        let mut prs = self.client.open_pull_requests(None)?;
+        let since = now - dashboard::RECENT;
+        prs.extend(
+            self.client
+                .closed_pull_requests_since(since)?
+                .into_iter()
+                .filter(|p| closed_at(p).is_some_and(|t| t >= since)),
+        );
+        let stickies = self.stickies(&prs, trusted)?;
+        let entries = prs
+            .iter()
+            .filter_map(|p| {
+                let s = stickies.get(&p.number)?;
+                Some(Entry {
+                    number: p.number,
+                    title: p.title.clone(),
+                    author: p.user.as_ref().map(|u| u.login.clone()),
+                    closed: closed_at(p).map(|at| Closed {
+                        merged: p.merged_at.is_some(),
+                        at,
+                    }),
+                    state: s.state.clone(),
+                })
+            })
+            .collect();
+        Ok(Board {
+            prs,
+            stickies,
+            entries,
+            handled: BTreeSet::new(),
+            resumed: Vec::new(),
+        })
+    }
+
+    /// Writes the dashboard issue: created once, else edited in place when its text
+    /// changed (reopened if closed); its number.
+    fn write_dashboard(
+        &mut self,
+        config: &Config,
+        issue: Option<&Issue>,
+        board: &mut Board,
+        now: jiff::Timestamp,
+    ) -> Result<Option<u64>> {
+        let repo_url = format!(
+            "{}/{}",
+            self.client.server_url().trim_end_matches('/'),
+            self.client.repo()
+        );
+        let title = config.github.dashboard_title.clone();
+        let mut body = self.render(&board.entries, config, &repo_url, now);
+        let Some(issue) = issue else {
+            self.client.ensure_label(
+                &config.github.issue_label,
+                decide::ISSUE_LABEL_COLOR,
+                decide::ISSUE_LABEL_DESCRIPTION,
+            )?;
+            let created = self.client.create_issue(
+                &title,
+                &body,
+                &[config.github.issue_label.as_str()],
+                DASHBOARD_MARKER,
+            )?;
+            return Ok(Some(created.number).filter(|n| *n != 0));
+        };
+        let mut current = issue.clone();
+        if normalise(&current.body) == normalise(&body)
+            && current.title == title
+            && current.is_open()
+        {
+            return Ok(Some(issue.number));
+        }
+        // A box ticked since the listing would be lost by the edit: read the issue again
+        // right before writing and take those ticks too.
+        if !dashboard::ticked(&issue.body).is_empty() || !board.resumed.is_empty() {
+            current = self.client.issue(issue.number)?;
+            let before = board.resumed.len();
+            self.apply_ticks(config, &current.body, None, board)?;
+            if board.resumed.len() != before {
+                dashboard::order(&mut board.entries);
+                body = self.render(&board.entries, config, &repo_url, now);
+            }
+        }
+        self.client.update_issue(
+            issue.number,
+            &IssueUpdate {
+                title: Some(title),
+                body: Some(body),
+                state: (!current.is_open()).then_some(OpenState::Open),
+                labels: None,
+            },
+        )?;
+        Ok(Some(issue.number))
+    }
+
     /// The config: `--config` (in the checkout, else at the commit the workflow runs on),
     /// else `.loopguard.yml` of the checkout, else the one at the commit the workflow runs
     /// on (`GITHUB_SHA`: the default branch for a schedule), else the defaults. Only its
@@ -223,17 +228,15 @@ impl Session<'_> {
             return Ok(crate::config_file::load(&local)?);
         }
         let shown_path = path.display().to_string();
-        if let Some(sha) = self.ctx.env.var("GITHUB_SHA")
+        if let Some(sha) = self.ctx.settings.github.vars.sha.as_deref()
             && let Some(bytes) = self.client.file_at(&shown_path, sha)?
         {
-            let shown = PathBuf::from(format!("{shown_path}@{}", &sha[..sha.len().min(10)]));
+            let short: String = sha.chars().take(10).collect();
+            let shown = PathBuf::from(format!("{shown_path}@{short}"));
             return Ok(Config::parse_bytes(&bytes, &shown)?);
         }
         if explicit.is_some() {
-            return Err(Error::input(format!(
-                "{shown_path}: no such config file, neither here nor at GITHUB_SHA; hint: pass the path of the config in the repository"
-            ))
-            .into());
+            return Err(ConfigFileError::NowhereToBeFound { path: shown_path }.into());
         }
         Ok(Config::default())
     }
@@ -241,12 +244,7 @@ impl Session<'_> {
     /// The authors whose comments and issues are loopguard's own (as `ci` decides).
     fn trusted(&self) -> Result<TrustedAuthors> {
         let mut trusted = TrustedAuthors::default();
-        let installation = self
-            .ctx
-            .env
-            .var("GITHUB_TOKEN")
-            .is_some_and(|t| t.trim().starts_with("ghs_"));
-        if !installation && let Some(login) = self.client.authenticated_login()? {
+        if let Some(login) = self.client.own_login()? {
             trusted = trusted.with(login);
         }
         Ok(trusted)
@@ -331,36 +329,34 @@ impl Session<'_> {
 
     /// The `issues: edited` event of this run, when it is an edit of the dashboard.
     fn edit_event(&self, issue: Option<&Issue>) -> Result<Option<IssuesEvent>> {
-        if self.ctx.env.var("GITHUB_EVENT_NAME") != Some("issues") {
+        let vars = &self.ctx.settings.github.vars;
+        if vars.event_name != "issues" {
             return Ok(None);
         }
-        let Some(path) = self.ctx.env.var("GITHUB_EVENT_PATH") else {
+        let Some(path) = &vars.event_path else {
             return Ok(None);
         };
-        let payload = std::fs::read_to_string(path)
-            .map_err(|e| Error::input(format!("GITHUB_EVENT_PATH ({path}): cannot read: {e}")))?;
-        let event = IssuesEvent::parse(&payload)?;
+        let payload = std::fs::read_to_string(path).map_err(|source| GitHubError::EventFile {
+            path: path.clone(),
+            source,
+        })?;
+        let event = IssuesEvent::parse(&payload).map_err(GitHubError::Event)?;
         let ours = issue.is_some_and(|i| i.number == event.issue.number);
         Ok((ours && event.action.as_deref() == Some("edited")).then_some(event))
     }
 
     /// Resumes the PRs ticked in `body` (those not handled yet): the PR's sticky state
     /// gets the resume and loses the label, as a maintainer removing the label does.
-    #[allow(clippy::too_many_arguments)]
     fn apply_ticks(
         &mut self,
         config: &Config,
         body: &str,
         event: Option<&IssuesEvent>,
-        prs: &[PullRequest],
-        stickies: &BTreeMap<u64, Sticky>,
-        entries: &mut [Entry],
-        handled: &mut BTreeSet<u64>,
-        resumed: &mut Vec<u64>,
+        board: &mut Board,
     ) -> Result<()> {
         let ticks: Vec<u64> = dashboard::ticked(body)
             .into_iter()
-            .filter(|n| handled.insert(*n))
+            .filter(|n| board.handled.insert(*n))
             .collect();
         if ticks.is_empty() {
             return Ok(());
@@ -378,14 +374,14 @@ impl Session<'_> {
             None => BTreeSet::new(),
         };
         let mut permissions: HashMap<String, bool> = HashMap::new();
-        let now = self.ctx.env.now();
+        let now = self.ctx.settings.now();
         for n in ticks {
-            let Some(entry) = entries.iter_mut().find(|e| e.number == n) else {
+            let Some(entry) = board.entries.iter_mut().find(|e| e.number == n) else {
                 continue;
             };
             // The comment as it is now: `ci` may have written it since the scan, and a
             // resume written over a stale state would undo that run.
-            let Some(sticky) = stickies.get(&n) else {
+            let Some(sticky) = board.stickies.get(&n) else {
                 continue;
             };
             let fresh = self.client.comment(sticky.id)?;
@@ -421,10 +417,11 @@ impl Session<'_> {
                     state.labelled = false;
                     let visible = resumed_visible(sticky_visible(&body), &resume);
                     let new_body = render_sticky(&state, &visible)
-                        .map_err(|e| Error::env(format!("#{n}: {e}")))?;
+                        .map_err(|source| GitHubError::Sticky { pr: n, source })?;
                     debug_assert!(new_body.starts_with(STICKY_MARKER));
                     self.client.update_comment(sticky.id, &new_body)?;
-                    let labelled = prs
+                    let labelled = board
+                        .prs
                         .iter()
                         .find(|p| p.number == n)
                         .is_some_and(|p| p.has_label(&config.github.label));
@@ -432,7 +429,7 @@ impl Session<'_> {
                         self.client.remove_label(n, &config.github.label)?;
                     }
                     entry.state = state;
-                    resumed.push(n);
+                    board.resumed.push(n);
                 }
             }
         }
@@ -492,6 +489,6 @@ impl Session<'_> {
             let _ = writeln!(text, "resumed #{n} (ticked on the dashboard)");
         }
         let _ = writeln!(text, "{} GitHub request(s)", self.client.requests_sent());
-        super::print_untrusted(&text, self.ctx.env.in_actions())
+        super::print_untrusted(&text, self.ctx.settings.github.actions)
     }
 }

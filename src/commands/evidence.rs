@@ -1,24 +1,26 @@
-//! Test evidence: `fingerprint` (print), `run -- CMD` (run, show, record), `ingest` (record
-//! existing logs / JUnit XML).
+//! Test evidence, the steps `fingerprint`, `run`, `ingest` and `ci` share: log and JUnit
+//! files fingerprinted (paths and globs expanded), and a test result recorded on the run
+//! (the commits the hooks missed caught up first; a working-tree iteration for tests run
+//! on uncommitted changes).
 
-use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
+use globset::GlobBuilder;
 
-use crate::cli::{FingerprintArgs, IngestArgs, RunArgs};
-use crate::error::{Error, exit};
-use crate::fingerprint::{Fingerprint, Fingerprinter, fingerprint_reader};
-use crate::iteration::{CommitId, Iteration, IterationKind, Outcome as TestOutcome, TestEvidence};
+use crate::ci::evidence::evidence_from_fingerprint;
+use crate::error::InputError;
+use crate::fingerprint::{Fingerprint, fingerprint_reader};
+use crate::iteration::{CommitId, Iteration, IterationKind, TestEvidence};
 use crate::run::{Outcome, Run};
 
+use super::Workspace;
 use super::progress::{Progress, Reading};
-use super::{Ctx, Workspace, hook, print, print_json};
 
 /// What to do about output that holds no test result.
-const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, ...), or ingest its JUnit XML";
+pub(super) const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, ...), or ingest its JUnit XML";
 
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
@@ -26,7 +28,10 @@ pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
 }
 
 /// [`fingerprint_files`], moving `progress` over the files' bytes.
-fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<Fingerprint> {
+pub(super) fn fingerprint_files_with(
+    files: &[PathBuf],
+    progress: &mut Progress,
+) -> Result<Fingerprint> {
     let total: u64 = files
         .iter()
         .filter_map(|f| std::fs::metadata(f).ok())
@@ -42,11 +47,7 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
             fingerprint_reader(std::io::stdin().lock())
         } else {
             if f.is_dir() {
-                return Err(Error::input(format!(
-                    "{}: is a directory; hint: pass the log or JUnit XML files in it",
-                    f.display()
-                ))
-                .into());
+                return Err(InputError::IsADirectory { path: f.clone() }.into());
             }
             std::fs::File::open(f).and_then(|file| {
                 fingerprint_reader(Reading {
@@ -55,142 +56,13 @@ fn fingerprint_files_with(files: &[PathBuf], progress: &mut Progress) -> Result<
                 })
             })
         }
-        .map_err(|e| Error::input(format!("{}: cannot read: {e}", f.display())))?;
+        .map_err(|source| InputError::Unreadable {
+            path: f.clone(),
+            source,
+        })?;
         parts.push(fp);
     }
     Ok(Fingerprint::combine(parts))
-}
-
-pub(super) fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
-    let mut progress = Progress::new(&ctx.env, args.json);
-    let fp = fingerprint_files_with(&args.files, &mut progress)?;
-    progress.finish();
-    if args.json {
-        print_json(&fp.to_json())?;
-    } else {
-        print(&fp.render_text())?;
-    }
-    Ok(exit::OK)
-}
-
-/// Copies a child's stream to ours as it comes, and fingerprints it on the way.
-fn tee(mut from: impl Read, mut to: impl Write) -> std::io::Result<Fingerprinter> {
-    let mut fp = Fingerprinter::new();
-    let mut buf = vec![0u8; 32 * 1024];
-    loop {
-        let n = match from.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        fp.feed(&buf[..n]);
-        // The user may close our output (`| head`); keep fingerprinting the child anyway.
-        let _ = to.write_all(&buf[..n]).and_then(|()| to.flush());
-    }
-    Ok(fp)
-}
-
-fn shell_words(cmd: &[OsString]) -> String {
-    cmd.iter()
-        .map(|a| {
-            let s = a.to_string_lossy();
-            if s.is_empty() || s.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
-                format!("'{}'", s.replace('\'', r"'\''"))
-            } else {
-                s.into_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The exit status as a shell reports it (128 + signal for a killed process).
-fn status_code(status: std::process::ExitStatus) -> u8 {
-    if let Some(code) = status.code() {
-        return u8::try_from(code & 0xff).unwrap_or(1);
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = status.signal() {
-            return u8::try_from(128 + sig).unwrap_or(1);
-        }
-    }
-    1
-}
-
-pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
-    let ws = Workspace::open(ctx, None)?;
-    let command = shell_words(&args.command);
-    let mut child = Command::new(&args.command[0])
-        .args(&args.command[1..])
-        .current_dir(&ctx.dir)
-        .stdin(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Error::input(format!("cannot run `{command}`: {e}")))?;
-    let out = child.stdout.take().expect("piped");
-    let err = child.stderr.take().expect("piped");
-    let out_thread = std::thread::spawn(move || tee(out, std::io::stdout()));
-    let err_thread = std::thread::spawn(move || tee(err, std::io::stderr()));
-    let status = child.wait().context("waiting for the test command")?;
-    let fp_out = out_thread.join().expect("tee does not panic")?;
-    let fp_err = err_thread.join().expect("tee does not panic")?;
-    let fp = Fingerprint::combine([fp_out.finish(), fp_err.finish()]);
-    let code = status_code(status);
-    let Some(outcome) = TestEvidence::outcome_of(Some(status.success()), &fp) else {
-        ws.warn(&format!(
-            "`{command}` exited {code} and printed no test result loopguard recognises: nothing recorded\nhint: {NO_RESULT_HINT}"
-        ));
-        // Nothing changes, but an open breaker is still no place to go on from (judged by
-        // the config the run is judged by).
-        if let Some(run) = ws.read_run()? {
-            let config = ws.config_of(&run)?;
-            if run
-                .effective_breaker(&config, ws.now())
-                .blocks(config.on_trip.action)
-            {
-                ws.warn(
-                    "the breaker is open: stop and look at `loopguard status` before trying again",
-                );
-                return Ok(exit::RUN_TRIPPED);
-            }
-        }
-        return Ok(code);
-    };
-    let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(command));
-
-    let state = worktree_state(&ws)?;
-    let now = ws.now();
-    let (out, mut blocks, run) = ws.with_run(now, |run| {
-        ws.restart_if_finished(run, now)?;
-        // The commits before the evidence's iteration that no hook recorded come first:
-        // before HEAD when the working tree is HEAD, through HEAD when the evidence goes to
-        // a working-tree iteration after it.
-        let target = state.head.as_ref().filter(|_| state.dirty_tree.is_none());
-        let caught = catch_up(&ws, run, target, now)?;
-        let mut out = record_run(&ws, run, &state, evidence, now)?;
-        out.events.splice(0..0, caught);
-        let blocks = run.breaker().blocks(ws.config.on_trip.action);
-        let events = out.events.clone();
-        Ok(((out, blocks, run.clone()), events))
-    })?;
-    hook::announce(&ws, &out.events, &ws.status(&run, &[]));
-    if out.tripped().is_some() && ctx.env.interactive() {
-        blocks = super::harness::prompt_after_trip(&ws)?;
-        if !blocks {
-            return Ok(code);
-        }
-    }
-    if out.tripped().is_some() || blocks {
-        if out.tripped().is_none() {
-            ws.warn("the breaker is open: stop and look at `loopguard status` before trying again");
-        }
-        return Ok(exit::RUN_TRIPPED);
-    }
-    Ok(code)
 }
 
 /// Records the commits before `target` that no hook recorded (made with the hooks off), so
@@ -198,7 +70,7 @@ pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
 /// is left to the caller, which records it with its evidence as one attempt (an attempt
 /// that mends a trip must arrive with its evidence). When `target` is not HEAD, HEAD's
 /// commits are caught up through HEAD.
-fn catch_up(
+pub(super) fn catch_up(
     ws: &Workspace<'_>,
     run: &mut Run,
     target: Option<&CommitId>,
@@ -223,17 +95,17 @@ fn catch_up(
 }
 
 /// What the working tree holds compared to HEAD.
-struct WorktreeState {
-    head: Option<CommitId>,
+pub(super) struct WorktreeState {
+    pub(super) head: Option<CommitId>,
     head_tree: Option<String>,
     /// The tree of the working tree with every change (untracked files too, ignored ones
     /// not); `None` when it equals HEAD's tree or could not be computed.
-    dirty_tree: Option<String>,
+    pub(super) dirty_tree: Option<String>,
 }
 
 /// The working tree as a tree id, written the way `git stash` does: a temporary index,
 /// `git add -A`, `git write-tree`. Nothing of the user's index or files changes.
-fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
+pub(super) fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let head = ws.head.id.clone();
     let git = |args: &[&str], index: Option<&Path>| -> Option<String> {
         let mut cmd = Command::new("git");
@@ -254,7 +126,7 @@ fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let real_index = ws.repo.git_dir().join("index");
     if real_index.exists() {
         // A copy keeps the stat cache: `add -A` then only hashes what changed.
-        let _ = std::fs::copy(&real_index, &index);
+        copy_index(&real_index, &index);
     }
     let tree = git(&["add", "-A"], Some(&index)).and_then(|_| git(&["write-tree"], Some(&index)));
     if tree.is_none() {
@@ -269,11 +141,31 @@ fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     })
 }
 
+/// Copies the index with its modification time. Git trusts a cached stat only for files
+/// older than the index file (racy-git detection): a copy stamped "now" would make a file
+/// rewritten within the second of the last commit, at the same size, look unchanged.
+fn copy_index(from: &Path, to: &Path) {
+    let copied = std::fs::copy(from, to).is_ok();
+    let modified = std::fs::metadata(from).and_then(|m| m.modified());
+    if let (true, Ok(modified)) = (copied, modified) {
+        let stamped = std::fs::File::options()
+            .write(true)
+            .open(to)
+            .and_then(|f| f.set_modified(modified));
+        if stamped.is_err() {
+            // Without the stamp the cache cannot be trusted: an empty index hashes all.
+            let _ = std::fs::remove_file(to);
+        }
+    } else {
+        let _ = std::fs::remove_file(to);
+    }
+}
+
 /// Puts the evidence of a test run where it belongs: on HEAD's iteration when the working
 /// tree is HEAD and it has none yet; on a new "re-run" iteration when the same state was
 /// already tested (no code change: only better tests are progress); on a working-tree
 /// iteration when there are uncommitted changes (the next commit of that tree adopts it).
-fn record_run(
+pub(super) fn record_run(
     ws: &Workspace<'_>,
     run: &mut Run,
     state: &WorktreeState,
@@ -332,9 +224,10 @@ fn record_run(
         return Ok(run.record(config, it, now));
     }
     let Some(head) = &state.head else {
-        return Err(Error::input(
-            "the repository has no commit yet: commit first, then run the tests",
-        )
+        return Err(InputError::NoCommits {
+            what: "the repository",
+            hint: "commit first, then run the tests",
+        }
         .into());
     };
     if let Some(out) = run.attach_test(config, head, evidence.clone(), now) {
@@ -349,76 +242,147 @@ fn record_run(
     Ok(run.record(config, it, now))
 }
 
-pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
-    let ws = Workspace::open(ctx, None)?;
-    let files: Vec<PathBuf> = args
-        .files
+/// The evidence of log and JUnit files, fingerprinted together as one run.
+pub(super) fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
+    let fp = fingerprint_files(paths)?;
+    let shown: Vec<String> = paths
         .iter()
-        .map(|f| {
-            if f.as_os_str() == "-" {
-                f.clone()
-            } else {
-                ctx.dir.join(f)
-            }
-        })
+        .map(|p| super::shown(p, base).display().to_string())
         .collect();
-    let fp = fingerprint_files(&files)?;
-    let source = format!(
-        "ingest {}",
-        args.files
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    let Some(outcome) = TestEvidence::outcome_of(args.exit_code.map(|c| c == 0), &fp) else {
-        ws.warn(&format!(
-            "`{source}`: no test result loopguard recognises in the files: nothing recorded\nhint: {NO_RESULT_HINT}"
-        ));
-        if args.json {
-            let run = super::state::current(&ws)?;
-            print_json(&ws.status(&run, &[]).to_json())?;
-        } else {
-            print("not recorded: no test result in the files")?;
-        }
-        return Ok(exit::OK);
-    };
-    let evidence = TestEvidence::from_fingerprint(outcome, &fp, Some(source));
-    let rev = args.commit.as_deref().unwrap_or("HEAD");
-    let commit = ws.repo.resolve(rev)?;
-    let now = ws.now();
-    let (out, run) = ws.with_run(now, |run| {
-        let caught = catch_up(&ws, run, Some(&commit), now)?;
-        let mut out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
-            Some(out) => out,
-            None => {
-                let mut it = ws.repo.iteration(&commit)?;
-                if run.start_commit.as_ref() == Some(&commit) {
-                    it.kind = Some(IterationKind::Context);
+    Ok(evidence_from_fingerprint(&fp, &shown.join(", ")))
+}
+
+fn has_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
+}
+
+/// Expands paths and globs (relative to `base`): existing files, sorted, without
+/// duplicates; and the globs that matched nothing. A plain path that does not exist is an
+/// error. Each pattern may hold several, one per line (the action's inputs).
+pub(super) fn expand_globs(
+    patterns: &[String],
+    base: &Path,
+) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    let mut files = Vec::new();
+    let mut unmatched = Vec::new();
+    let mut seen = HashSet::new();
+    let lines = patterns
+        .iter()
+        .flat_map(|p| p.lines())
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
+    for pattern in lines {
+        if !has_glob(pattern) {
+            let path = base.join(pattern);
+            if !path.is_file() {
+                return Err(InputError::NoSuchFile {
+                    path: PathBuf::from(pattern),
+                    hint: "pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)",
                 }
-                it.test = Some(evidence.clone());
-                run.record(&ws.config, it, now)
+                .into());
             }
-        };
-        out.events.splice(0..0, caught);
-        let events = out.events.clone();
-        Ok(((out, run.clone()), events))
-    })?;
-    let s = ws.status(&run, &[]);
-    hook::announce(&ws, &out.events, &s);
-    let what = match (&evidence.outcome, &evidence.signature) {
-        (TestOutcome::Pass, _) => "pass".to_owned(),
-        (TestOutcome::Fail, Some(sig)) => format!(
-            "fail, {} failure(s), signature {}",
-            evidence.failing.unwrap_or(0),
-            sig.short()
-        ),
-        (TestOutcome::Fail, None) => "fail (no failure recognised in the files)".to_owned(),
-    };
-    if args.json {
-        print_json(&s.to_json())?;
-    } else {
-        print(&format!("recorded on {}: {what}", commit.short()))?;
+            if seen.insert(path.clone()) {
+                files.push(path);
+            }
+            continue;
+        }
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| InputError::BadGlob {
+                pattern: pattern.to_owned(),
+                reason: e.kind().to_string(),
+            })?
+            .compile_matcher();
+        // Walk only below the part of the pattern without wildcards.
+        let fixed: PathBuf = Path::new(pattern)
+            .components()
+            .take_while(|c| !has_glob(&c.as_os_str().to_string_lossy()))
+            .collect();
+        let root = base.join(&fixed);
+        let mut matched: Vec<PathBuf> = Vec::new();
+        walk(&root, &mut |path| {
+            if let Ok(rel) = path.strip_prefix(base)
+                && glob.is_match(rel)
+            {
+                matched.push(path.to_owned());
+            }
+        });
+        if matched.is_empty() {
+            unmatched.push(pattern.to_owned());
+        }
+        matched.sort();
+        for m in matched {
+            if seen.insert(m.clone()) {
+                files.push(m);
+            }
+        }
     }
-    Ok(exit::OK)
+    Ok((files, unmatched))
+}
+
+/// Calls `f` for every file below `dir` (symlinked directories are not followed, and
+/// `.git` is skipped).
+fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if entry.file_name() != ".git" {
+                walk(&path, f);
+            }
+        } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+            f(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_expand_below_their_fixed_part() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in [
+            "reports/a.xml",
+            "reports/sub/b.xml",
+            "reports/c.txt",
+            "test.log",
+        ] {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        }
+        let rel = |v: Vec<PathBuf>| -> Vec<String> {
+            v.iter()
+                .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+                .collect()
+        };
+        let (files, none) = expand_globs(
+            &[
+                "reports/*.xml\nreports/**/*.xml".into(),
+                "test.log".into(),
+                "out/*.log".into(),
+            ],
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(
+            rel(files),
+            ["reports/a.xml", "reports/sub/b.xml", "test.log"]
+        );
+        assert_eq!(none, ["out/*.log"]);
+        let err = expand_globs(&["missing.log".into()], dir.path()).unwrap_err();
+        assert_eq!(crate::error::exit_code_of(&err), 2);
+        assert!(
+            err.to_string().starts_with("missing.log: no such file"),
+            "{err}"
+        );
+    }
 }

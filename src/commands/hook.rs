@@ -13,18 +13,17 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::breaker::Event;
 use crate::cli::{HookArgs, HookName};
 use crate::config::Config;
-use crate::error::exit;
+use crate::error::{HookError, exit};
 use crate::git::Repo;
 use crate::iteration::{CommitId, IterationKind};
-use crate::report::{Status, text};
+use crate::report::text;
 use crate::run::Run;
 use crate::store::{Peeked, Store};
 
 use super::workspace::{BranchRun, status_of};
-use super::{Ctx, Ui, Workspace};
+use super::{Ctx, Ui, Workspace, aftermath};
 
 pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     let name = match args.name {
@@ -34,7 +33,7 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
         HookName::PrePush => "pre-push",
         HookName::ReferenceTransaction => "reference-transaction",
     };
-    if let Some(limit) = ctx.env.hook_timeout() {
+    if let Some(limit) = ctx.settings.hook_timeout {
         deadline(ctx.ui, name, limit);
     }
     let result = match args.name {
@@ -47,9 +46,8 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            ctx.ui.warn(&format!(
-                "the {name} hook could not run: {e:#}; git goes on (fail open)"
-            ));
+            let e = e.context(format!("the {name} hook could not run"));
+            ctx.ui.warn_error(&e, "; git goes on (fail open)");
             exit::OK
         }
     }
@@ -86,7 +84,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     };
     let reflog = ws.repo.reflog_head_last().ok().flatten();
     let message = reflog.as_ref().map_or("", |r| r.message.as_str());
-    let action = ctx.env.var("GIT_REFLOG_ACTION").unwrap_or_default();
+    let action = ctx.settings.reflog_action.as_deref().unwrap_or_default();
     if rebasing(ws.repo.git_dir(), action, message) {
         return Ok(());
     }
@@ -133,14 +131,14 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         Ok(((events.clone(), run.clone()), events))
     })?;
     let s = ws.status(&run, &[]);
-    announce(&ws, &events, &s);
+    aftermath::announce(&ws, &events, &s);
     warn_before_trip(&ws, run, &events);
     Ok(())
 }
 
 /// One commit before a rule would open the breaker, the agent reads what is repeating in
 /// git's output (agents read it), while it can still get out by itself.
-fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[Event]) {
+fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[crate::breaker::Event]) {
     if run.is_open() || events.iter().any(|e| e.kind.opens()) {
         return;
     }
@@ -153,19 +151,6 @@ fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[Event]) {
     }
 }
 
-/// Tells the agent on stderr what this change did to the breaker, then runs the
-/// aftermath (reports, notifications).
-pub(super) fn announce(ws: &Workspace<'_>, events: &[Event], s: &Status) {
-    for line in text::announce(events, s) {
-        if line.starts_with("loopguard: the breaker opened") {
-            ws.ctx.ui.note_marked(&line, "the breaker opened");
-        } else {
-            ws.note(&line);
-        }
-    }
-    super::aftermath::after(ws, events);
-}
-
 /// What git wrote on the hook's stdin, as bytes (ref names need not be UTF-8).
 enum Input {
     Read(Vec<u8>),
@@ -176,11 +161,11 @@ enum Input {
 /// Reads git's input; nothing when stdin is a terminal (a person running the hook by hand)
 /// so the hook never waits for input.
 fn hook_input(ctx: &Ctx) -> Input {
-    if ctx.env.var("LOOPGUARD_HOOK_INPUT") == Some("lost") {
+    if ctx.settings.hook_input_lost {
         return Input::Lost("the hook shim could not read it".to_owned());
     }
     let mut input = Vec::new();
-    if !ctx.env.stdin_tty
+    if !ctx.settings.stdin_tty
         && let Err(e) = std::io::stdin().read_to_end(&mut input)
     {
         return Input::Lost(e.to_string());
@@ -212,7 +197,13 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
     let ws = Workspace::open(ctx, None)?;
     let input = match hook_input(ctx) {
         Input::Read(input) => input,
-        Input::Lost(why) => anyhow::bail!("cannot read git's list of rewritten commits: {why}"),
+        Input::Lost(why) => {
+            return Err(HookError::InputLost {
+                what: "list of rewritten commits",
+                why,
+            }
+            .into());
+        }
     };
     let pairs: Vec<(CommitId, CommitId)> = fields(&input)
         .filter_map(|f| {
@@ -249,7 +240,7 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
         ));
     }
     let s = ws.status(&run, &[]);
-    announce(&ws, &events, &s);
+    aftermath::announce(&ws, &events, &s);
     Ok(())
 }
 
@@ -389,7 +380,7 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
         .collect();
     if input.iter().all(u8::is_ascii_whitespace) {
         // The pre-commit framework passes the branch in its environment, not on stdin.
-        let framework = ctx.env.var("PRE_COMMIT_LOCAL_BRANCH").map(|b| {
+        let framework = ctx.settings.pre_commit_local_branch.as_deref().map(|b| {
             b.strip_prefix("refs/heads/")
                 .unwrap_or(b)
                 .as_bytes()
@@ -448,7 +439,10 @@ fn reference_transaction(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
         return Ok(exit::OK);
     }
     let repo = Repo::discover_with_env(&ctx.dir)?;
-    if Store::new(repo.common_dir()).open_keys()?.is_empty() {
+    if Store::new(repo.common_dir(), ctx.settings.clock)
+        .open_keys()?
+        .is_empty()
+    {
         return Ok(exit::OK);
     }
     let ws = Workspace::open(ctx, None)?;

@@ -1,6 +1,7 @@
-//! `init` and `uninstall`.
+//! `init`: the hooks installed (chaining any that were there), the config pinned, and the
+//! current branch's run started.
 
-use std::fmt::Write as _;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -8,9 +9,9 @@ use anyhow::{Context, Result};
 
 use crate::cli::InitArgs;
 use crate::config::{CONFIG_FILE, Profile};
-use crate::error::{Error, exit};
+use crate::error::{ConfigFileError, GitError, HookError, StoreError, exit};
 use crate::hooks::{self, HookChange};
-use crate::run::PinSource;
+use crate::run::{PinSource, PinnedConfig};
 
 use super::{Ctx, Workspace, print, shown};
 
@@ -39,7 +40,7 @@ fn config_text(profile: Profile) -> String {
 /// tracked or would be committed: loopguard writes nothing there (a tracked hook would be
 /// overwritten, and the shims hold this machine's path to loopguard). The error says what
 /// to do instead. A directory git ignores, with nothing tracked in it, is private: fine.
-fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Error>> {
+fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<HookError>> {
     let Some(root) = ws.repo.workdir() else {
         return Ok(None);
     };
@@ -61,57 +62,24 @@ fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Erro
         list.extend_from_slice(p.as_os_str().as_encoded_bytes());
         list.push(0);
     }
-    let literal: Vec<std::ffi::OsString> = paths
+    let literal: Vec<OsString> = paths
         .iter()
         .map(|p| {
-            let mut spec = std::ffi::OsString::from(":(literal)");
+            let mut spec = OsString::from(":(literal)");
             spec.push(p);
             spec
         })
         .collect();
-    let git = |args: &[&str], specs: &[std::ffi::OsString], input: &[u8]| -> Result<Vec<PathBuf>> {
-        use std::io::Write as _;
-        let failed =
-            |e: std::io::Error| Error::env(format!("cannot run git {}: {e}", args.join(" ")));
-        let mut child = Command::new("git")
-            .current_dir(root)
-            .args(args)
-            .args(specs)
-            .stdin(if input.is_empty() {
-                Stdio::null()
-            } else {
-                Stdio::piped()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(failed)?;
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin.write_all(input).map_err(failed)?;
-        }
-        let out = child.wait_with_output().map_err(failed)?;
-        // check-ignore exits 1 when nothing is ignored.
-        if !out.status.success() && out.status.code() != Some(1) {
-            return Err(Error::env(format!(
-                "git {} failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-            .into());
-        }
-        Ok(out
-            .stdout
-            .split(|&b| b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| PathBuf::from(String::from_utf8_lossy(p).as_ref()))
-            .collect())
-    };
-    let tracked = git(&["ls-files", "-z", "--full-name", "--"], &literal, &[])?;
-    let ignored = git(&["check-ignore", "-z", "--stdin"], &[], &list)?;
+    let tracked = git_paths(
+        root,
+        &["ls-files", "-z", "--full-name", "--"],
+        &literal,
+        &[],
+    )?;
+    let ignored = git_paths(root, &["check-ignore", "-z", "--stdin"], &[], &list)?;
     if tracked.is_empty() && paths.iter().all(|p| ignored.contains(p)) {
         return Ok(None);
     }
-    let dir = shown(hooks_dir, root);
     let why = match tracked.first() {
         Some(t) => format!("{} is tracked", t.display()),
         None => "git would commit what is written there".to_owned(),
@@ -121,124 +89,159 @@ fn hooks_in_the_tree(ws: &Workspace<'_>, hooks_dir: &Path) -> Result<Option<Erro
         .filter(|t| hooks::is_ours(&root.join(t)))
         .map(|t| t.display().to_string())
         .collect();
-    let mut msg = format!(
-        "core.hooksPath is {}, inside the working tree, and {why}: loopguard does not write its hooks there \
-         (it would overwrite the team's hooks, and its own hold this machine's path to loopguard)\n\
-         hint: call loopguard from those hooks instead. Put this line right after the `#!` line of each \
-         (create the missing ones, executable, starting with `#!/bin/sh`); it finds loopguard on PATH, does \
-         nothing where loopguard is not installed, and reads git's input, so it goes before anything else \
-         that does:\n",
-        dir.display()
-    );
-    for hook in hooks::HOOKS {
-        let _ = write!(
-            msg,
-            "  # {}\n  {}\n",
-            dir.join(hook).display(),
-            hooks::chain_line(hook)
-        );
+    Ok(Some(HookError::InWorkTree {
+        dir: shown(hooks_dir, root),
+        why,
+        ours,
+    }))
+}
+
+/// The NUL-separated paths `git <args> <specs>` prints in `root`, given `input` on stdin.
+fn git_paths(
+    root: &Path,
+    args: &[&str],
+    specs: &[OsString],
+    input: &[u8],
+) -> Result<Vec<PathBuf>, GitError> {
+    use std::io::Write as _;
+    let failed = |source| GitError::CannotRun {
+        args: args.join(" "),
+        source,
+    };
+    let mut child = Command::new("git")
+        .current_dir(root)
+        .args(args)
+        .args(specs)
+        .stdin(if input.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(failed)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input).map_err(failed)?;
     }
-    msg.push_str(
-        "then commit them and run `loopguard init --no-hooks` to start the run. \
-         Or, with nothing tracked there, add the directory to .gitignore and run `loopguard init` again.",
-    );
-    if !ours.is_empty() {
-        let _ = write!(
-            msg,
-            "\nnote: {} {} loopguard's hook shim from an earlier `loopguard init`, with a machine's path \
-             in it: replace {} with the line above",
-            ours.join(", "),
-            if ours.len() == 1 { "is" } else { "are" },
-            if ours.len() == 1 { "it" } else { "them" },
-        );
+    let out = child.wait_with_output().map_err(failed)?;
+    // check-ignore exits 1 when nothing is ignored.
+    if !out.status.success() && out.status.code() != Some(1) {
+        return Err(GitError::Failed {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
     }
-    Ok(Some(Error::input(msg)))
+    Ok(out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| PathBuf::from(String::from_utf8_lossy(p).as_ref()))
+        .collect())
 }
 
 pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
-    let config_path = ws.config_path();
     if !args.no_hooks
         && let Some(refusal) = hooks_in_the_tree(&ws, &ws.repo.hooks_dir())?
     {
         return Err(refusal.into());
     }
-
     if let Some(profile) = args.profile {
-        let text = config_text(profile);
-        match std::fs::read_to_string(&config_path) {
-            Ok(existing) if existing == text => {}
-            Ok(_) if !args.force => {
-                return Err(Error::input(format!(
-                    "{} exists already; hint: edit its `profile:` key, or pass --force to overwrite it",
-                    config_path.display()
-                ))
-                .into());
-            }
-            _ => {
-                std::fs::write(&config_path, &text)
-                    .with_context(|| format!("cannot write {}", config_path.display()))?;
-                ws.note(&format!("wrote {CONFIG_FILE} (profile {profile})"));
-            }
-        }
+        write_config(&ws, profile, args.force)?;
     }
     // The config must be valid before anything relies on it; a new run is judged by it.
     let ws = Workspace::open_quietly(ctx, None)?;
     let pin = ws.pin_worktree(PinSource::Init)?;
     ws.pin_new_runs(pin.clone());
-
     if !args.no_hooks {
-        let hooks_dir = ws.repo.hooks_dir();
-        let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
-        let changes = hooks::install(&hooks_dir, &hooks::chained_dir(ws.store.dir()), &exe)
-            .map_err(|e| {
-                Error::env(format!(
-                    "cannot install the hooks in {}: {e}",
-                    hooks_dir.display()
-                ))
-            })?;
-        for (hook, change) in &changes {
-            ws.note(&format!("hook {hook}: {}", change.describe()));
-        }
-        if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
-            ws.note(&format!(
-                "the hooks that were there before are kept in {} and run first",
-                hooks::chained_dir(ws.store.dir()).display()
-            ));
-        }
+        install_hooks(&ws)?;
     }
     if !args.agents.is_empty() {
         install_agents(&ws, &args.agents)?;
     }
-    // Stores written before the open markers existed get theirs (reference-transaction's
-    // fast path relies on them); under the lock, so that no writer races it.
-    {
-        let _lock = ws
-            .store
-            .lock(ctx.env.lock_timeout())
-            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
-        ws.store
-            .sync_open_markers()
-            .map_err(|e| Error::env(format!("cannot update {}: {e}", ws.store.dir().display())))?;
-    }
+    let started = start_run(&ws, &pin)?;
+    say_started(&ws, &started)?;
+    Ok(exit::OK)
+}
 
-    let started = ws.with_run(ws.now(), |run| {
-        let fresh = run.iterations().is_empty() && *run.breaker() == Default::default();
-        // A run that was already going keeps the config it started with.
+/// Writes the config of `profile`, unless another is there (and not `force`).
+fn write_config(ws: &Workspace<'_>, profile: Profile, force: bool) -> Result<()> {
+    let path = ws.config_path();
+    let text = config_text(profile);
+    match std::fs::read_to_string(&path) {
+        Ok(existing) if existing == text => {}
+        Ok(_) if !force => return Err(ConfigFileError::Exists { path }.into()),
+        _ => {
+            std::fs::write(&path, &text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            ws.note(&format!("wrote {CONFIG_FILE} (profile {profile})"));
+        }
+    }
+    Ok(())
+}
+
+/// Installs the shims, keeping the hooks that were there; says what it did.
+fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
+    let dir = ws.repo.hooks_dir();
+    let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
+    let changes =
+        hooks::install(&dir, &hooks::chained_dir(ws.store.dir()), &exe).map_err(|source| {
+            HookError::Install {
+                dir: dir.clone(),
+                source,
+            }
+        })?;
+    for (hook, change) in &changes {
+        ws.note(&format!("hook {hook}: {}", change.describe()));
+    }
+    if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
+        ws.note(&format!(
+            "the hooks that were there before are kept in {} and run first",
+            hooks::chained_dir(ws.store.dir()).display()
+        ));
+    }
+    Ok(())
+}
+
+/// The run `init` starts or finds.
+struct Started {
+    run: String,
+    /// A run that was already going keeps the config it started with (not `pin`).
+    kept: bool,
+}
+
+/// Starts the current branch's run (or finds it going) and makes `pin` the repository's
+/// accepted config, unless the run keeps another.
+fn start_run(ws: &Workspace<'_>, pin: &PinnedConfig) -> Result<Started> {
+    ws.with_run(ws.now(), |run| {
         let kept = run
             .pinned_config
             .as_ref()
             .is_some_and(|p| p.sha256 != pin.sha256);
         if !kept {
-            ws.store.set_accepted_config(&pin)?;
+            ws.store
+                .set_accepted_config(pin)
+                .map_err(StoreError::io("write", &ws.store.accepted_path()))?;
         }
-        Ok(((fresh, run.id.clone(), kept), Vec::new()))
-    })?;
-    if started.2 {
-        ws.warn(&format!(
-            "the run {} keeps the config it started with: {CONFIG_FILE} in the working tree differs and is not in force; hint: a person makes it the policy with `loopguard reset --accept-config`",
-            started.1
-        ));
+        let started = Started {
+            run: run.id.clone(),
+            kept,
+        };
+        Ok((started, Vec::new()))
+    })
+}
+
+/// Says what is guarded now, and what to do next.
+fn say_started(ws: &Workspace<'_>, started: &Started) -> Result<()> {
+    if started.kept {
+        ws.ctx.ui.warn_hint(
+            &format!(
+                "the run {} keeps the config it started with: {CONFIG_FILE} in the working tree differs and is not in force",
+                started.run
+            ),
+            "a person makes it the policy with `loopguard reset --accept-config`",
+        );
     }
     let branch = ws.head.branch.as_deref().unwrap_or("(detached HEAD)");
     if ws.head.detached {
@@ -248,9 +251,9 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     }
     print(&format!(
         "loopguard is guarding {branch} (run {}, profile {})",
-        started.1, ws.config.profile
+        started.run, ws.config.profile
     ))?;
-    if !config_path.exists() {
+    if !ws.config_path().exists() {
         ws.note(
             "no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict|balanced|yolo` writes one",
         );
@@ -259,7 +262,7 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
             "hint: commit .loopguard.yml now, before the agent starts: committing exactly this file is setup, an agent changing it trips `constraint`",
         );
     }
-    Ok(exit::OK)
+    Ok(())
 }
 
 /// Merges loopguard's entries into each agent's project hook config (see
@@ -285,45 +288,4 @@ fn install_agents(ws: &Workspace<'_>, agents: &[crate::session::Harness]) -> Res
         ));
     }
     Ok(())
-}
-
-pub(super) fn uninstall(ctx: &Ctx, args: &crate::cli::UninstallArgs) -> Result<u8> {
-    let ws = Workspace::open(ctx, None)?;
-    if !args.agents.is_empty() {
-        for agent in &args.agents {
-            let (_, change) = crate::agents_config::uninstall(&ws.root, *agent)?;
-            let what = match change {
-                crate::agents_config::Change::Written => "loopguard's hooks removed",
-                crate::agents_config::Change::Removed => {
-                    "loopguard's hooks removed (the file was loopguard's alone: deleted)"
-                }
-                crate::agents_config::Change::Unchanged => "no loopguard hooks there",
-            };
-            ws.note(&format!(
-                "{}: {what} ({})",
-                agent.title(),
-                crate::agents_config::config_path(*agent)
-            ));
-        }
-        print(
-            "loopguard's agent hooks are removed; the git hooks, if any, stay (`loopguard uninstall` removes them)",
-        )?;
-        return Ok(exit::OK);
-    }
-    let hooks_dir = ws.repo.hooks_dir();
-    let changes =
-        hooks::uninstall(&hooks_dir, &hooks::chained_dir(ws.store.dir())).map_err(|e| {
-            Error::env(format!(
-                "cannot remove the hooks from {}: {e}",
-                hooks_dir.display()
-            ))
-        })?;
-    for (hook, change) in &changes {
-        ws.note(&format!("hook {hook}: {}", change.describe()));
-    }
-    print(&format!(
-        "loopguard's hooks are removed; its records stay in {} (delete that directory to forget them)",
-        ws.store.dir().display()
-    ))?;
-    Ok(exit::OK)
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::env::Env;
+use crate::settings::Settings;
 
 #[cfg(test)]
 const DELAY: Duration = Duration::from_secs(1);
@@ -32,11 +32,11 @@ struct Work {
 
 impl Progress {
     /// Whether a bar may be shown at all is decided here, once, from the environment.
-    pub fn new(env: &Env, json: bool) -> Progress {
+    pub fn new(settings: &Settings, json: bool) -> Progress {
         Progress {
-            enabled: shows(env, json),
-            color: env.color(),
-            delay: env.progress_delay(),
+            enabled: shows(settings, json),
+            color: settings.color(),
+            delay: settings.progress_delay(),
             work: None,
         }
     }
@@ -135,8 +135,8 @@ impl Drop for Progress {
 }
 
 /// A person is watching stderr, and the output is not for a machine.
-pub fn shows(env: &Env, json: bool) -> bool {
-    env.stderr_tty && !json && !env.in_actions() && env.var("CI").is_none()
+pub fn shows(settings: &Settings, json: bool) -> bool {
+    settings.stderr_tty && !json && !settings.github.actions && !settings.ci
 }
 
 fn style(color: bool, bytes: bool) -> ProgressStyle {
@@ -156,10 +156,10 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn env(vars: &[(&str, &str)], tty: bool) -> Env {
-        let mut e = Env::from_vars(vars.iter().copied(), PathBuf::from("/"));
-        e.stderr_tty = tty;
-        e
+    fn env(vars: &[(&str, &str)], tty: bool) -> Settings {
+        let (mut s, _) = Settings::from_vars(vars.iter().copied(), PathBuf::from("/"));
+        s.stderr_tty = tty;
+        s
     }
 
     #[test]

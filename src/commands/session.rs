@@ -22,7 +22,7 @@ use crate::documents::{BranchBreaker, HookAnswer, SessionLine};
 use crate::iteration::Iteration;
 use crate::cli::{AgentHookArgs, ReportFormat};
 use crate::config::Config;
-use crate::error::{Error, exit};
+use crate::error::{InputError, exit};
 use crate::report::{Status, markdown, text};
 use crate::run::Run;
 use crate::session::transcript::{self, Format};
@@ -41,7 +41,7 @@ pub(super) fn agent_hook(ctx: &Ctx, args: AgentHookArgs) -> u8 {
         .event
         .clone()
         .unwrap_or_else(|| "PreToolUse".to_owned());
-    if let Some(limit) = ctx.env.hook_timeout() {
+    if let Some(limit) = ctx.settings.hook_timeout {
         deadline(harness, name.clone(), limit);
     }
     let mut input = Vec::new();
@@ -95,7 +95,7 @@ fn deadline(harness: Harness, name: String, limit: Duration) {
 
 /// The sessions' store of the repository `ws` is in, and the key of `id`.
 fn store_of(ws: &Workspace<'_>) -> Store {
-    Store::sessions(ws.repo.common_dir())
+    Store::sessions(ws.repo.common_dir(), ws.ctx.settings.clock)
 }
 
 fn key_of(id: &str) -> String {
@@ -109,7 +109,7 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
     let ctx_here;
     let ctx = match &event.cwd {
         Some(cwd) if Path::new(cwd).is_dir() => {
-            ctx_here = Ctx::new(ctx.env.clone(), Some(PathBuf::from(cwd)));
+            ctx_here = Ctx::new(ctx.settings.clone(), Some(PathBuf::from(cwd)));
             &ctx_here
         }
         _ => ctx,
@@ -234,9 +234,7 @@ fn with_session<T>(
     now: Timestamp,
     f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
 ) -> Result<T> {
-    let _lock = store
-        .lock(ws.ctx.env.lock_timeout())
-        .map_err(|e| Error::env(format!("cannot lock the sessions' state: {e}")))?;
+    let _lock = store.lock(ws.ctx.settings.lock_timeout)?;
     let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
     let recovered = store.recover(key, &tag)?;
     for why in &recovered.set_aside {
@@ -366,15 +364,14 @@ fn find(store: &Store, id: &str) -> Result<(String, Run)> {
         .collect();
     match matches.len() {
         1 => Ok(matches.into_iter().next().expect("one")),
-        0 => Err(Error::input(format!(
-            "no session `{}` in this repository; hint: `loopguard status` lists the sessions",
-            crate::sanitize::printable(id)
-        ))
+        0 => Err(InputError::NoSuchSession {
+            id: crate::sanitize::printable(id),
+        }
         .into()),
-        n => Err(Error::input(format!(
-            "`{}` names {n} sessions; hint: give more of the id",
-            crate::sanitize::printable(id)
-        ))
+        count => Err(InputError::AmbiguousSession {
+            id: crate::sanitize::printable(id),
+            count,
+        }
         .into()),
     }
 }
@@ -443,7 +440,7 @@ pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Re
     let config = ws.config.for_sessions();
     let dropped = dropped_calls(&ws, &store, &run.id);
     // The branch's breaker: a trip in either shows in both.
-    let branch = super::state::current(&ws)?;
+    let branch = ws.run_or_new()?;
     let b = branch.effective_breaker(&ws.config, ws.now());
     let open = b.state() != State::Closed;
     let s = session_status(&config, &run, dropped, &[], ws.now())
@@ -514,7 +511,7 @@ pub(super) fn report(ctx: &Ctx, id: &str, format: &ReportFormat) -> Result<u8> {
     } else if format.json {
         let own: Vec<Event> = events.into_iter().filter(|e| e.run == run.id).collect();
         print_json(&s.with_history(&calls).with_events(&own).to_json())?;
-    } else if format.markdown || (!format.text && !ctx.env.stdout_tty) {
+    } else if format.markdown || (!format.text && !ctx.settings.stdout_tty) {
         let mut md = markdown::report(&s);
         if !edges.is_empty() {
             md.push_str("\n## Edges\n\n```text\n");
@@ -609,11 +606,10 @@ pub(super) fn replay_transcript(
     json_out: bool,
     now: Timestamp,
 ) -> Result<u8> {
-    let recorded = transcript::events(format, text).map_err(|e| {
-        Error::input(format!(
-            "{name}:{}: {}; hint: a Claude Code transcript or a Codex rollout, one JSON object per line",
-            e.line, e.why
-        ))
+    let recorded = transcript::events(format, text).map_err(|e| InputError::BadTranscript {
+        name: name.to_owned(),
+        line: e.line,
+        why: e.why,
     })?;
     let judged = judge_recorded(config, recorded, now);
     let config = config.for_sessions();

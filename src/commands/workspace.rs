@@ -12,7 +12,7 @@
 //! purpose and is read as it is.
 //!
 //! **A branch's run** ([`Workspace::run_of_branch`]): the run stored under the branch's key
-//! (or its journal, or the name older versions gave it); for a branch with no run yet, the
+//! (or its journal); for a branch with no run yet, the
 //! run it continues: walking first parents from its tip, the nearest commit some run knows
 //! decides — a recorded commit of a run whose breaker is not closed is continued (its
 //! breaker, counters and config carry over); a commit where a run started, or a commit of a
@@ -22,17 +22,17 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::breaker::{Event, EventKind, State};
 use crate::config::{CONFIG_FILE, Config};
-use crate::error::Error;
+use crate::error::{ConfigFileError, StoreError};
 use crate::git::{Head, Repo};
 use crate::iteration::{CommitId, Iteration, IterationKind};
 use crate::report::{Status, markdown};
 use crate::run::{PinSource, PinnedConfig, Run, judge};
-use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes, legacy_key};
+use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes};
 
 use super::{Ctx, content_hash};
 
@@ -120,8 +120,8 @@ impl<'c> Workspace<'c> {
             .workdir()
             .map_or_else(|| repo.git_dir().to_owned(), Path::to_owned);
         let head = repo.head()?;
-        let store =
-            Store::new(repo.common_dir()).with_failpoint(ctx.env.var("LOOPGUARD_FAILPOINT"));
+        let store = Store::new(repo.common_dir(), ctx.settings.clock)
+            .with_failpoint(ctx.settings.knobs.failpoint.as_deref());
         let key = branch_key_bytes(head.branch_name.as_deref());
         let mut ws = Workspace {
             ctx,
@@ -137,15 +137,7 @@ impl<'c> Workspace<'c> {
             opened: RefCell::new(None),
         };
         if let Some(p) = config_path {
-            let p = ctx.dir.join(p);
-            if std::fs::symlink_metadata(&p).is_err() {
-                return Err(Error::input(format!(
-                    "{}: no such config file; hint: pass an existing file to --config",
-                    p.display()
-                ))
-                .into());
-            }
-            ws.config = crate::config_file::load(&p)?;
+            ws.config = crate::config_file::load_named(&ctx.dir.join(p))?;
             return Ok(ws);
         }
         let file = ws.config_path();
@@ -157,18 +149,11 @@ impl<'c> Workspace<'c> {
         let current = ws.current()?;
         let pin = match &current {
             BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => {
-                match &run.pinned_config {
-                    Some(pin) => pin.clone(),
-                    None => ws.legacy_pin(run),
-                }
+                run.pinned_config.clone()
             }
-            BranchRun::Unusable(_) => ws
-                .store
-                .read_start(&ws.key)
-                .and_then(|s| s.pinned_config)
-                .or_else(|| ws.store.accepted_config())
-                .unwrap_or_else(|| ws.committed_pin(ws.head.id.as_ref(), PinSource::Committed)),
-        };
+            BranchRun::Unusable(_) => None,
+        }
+        .unwrap_or_else(|| ws.fallback_pin());
         *ws.opened.borrow_mut() = Some(current);
         if pin.text.is_some() {
             // (No file pinned: the defaults the workspace already holds.)
@@ -182,7 +167,7 @@ impl<'c> Workspace<'c> {
     }
 
     pub fn now(&self) -> Timestamp {
-        self.ctx.env.now()
+        self.ctx.settings.now()
     }
 
     pub fn warn(&self, message: &str) {
@@ -200,7 +185,10 @@ impl<'c> Workspace<'c> {
     /// Says on stderr that the working-tree config is ignored, and why.
     pub fn warn_ignored(&self) {
         if let Some(ig) = &self.ignored {
-            self.warn(&self.ignored_message(ig));
+            self.ctx.ui.warn_hint(
+                &self.ignored_message(ig),
+                "the config a run started with stays in force: a person changes it with `loopguard reset --accept-config`",
+            );
         }
     }
 
@@ -215,7 +203,7 @@ impl<'c> Workspace<'c> {
         });
         // The reason may quote the file, which anyone could have written.
         format!(
-            "{}; the {CONFIG_FILE} in the working tree is ignored{pinned}; hint: the config a run started with stays in force: a person changes it with `loopguard reset --accept-config`",
+            "{}; the {CONFIG_FILE} in the working tree is ignored{pinned}",
             crate::sanitize::printable(&ig.why)
         )
     }
@@ -248,12 +236,11 @@ impl<'c> Workspace<'c> {
         let Some(text) = &pin.text else {
             return Ok(Config::default());
         };
-        let mut config = Config::parse(text, &self.config_path()).map_err(|e| {
-            Error::input(format!(
-                "the config in force ({}) does not parse: {e}; hint: a person accepts a valid {CONFIG_FILE} with `loopguard reset --accept-config`",
-                pin.source.as_str()
-            ))
-        })?;
+        let mut config =
+            Config::parse(text, &self.config_path()).map_err(|error| ConfigFileError::Pinned {
+                source_name: pin.source.as_str(),
+                error,
+            })?;
         if let Some(guarded) = self.guarded_workflows(&config, pin) {
             config.rules.constraint.guard(guarded);
         }
@@ -271,10 +258,13 @@ impl<'c> Workspace<'c> {
         match super::guarded_workflows_at(&self.repo, commit.as_str()) {
             Ok(guarded) => Some(guarded),
             Err(e) => {
-                self.warn(&format!(
-                "the commit the config in force came from ({}) cannot be read ({e}): the workflows that run loopguard are not protected, only rules.constraint.protected; hint: a person pins the config again with `loopguard reset --accept-config`",
-                commit.short()
-                ));
+                self.ctx.ui.warn_hint(
+                    &format!(
+                        "the commit the config in force came from ({}) cannot be read ({e}): the workflows that run loopguard are not protected, only rules.constraint.protected",
+                        commit.short()
+                    ),
+                    "a person pins the config again with `loopguard reset --accept-config`",
+                );
                 None
             }
         }
@@ -308,23 +298,15 @@ impl<'c> Workspace<'c> {
         }
     }
 
-    /// The config of a run an older loopguard wrote (no pin): the working-tree file when it
-    /// is still the one the run started with, else the file committed where it started.
-    fn legacy_pin(&self, run: &Run) -> PinnedConfig {
-        if let Ok(Some(bytes)) = crate::config_file::read(&self.config_path())
-            && run.trusted_config.as_deref() == Some(content_hash(&bytes).as_str())
-            && let Ok(text) = String::from_utf8(bytes)
-            && Config::parse(&text, &self.config_path()).is_ok()
-        {
-            return PinnedConfig {
-                sha256: Some(content_hash(text.as_bytes())),
-                text: Some(text),
-                commit: run.start_commit.clone(),
-                source: PinSource::Init,
-                at: run.started_at,
-            };
-        }
-        self.committed_pin(run.start_commit.as_ref(), PinSource::Committed)
+    /// The config in force when the branch's run says none (its state cannot be read):
+    /// the one its start record keeps, else the one last set up or accepted here, else
+    /// the file as committed at HEAD.
+    fn fallback_pin(&self) -> PinnedConfig {
+        self.store
+            .read_start(&self.key)
+            .and_then(|s| s.pinned_config)
+            .or_else(|| self.store.accepted_config())
+            .unwrap_or_else(|| self.committed_pin(self.head.id.as_ref(), PinSource::Committed))
     }
 
     /// Whether the working-tree file is the config in force, and why not.
@@ -375,7 +357,7 @@ impl<'c> Workspace<'c> {
     pub fn new_run(&self, now: Timestamp) -> Result<Run> {
         match self.start_on(self.head.branch_name.as_deref(), self.head.id.as_ref(), now)? {
             BranchRun::Own(r) | BranchRun::Continues(r) | BranchRun::Fresh(r) => Ok(*r),
-            BranchRun::Unusable(why) => Err(Error::env(why).into()),
+            BranchRun::Unusable(why) => Err(StoreError::Unusable { why }.into()),
         }
     }
 
@@ -410,54 +392,13 @@ impl<'c> Workspace<'c> {
         match self
             .store
             .peek_run(&key)
-            .context("cannot read the loopguard state")?
+            .map_err(StoreError::io("read", &self.store.run_path(&key)))?
         {
             Peeked::Found(run) => return Ok(BranchRun::Own(run)),
             Peeked::Unusable(why) => return Ok(BranchRun::Unusable(why)),
             Peeked::Missing => {}
         }
-        if let Some(run) = self.legacy_run(name, tip)? {
-            return Ok(BranchRun::Own(Box::new(run.0)));
-        }
         self.start_on(name, tip, self.now())
-    }
-
-    /// The run of a branch whose name is not UTF-8, stored under the key older versions
-    /// gave it, when it is this branch's: its newest recorded commit is in the branch.
-    fn legacy_run(
-        &self,
-        name: Option<&[u8]>,
-        tip: Option<&CommitId>,
-    ) -> Result<Option<(Run, String)>> {
-        let (Some(name), Some(tip)) = (name, tip) else {
-            return Ok(None);
-        };
-        let Some(old) = legacy_key(name) else {
-            return Ok(None);
-        };
-        // A branch really named like the lossy form owns that file.
-        let lossy = String::from_utf8_lossy(name);
-        if self.repo.resolve(&format!("refs/heads/{lossy}")).is_ok() {
-            return Ok(None);
-        }
-        let Ok(Peeked::Found(run)) = self.store.peek_run(&old) else {
-            return Ok(None);
-        };
-        let newest = run
-            .iterations()
-            .iter()
-            .rev()
-            .map(|it| &it.id)
-            .find(|id| id.is_object_id())
-            .or(run.start_commit.as_ref());
-        let ours = match newest {
-            Some(id) => self
-                .repo
-                .is_ancestor(id.as_str(), tip.as_str())
-                .unwrap_or(false),
-            None => false,
-        };
-        Ok(ours.then_some((*run, old)))
     }
 
     /// The run a branch with no run of its own starts: see the module docs.
@@ -568,26 +509,21 @@ impl<'c> Workspace<'c> {
     /// aside and rebuilds the run).
     pub fn read_run(&self) -> Result<Option<Run>> {
         match self.current()? {
-            BranchRun::Unusable(why) => Err(Error::input(format!(
-                "{why}; hint: the next hook sets it aside and rebuilds the run from git history, or run `loopguard reset`"
-            ))
-            .into()),
+            BranchRun::Unusable(why) => Err(StoreError::Unusable { why }.into()),
             other => Ok(other.into_run()),
         }
     }
 
-    /// The run the current branch starts now: from its start, or the one it continues.
-    fn start_run(&self, now: Timestamp) -> Result<(Run, Option<String>)> {
-        if let Some((run, old)) =
-            self.legacy_run(self.head.branch_name.as_deref(), self.head.id.as_ref())?
-        {
-            self.note(&format!(
-                "loopguard: the run of this branch was kept under {}, the name older versions gave it; it moves to {}",
-                crate::sanitize::printable(&old),
-                crate::sanitize::printable(&self.key)
-            ));
-            return Ok((run, Some(old)));
+    /// The stored run (or the one the branch continues), or the run it would start.
+    pub fn run_or_new(&self) -> Result<Run> {
+        match self.read_run()? {
+            Some(run) => Ok(run),
+            None => self.new_run(self.now()),
         }
+    }
+
+    /// The run the current branch starts now: from its start, or the one it continues.
+    fn start_run(&self, now: Timestamp) -> Result<Run> {
         let run = self.new_run(now)?;
         if let Some(from) = &run.inherited {
             let branch = self.head.branch.as_deref().unwrap_or("(detached HEAD)");
@@ -600,7 +536,7 @@ impl<'c> Workspace<'c> {
                 run.breaker().state()
             ));
         }
-        Ok((run, None))
+        Ok(run)
     }
 
     /// Locks the store, finishes what a writer that died left, loads (or starts, or
@@ -612,41 +548,16 @@ impl<'c> Workspace<'c> {
         f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
         self.opened.borrow_mut().take();
-        let _lock = self
-            .store
-            .lock(self.ctx.env.lock_timeout())
-            .map_err(|e| Error::env(format!("cannot lock the loopguard state: {e}")))?;
-        let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
-        let recovered = self
-            .store
-            .recover(&self.key, &tag)
-            .context("cannot finish the change a loopguard that stopped left")?;
+        let _lock = self.store.lock(self.ctx.settings.lock_timeout)?;
+        let tag = crate::store::tag_of(now);
+        let recovered = self.store.recover(&self.key, &tag).map_err(StoreError::io(
+            "finish the change a loopguard that stopped left in",
+            &self.store.journal_path(&self.key),
+        ))?;
         for why in &recovered.set_aside {
             self.warn(why);
         }
-        let mut migrated = None;
-        let mut before = None;
-        let mut run =
-            match self.store.load_run(&self.key, &tag).with_context(|| {
-                format!("cannot read {}", self.store.run_path(&self.key).display())
-            })? {
-                Loaded::Found(run) => {
-                    before = Some((*run).clone());
-                    *run
-                }
-                Loaded::Missing => {
-                    let (run, old) = self.start_run(now)?;
-                    migrated = old;
-                    run
-                }
-                Loaded::SetAside { kept, why } => {
-                    self.warn(&format!(
-                        "{why}; it was kept as {} and the run is rebuilt from git history",
-                        kept.display()
-                    ));
-                    self.rebuild(now)?
-                }
-            };
+        let (before, mut run) = self.load_or_start(now, &tag)?;
         if run.pinned_config.is_none() {
             run.pinned_config = self.pin.clone();
         }
@@ -657,43 +568,55 @@ impl<'c> Workspace<'c> {
         let (value, more) = f(&mut run)?;
         events.extend(more);
         if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
-            let start = before
-                .as_ref()
-                .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
-                .then(|| StartRecord::of(&run));
-            let report = events
-                .iter()
-                .any(|e| ends_run(e.kind))
-                .then(|| self.render_report(&run, &events))
-                .transpose()?;
-            self.store
-                .commit(
-                    &self.key,
-                    Change {
-                        run: &run,
-                        events: &events,
-                        calls: &[],
-                        start,
-                        report,
-                    },
-                )
-                .with_context(|| {
-                    format!(
-                        "cannot write the loopguard state in {}",
-                        self.store.dir().display()
-                    )
-                })?;
-        }
-        if let Some(old) = migrated {
-            let from = self.store.run_path(&old);
-            // The run is under its new key now (with its marker): the old key's goes.
-            if std::fs::rename(&from, from.with_extension(format!("json.migrated-{tag}"))).is_ok()
-                && let Err(e) = self.store.forget_open(&old)
-            {
-                self.warn(&format!("cannot clear the open marker of {old}: {e}"));
-            }
+            self.commit(&run, before.as_ref(), &events)?;
         }
         Ok(value)
+    }
+
+    /// The current branch's run as stored (under the lock), and the run to change: the
+    /// stored one, else one started now, else — its file was unusable and set aside — the
+    /// run rebuilt from git (its start record says where it started).
+    fn load_or_start(&self, now: Timestamp, tag: &str) -> Result<(Option<Run>, Run)> {
+        let path = self.store.run_path(&self.key);
+        match self
+            .store
+            .load_run(&self.key, tag)
+            .map_err(StoreError::io("read", &path))?
+        {
+            Loaded::Found(run) => Ok((Some((*run).clone()), *run)),
+            Loaded::Missing => Ok((None, self.start_run(now)?)),
+            Loaded::SetAside { kept, why } => {
+                self.warn(&format!(
+                    "{why}; it was kept as {} and the run is rebuilt from git history",
+                    kept.display()
+                ));
+                Ok((None, self.rebuild(now)?))
+            }
+        }
+    }
+
+    /// Writes `run` and `events` as one change: with its start record when the run (or
+    /// its config) is new, and its report when it ended.
+    fn commit(&self, run: &Run, before: Option<&Run>, events: &[Event]) -> Result<()> {
+        let start = before
+            .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
+            .then(|| StartRecord::of(run));
+        let report = events
+            .iter()
+            .any(|e| ends_run(e.kind))
+            .then(|| self.render_report(run, events))
+            .transpose()?;
+        let change = Change {
+            run,
+            events,
+            calls: &[],
+            start,
+            report,
+        };
+        self.store
+            .commit(&self.key, change)
+            .map_err(StoreError::io("write", self.store.dir()))?;
+        Ok(())
     }
 
     /// The report of `run` after `events` (the log so far and these).
@@ -798,7 +721,7 @@ impl<'c> Workspace<'c> {
             }
             None => {
                 self.warn(
-                    "where the run started is not recorded (a state from an older loopguard): the rebuild takes the branch's own commits",
+                    "where the run started is not recorded (its start record is gone or unreadable): the rebuild takes the branch's own commits",
                 );
                 match self.start_on(name, tip, now)? {
                     BranchRun::Own(r) | BranchRun::Continues(r) | BranchRun::Fresh(r) => {
@@ -806,7 +729,7 @@ impl<'c> Workspace<'c> {
                         run.start_commit = None;
                         run
                     }
-                    BranchRun::Unusable(why) => return Err(Error::env(why).into()),
+                    BranchRun::Unusable(why) => return Err(StoreError::Unusable { why }.into()),
                 }
             }
         };

@@ -1,37 +1,56 @@
 use std::path::PathBuf;
 
-/// What went wrong reading git; each message ends with a `hint:` when the user can act.
+/// What went wrong reading git, or running it.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
-    #[error(
-        "not a git repository (or any of its parents): {}: {reason}\nhint: run loopguard inside a git repository (`git init` makes one)",
-        path.display()
-    )]
+    #[error("not a git repository (or any of its parents): {}: {reason}", path.display())]
     NotARepository { path: PathBuf, reason: String },
 
-    #[error("bad revision `{rev}`: {reason}\nhint: {hint}")]
+    #[error("bad revision `{rev}`: {reason}")]
     BadRevision {
         rev: String,
         reason: String,
         hint: &'static str,
     },
 
-    #[error(
-        "{what}: the file is {size} bytes, more than the {max} loopguard reads\nhint: a config holds settings and a few globs: use fewer, broader globs"
-    )]
+    #[error("{what}: the file is {size} bytes, more than the {max} loopguard reads")]
     TooLarge { what: String, size: u64, max: u64 },
 
     #[error("{context}: {message}")]
     Other { context: String, message: String },
+
+    /// `git` itself (which `init` runs to ask what git ignores) could not be started.
+    #[error("cannot run git {args}")]
+    CannotRun {
+        args: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// `git` ran and failed.
+    #[error("git {args} failed: {stderr}")]
+    Failed { args: String, stderr: String },
 }
 
 impl GitError {
-    /// Whether the user gave something wrong (exit 2) rather than git failing (exit 3).
-    pub fn is_usage(&self) -> bool {
-        matches!(
-            self,
-            GitError::BadRevision { .. } | GitError::TooLarge { .. }
-        )
+    /// How to fix it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            GitError::NotARepository { .. } => {
+                Some("run loopguard inside a git repository (`git init` makes one)")
+            }
+            GitError::BadRevision { hint, .. } => Some(hint),
+            GitError::TooLarge { .. } => {
+                Some("a config holds settings and a few globs: use fewer, broader globs")
+            }
+            GitError::CannotRun { .. } => Some("check that git is installed and on PATH"),
+            GitError::Other { .. } | GitError::Failed { .. } => None,
+        }
+    }
+
+    /// The exit code this error ends loopguard with (decided in `crate::error`).
+    pub fn exit_code(&self) -> u8 {
+        crate::error::exit_code_of_one(self)
     }
 
     pub(crate) fn other(context: impl Into<String>, err: impl std::fmt::Display) -> Self {

@@ -15,7 +15,8 @@ use gix::objs::{Find, FindExt, TreeRefIter};
 
 use super::GitError;
 use super::diff::{
-    ChangedLine, LineDiffer, MAX_LINE_DIFF_BYTES, equal_ignoring_whitespace, is_binary, lines,
+    ChangedLine, LineDiffer, MAX_LINE_DIFF_BYTES, equal_ignoring_whitespace, is_binary,
+    lines as text_lines,
 };
 use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
 use crate::iteration::{FileChange, FileStatus, Iteration, SkipAdded};
@@ -327,6 +328,24 @@ impl<'r> EvidenceReader<'r> {
         parent_tree: Option<ObjectId>,
         tree: ObjectId,
     ) -> Result<Vec<FilePair>, GitError> {
+        let records = self.tree_changes(parent_tree, tree)?;
+        let mut pairs = Vec::new();
+        let mut deleted = Vec::new();
+        let mut added = Vec::new();
+        for change in records {
+            self.sort_change(change, &mut pairs, &mut deleted, &mut added)?;
+        }
+        pair_renames(&mut pairs, deleted, added);
+        pairs.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(pairs)
+    }
+
+    /// gix's tree diff between the two trees (an absent parent is the empty tree).
+    fn tree_changes(
+        &mut self,
+        parent_tree: Option<ObjectId>,
+        tree: ObjectId,
+    ) -> Result<Vec<Change>, GitError> {
         let kind = self.repo.object_hash();
         let lhs = match parent_tree {
             Some(t) => self
@@ -351,79 +370,59 @@ impl<'r> EvidenceReader<'r> {
             &mut self.recorder,
         )
         .map_err(|e| GitError::other(format!("cannot diff tree {tree}"), e))?;
-        let records = std::mem::take(&mut self.recorder.records);
+        Ok(std::mem::take(&mut self.recorder.records))
+    }
 
-        let mut pairs = Vec::new();
-        let mut deleted = Vec::new();
-        let mut added = Vec::new();
-        for change in records {
-            match change {
-                Change::Addition {
-                    entry_mode,
-                    oid,
-                    path,
-                    ..
-                } if !entry_mode.is_tree() => added.push(self.load(path, oid, entry_mode)?),
-                Change::Deletion {
-                    entry_mode,
-                    oid,
-                    path,
-                    ..
-                } if !entry_mode.is_tree() => deleted.push(self.load(path, oid, entry_mode)?),
-                Change::Modification {
-                    previous_entry_mode,
-                    previous_oid,
-                    entry_mode,
-                    oid,
-                    path,
-                } => match (previous_entry_mode.is_tree(), entry_mode.is_tree()) {
-                    (false, false) => {
-                        let old = self.load(path.clone(), previous_oid, previous_entry_mode)?;
-                        let new = self.load(path, oid, entry_mode)?;
-                        pairs.push(FilePair {
-                            status: FileStatus::Modified,
-                            old: Some(old),
-                            new: Some(new),
-                        });
-                    }
-                    // A file replaced by a directory or back: the tree diff reports the
-                    // directory's entries separately; the file is an add or a delete.
-                    (true, false) => added.push(self.load(path, oid, entry_mode)?),
-                    (false, true) => {
-                        deleted.push(self.load(path, previous_oid, previous_entry_mode)?);
-                    }
-                    (true, true) => {}
-                },
-                _ => {}
-            }
+    /// One change of the tree diff, loaded: a modified file into `pairs`, an added or a
+    /// deleted one into `added` or `deleted` (renames are paired from those); directories
+    /// are left out (the diff reports their entries).
+    fn sort_change(
+        &mut self,
+        change: Change,
+        pairs: &mut Vec<FilePair>,
+        deleted: &mut Vec<Side>,
+        added: &mut Vec<Side>,
+    ) -> Result<(), GitError> {
+        match change {
+            Change::Addition {
+                entry_mode,
+                oid,
+                path,
+                ..
+            } if !entry_mode.is_tree() => added.push(self.load(path, oid, entry_mode)?),
+            Change::Deletion {
+                entry_mode,
+                oid,
+                path,
+                ..
+            } if !entry_mode.is_tree() => deleted.push(self.load(path, oid, entry_mode)?),
+            Change::Modification {
+                previous_entry_mode,
+                previous_oid,
+                entry_mode,
+                oid,
+                path,
+            } => match (previous_entry_mode.is_tree(), entry_mode.is_tree()) {
+                (false, false) => {
+                    let old = self.load(path.clone(), previous_oid, previous_entry_mode)?;
+                    let new = self.load(path, oid, entry_mode)?;
+                    pairs.push(FilePair {
+                        status: FileStatus::Modified,
+                        old: Some(old),
+                        new: Some(new),
+                    });
+                }
+                // A file replaced by a directory or back: the tree diff reports the
+                // directory's entries separately; the file is an add or a delete.
+                (true, false) => added.push(self.load(path, oid, entry_mode)?),
+                (false, true) => {
+                    deleted.push(self.load(path, previous_oid, previous_entry_mode)?);
+                }
+                (true, true) => {}
+            },
+            _ => {}
         }
-
-        let renames = {
-            let d: Vec<RenameSide<'_>> = deleted.iter().map(Side::rename_side).collect();
-            let a: Vec<RenameSide<'_>> = added.iter().map(Side::rename_side).collect();
-            detect_renames(&d, &a, DEFAULT_RENAME_LIMIT)
-        };
-        let mut deleted: Vec<Option<Side>> = deleted.into_iter().map(Some).collect();
-        let mut added: Vec<Option<Side>> = added.into_iter().map(Some).collect();
-        for r in renames {
-            pairs.push(FilePair {
-                status: FileStatus::Renamed,
-                old: deleted[r.deleted].take(),
-                new: added[r.added].take(),
-            });
-        }
-        pairs.extend(added.into_iter().flatten().map(|s| FilePair {
-            status: FileStatus::Added,
-            old: None,
-            new: Some(s),
-        }));
-        pairs.extend(deleted.into_iter().flatten().map(|s| FilePair {
-            status: FileStatus::Deleted,
-            old: Some(s),
-            new: None,
-        }));
-        pairs.sort_by(|a, b| a.path().cmp(b.path()));
-        Ok(pairs)
+        Ok(())
     }
 
     fn summarise(&mut self, pairs: &[FilePair]) -> ChangeSummary {
@@ -433,98 +432,46 @@ impl<'r> EvidenceReader<'r> {
             skips: Vec::new(),
             whitespace_only: !pairs.is_empty(),
         };
-        let mut skip_added: Vec<&[u8]> = Vec::new();
-        let mut skip_removed: Vec<&[u8]> = Vec::new();
+        let mut lines = Lines::default();
         for pair in pairs {
             let path = pair.path();
-            let path_str = lossy(path);
             let old_path = pair.old.as_ref().map_or(path, |s| &s.path);
             let mut hasher = FilePatchHasher::new(pair.status, old_path, path);
             let mut file = FileChange {
-                path: path_str,
+                path: lossy(path),
                 status: Some(pair.status),
                 old_path: (pair.status == FileStatus::Renamed).then(|| lossy(old_path)),
                 ..FileChange::default()
             };
             let mut ws_equal = pair.status == FileStatus::Modified;
-
             if let (Some(old), Some(new)) = (&pair.old, &pair.new)
                 && old.mode != new.mode
             {
                 hasher.mode_change(old.mode.value(), new.mode.value());
                 ws_equal = false;
             }
-            let old = pair.old.as_ref();
-            let new = pair.new.as_ref();
+            let (old, new) = (pair.old.as_ref(), pair.new.as_ref());
             let too_big = old.is_some_and(|s| s.too_big) || new.is_some_and(|s| s.too_big);
             let binary = !too_big
                 && (old.is_some_and(|s| is_binary(&s.data))
                     || new.is_some_and(|s| is_binary(&s.data)));
             if too_big || binary {
-                let changed = old.map(|s| s.id) != new.map(|s| s.id);
-                if changed {
+                if old.map(|s| s.id) != new.map(|s| s.id) {
                     hasher.opaque(old.map(|s| s.id.as_bytes()), new.map(|s| s.id.as_bytes()));
                     ws_equal = false;
                 }
                 file.binary = binary;
             } else {
-                let collect_skips = may_hold_skips(&file.path);
-                skip_added.clear();
-                skip_removed.clear();
-                let mut each = |line: ChangedLine<'_>| match line {
-                    ChangedLine::Added(l) => hasher.added(l),
-                    ChangedLine::Removed(l) => hasher.removed(l),
-                };
-                let (n_added, n_removed) = match (old, new) {
-                    (None, Some(n)) => {
-                        let mut count = 0;
-                        for l in lines(&n.data) {
-                            each(ChangedLine::Added(l));
-                            if collect_skips {
-                                skip_added.push(l);
-                            }
-                            count += 1;
-                        }
-                        (count, 0)
-                    }
-                    (Some(o), None) => {
-                        let mut count = 0;
-                        for l in lines(&o.data) {
-                            each(ChangedLine::Removed(l));
-                            count += 1;
-                        }
-                        (0, count)
-                    }
-                    (Some(o), Some(n)) if o.id != n.id => {
-                        let diff = self.differ.diff(&o.data, &n.data, |line| {
-                            each(line);
-                            if collect_skips {
-                                match line {
-                                    ChangedLine::Added(l) => skip_added.push(l),
-                                    ChangedLine::Removed(l) => skip_removed.push(l),
-                                }
-                            }
-                        });
-                        // Outside the changed ranges both sides are identical.
-                        if ws_equal
-                            && !equal_ignoring_whitespace(
-                                &o.data[diff.changed_before],
-                                &n.data[diff.changed_after],
-                            )
-                        {
-                            ws_equal = false;
-                        }
-                        (diff.counts.added, diff.counts.removed)
-                    }
-                    _ => (0, 0),
-                };
-                file.added = Some(n_added);
-                file.deleted = Some(n_removed);
-                if collect_skips && !skip_added.is_empty() {
+                lines.collect_skips = may_hold_skips(&file.path);
+                let (added, removed) =
+                    self.diff_lines(old, new, &mut hasher, &mut lines, &mut ws_equal);
+                file.added = Some(added);
+                file.deleted = Some(removed);
+                if lines.collect_skips && !lines.added.is_empty() {
                     summary.skips.extend(skips_added(
                         &file.path,
-                        skip_added.iter().copied(),
-                        skip_removed.iter().copied(),
+                        lines.added.iter().copied(),
+                        lines.removed.iter().copied(),
                     ));
                 }
             }
@@ -534,6 +481,108 @@ impl<'r> EvidenceReader<'r> {
         }
         summary
     }
+
+    /// The lines a text file's change adds and removes, into its patch id (and, when
+    /// `lines.collect_skips`, into `lines`): their counts. `ws_equal` turns false when the
+    /// change is more than whitespace.
+    fn diff_lines<'p>(
+        &mut self,
+        old: Option<&'p Side>,
+        new: Option<&'p Side>,
+        hasher: &mut FilePatchHasher,
+        lines: &mut Lines<'p>,
+        ws_equal: &mut bool,
+    ) -> (u64, u64) {
+        lines.added.clear();
+        lines.removed.clear();
+        let collect = lines.collect_skips;
+        match (old, new) {
+            (None, Some(n)) => {
+                let mut count = 0;
+                for l in text_lines(&n.data) {
+                    hasher.added(l);
+                    if collect {
+                        lines.added.push(l);
+                    }
+                    count += 1;
+                }
+                (count, 0)
+            }
+            (Some(o), None) => {
+                let mut count = 0;
+                for l in text_lines(&o.data) {
+                    hasher.removed(l);
+                    count += 1;
+                }
+                (0, count)
+            }
+            (Some(o), Some(n)) if o.id != n.id => {
+                let diff = self.differ.diff(&o.data, &n.data, |line| match line {
+                    ChangedLine::Added(l) => {
+                        hasher.added(l);
+                        if collect {
+                            lines.added.push(l);
+                        }
+                    }
+                    ChangedLine::Removed(l) => {
+                        hasher.removed(l);
+                        if collect {
+                            lines.removed.push(l);
+                        }
+                    }
+                });
+                // Outside the changed ranges both sides are identical.
+                if *ws_equal
+                    && !equal_ignoring_whitespace(
+                        &o.data[diff.changed_before],
+                        &n.data[diff.changed_after],
+                    )
+                {
+                    *ws_equal = false;
+                }
+                (diff.counts.added, diff.counts.removed)
+            }
+            _ => (0, 0),
+        }
+    }
+}
+
+/// The changed lines of the file being summarised, kept for the test-skip scan (buffers
+/// reused from file to file).
+#[derive(Default)]
+struct Lines<'p> {
+    collect_skips: bool,
+    added: Vec<&'p [u8]>,
+    removed: Vec<&'p [u8]>,
+}
+
+/// Pairs renames among the deleted and added files (into `pairs`, as renames), and puts
+/// the rest in as added and deleted files.
+fn pair_renames(pairs: &mut Vec<FilePair>, deleted: Vec<Side>, added: Vec<Side>) {
+    let renames = {
+        let d: Vec<RenameSide<'_>> = deleted.iter().map(Side::rename_side).collect();
+        let a: Vec<RenameSide<'_>> = added.iter().map(Side::rename_side).collect();
+        detect_renames(&d, &a, DEFAULT_RENAME_LIMIT)
+    };
+    let mut deleted: Vec<Option<Side>> = deleted.into_iter().map(Some).collect();
+    let mut added: Vec<Option<Side>> = added.into_iter().map(Some).collect();
+    for r in renames {
+        pairs.push(FilePair {
+            status: FileStatus::Renamed,
+            old: deleted[r.deleted].take(),
+            new: added[r.added].take(),
+        });
+    }
+    pairs.extend(added.into_iter().flatten().map(|s| FilePair {
+        status: FileStatus::Added,
+        old: None,
+        new: Some(s),
+    }));
+    pairs.extend(deleted.into_iter().flatten().map(|s| FilePair {
+        status: FileStatus::Deleted,
+        old: Some(s),
+        new: None,
+    }));
 }
 
 /// Ids of the commits beyond which history is cut (empty unless shallow).

@@ -2,10 +2,10 @@
 
 use super::client::{Call, GitHubClient, MAX_LOG_BYTES};
 use super::encode;
+use super::error::GitHubError;
 use super::paging::PageShape;
 use super::permissions::Permission;
 use super::types::{Job, JobLog, WorkflowRun};
-use crate::error::Error;
 use crate::iteration::CommitId;
 
 /// Which workflow runs to list.
@@ -35,7 +35,7 @@ impl RunFilter {
 impl GitHubClient {
     /// Workflow runs matching `filter`, newest first — `GET /repos/{o}/{r}/actions/runs`
     /// (or `…/actions/workflows/{id}/runs`), 1 request per 100 runs.
-    pub fn workflow_runs(&self, filter: &RunFilter) -> Result<Vec<WorkflowRun>, Error> {
+    pub fn workflow_runs(&self, filter: &RunFilter) -> Result<Vec<WorkflowRun>, GitHubError> {
         let mut path = match filter.workflow_id {
             Some(id) => format!("{}/actions/workflows/{id}/runs", self.repo_path()),
             None => format!("{}/actions/runs", self.repo_path()),
@@ -65,7 +65,7 @@ impl GitHubClient {
     }
 
     /// One workflow run — `GET /repos/{o}/{r}/actions/runs/{id}`, 1 request.
-    pub fn workflow_run(&self, run_id: u64) -> Result<WorkflowRun, Error> {
+    pub fn workflow_run(&self, run_id: u64) -> Result<WorkflowRun, GitHubError> {
         let call = Call::get(
             format!("{}/actions/runs/{run_id}", self.repo_path()),
             Permission::ActionsRead,
@@ -76,7 +76,7 @@ impl GitHubClient {
 
     /// The jobs of a run's latest attempt — `GET /repos/{o}/{r}/actions/runs/{id}/jobs
     /// ?filter=latest`, 1 request per 100 jobs.
-    pub fn run_jobs(&self, run_id: u64) -> Result<Vec<Job>, Error> {
+    pub fn run_jobs(&self, run_id: u64) -> Result<Vec<Job>, GitHubError> {
         let path = format!(
             "{}/actions/runs/{run_id}/jobs?filter=latest",
             self.repo_path()
@@ -88,7 +88,7 @@ impl GitHubClient {
     /// short-lived blob URL on another host; that hop is sent without the token. 2
     /// requests. 404 (never written) and 410 (expired) give [`JobLog::Missing`]. Logs
     /// over 32 MiB keep their tail.
-    pub fn job_log(&self, job_id: u64) -> Result<JobLog, Error> {
+    pub fn job_log(&self, job_id: u64) -> Result<JobLog, GitHubError> {
         let call = Call {
             accept: "application/vnd.github+json",
             ..Call::get(

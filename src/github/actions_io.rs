@@ -8,7 +8,7 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::Error;
+use super::error::GitHubError;
 use crate::sanitize::{Measure, SUMMARY_LIMIT, defuse_workflow_commands, truncate_markdown};
 
 /// The runtime files of the current step, from `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY`.
@@ -21,11 +21,11 @@ pub struct ActionsFiles {
 }
 
 impl ActionsFiles {
-    pub fn from_env(env: &crate::env::Env) -> Self {
+    pub fn from_settings(github: &crate::settings::GitHubSettings) -> Self {
         ActionsFiles {
-            output: env.var("GITHUB_OUTPUT").map(PathBuf::from),
-            summary: env.var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
-            in_actions: env.in_actions(),
+            output: github.output.clone(),
+            summary: github.summary.clone(),
+            in_actions: github.actions,
         }
     }
 }
@@ -54,22 +54,24 @@ fn valid_output_name(name: &str) -> bool {
 }
 
 /// One `GITHUB_OUTPUT` entry: `name<<DELIMITER\nvalue\nDELIMITER\n`, safe for any value.
-pub fn format_output(name: &str, value: &str, delimiter: &str) -> Result<String, Error> {
+pub fn format_output(name: &str, value: &str, delimiter: &str) -> Result<String, GitHubError> {
     if !valid_output_name(name) {
-        return Err(Error::input(format!(
-            "output name `{name}` must be letters, digits, `_` or `-`"
-        )));
+        return Err(GitHubError::BadOutput {
+            name: name.to_owned(),
+            problem: "its name must be letters, digits, `_` or `-`",
+        });
     }
     if value.contains(delimiter) || delimiter.is_empty() {
-        return Err(Error::input(format!(
-            "output `{name}`: its value contains the delimiter"
-        )));
+        return Err(GitHubError::BadOutput {
+            name: name.to_owned(),
+            problem: "its value contains the delimiter",
+        });
     }
     Ok(format!("{name}<<{delimiter}\n{value}\n{delimiter}\n"))
 }
 
 /// Appends outputs to the `GITHUB_OUTPUT` file, each with its own random delimiter.
-pub fn write_outputs(path: &Path, outputs: &[(&str, &str)]) -> Result<(), Error> {
+pub fn write_outputs(path: &Path, outputs: &[(&str, &str)]) -> Result<(), GitHubError> {
     let mut text = String::new();
     for (name, value) in outputs {
         text.push_str(&format_output(name, value, &output_delimiter(value))?);
@@ -79,15 +81,16 @@ pub fn write_outputs(path: &Path, outputs: &[(&str, &str)]) -> Result<(), Error>
 
 /// Appends markdown to the step summary, keeping the file within GitHub's 1 MiB; `true`
 /// when the text had to be cut (or, with no room left, dropped).
-pub fn append_summary(path: &Path, markdown: &str) -> Result<bool, Error> {
+pub fn append_summary(path: &Path, markdown: &str) -> Result<bool, GitHubError> {
     let existing = match std::fs::metadata(path) {
         Ok(meta) => usize::try_from(meta.len()).unwrap_or(usize::MAX),
         Err(e) if e.kind() == io::ErrorKind::NotFound => 0,
-        Err(e) => {
-            return Err(Error::env(format!(
-                "GITHUB_STEP_SUMMARY ({}): {e}",
-                path.display()
-            )));
+        Err(source) => {
+            return Err(GitHubError::ActionsFile {
+                var: "GITHUB_STEP_SUMMARY",
+                path: path.to_owned(),
+                source,
+            });
         }
     };
     let room = SUMMARY_LIMIT.saturating_sub(existing);
@@ -100,13 +103,17 @@ pub fn append_summary(path: &Path, markdown: &str) -> Result<bool, Error> {
     Ok(cut)
 }
 
-fn append(path: &Path, var: &str, bytes: &[u8]) -> Result<(), Error> {
+fn append(path: &Path, var: &'static str, bytes: &[u8]) -> Result<(), GitHubError> {
     OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .and_then(|mut f| f.write_all(bytes))
-        .map_err(|e| Error::env(format!("{var} ({}): cannot append: {e}", path.display())))
+        .map_err(|source| GitHubError::ActionsFile {
+            var,
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// Escapes a command's message (the toolkit's `escapeData`).

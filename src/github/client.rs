@@ -11,24 +11,22 @@
 use std::io::Read;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, StatusCode, Uri};
 use serde::de::DeserializeOwned;
 
 use super::dry_run::PlannedWrite;
+use super::error::{Failure, GitHubError, LinkProblem, TransportError};
 use super::paging::{PageShape, last_page, next_link, with_per_page};
-use super::permissions::{Permission, permissions_hint};
+use super::permissions::Permission;
 use super::retry::{Pacer, ResponseFacts, RetryPolicy, Verdict};
 use super::types::RepoId;
-use crate::error::Error;
 
 /// Default API root (github.com).
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 /// Default web root (github.com).
 pub const DEFAULT_SERVER_URL: &str = "https://github.com";
-/// Env var scaling every retry wait (tests: `0.001`).
-pub const TIME_SCALE_ENV: &str = "LOOPGUARD_GITHUB_TIME_SCALE";
 
 /// Largest JSON body read.
 const MAX_JSON_BYTES: usize = 64 << 20;
@@ -36,15 +34,6 @@ const MAX_JSON_BYTES: usize = 64 << 20;
 pub const MAX_LOG_BYTES: usize = 32 << 20;
 /// Redirect hops followed for a job log.
 const MAX_REDIRECTS: usize = 3;
-/// Longest one attempt of a request may take, body included, however slowly the server
-/// trickles (`LOOPGUARD_GITHUB_REQUEST_DEADLINE`).
-pub(super) const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
-/// Longest all of a run's requests and waits may take together (`LOOPGUARD_CI_DEADLINE`).
-pub(super) const RUN_DEADLINE: Duration = Duration::from_secs(600);
-/// The variable that sets the run's deadline, named in the messages.
-pub(super) const RUN_DEADLINE_ENV: &str = "LOOPGUARD_CI_DEADLINE";
-/// The variable that sets the deadline of each attempt.
-pub(super) const REQUEST_DEADLINE_ENV: &str = "LOOPGUARD_GITHUB_REQUEST_DEADLINE";
 
 /// The GitHub REST client `loopguard ci` uses: synchronous, retrying, paginating, and in
 /// dry-run mode recording its writes instead of sending them.
@@ -127,7 +116,7 @@ impl Call {
     }
 
     /// `METHOD /path` without the query, for messages.
-    fn label(&self) -> String {
+    pub(super) fn label(&self) -> String {
         let path = self.path.split('?').next().unwrap_or_default();
         let path = path
             .parse::<Uri>()
@@ -171,10 +160,12 @@ impl Reply {
     }
 }
 
+/// Our clock, where the answer has no `Date`: the system's, as GitHub's limits are.
 fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    crate::settings::wall_clock()
+        .as_second()
+        .max(0)
+        .unsigned_abs()
 }
 
 /// GitHub's `message` from an error body, else the start of the body; one line, bounded.
@@ -197,10 +188,10 @@ pub(crate) enum AttemptError {
         wait: Duration,
         ambiguous: bool,
         /// What went wrong, for the message when no retry fits in the run's deadline.
-        why: String,
+        why: Failure,
     },
     /// No retry; `ambiguous` when a write may still have been applied.
-    Fatal { error: Error, ambiguous: bool },
+    Fatal { error: GitHubError, ambiguous: bool },
 }
 
 impl GitHubClient {
@@ -253,8 +244,9 @@ impl GitHubClient {
         }
     }
 
-    fn env_error(&self, message: String) -> Error {
-        Error::env(self.scrub(message))
+    /// The request's label and GitHub's message, scrubbed of the token.
+    fn scrubbed(&self, call: &Call, message: &str) -> (String, String) {
+        (self.scrub(call.label()), self.scrub(message.to_owned()))
     }
 
     /// Sends a request and reads the body (keeping at most `limit` bytes, the tail when
@@ -266,10 +258,12 @@ impl GitHubClient {
         external: bool,
         limit: usize,
         keep_tail: bool,
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, TransportError> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(format!("{} has passed", self.run_deadline_text()));
+            return Err(TransportError::RunOver {
+                run: self.run_deadline,
+            });
         }
         let url = if call.path.starts_with("http://") || call.path.starts_with("https://") {
             call.path.clone()
@@ -293,15 +287,12 @@ impl GitHubClient {
         }
         let request = request
             .body(call.body.clone().unwrap_or_default())
-            .map_err(|e| format!("invalid request: {e}"))?;
+            .map_err(|e| TransportError::Invalid(e.to_string()))?;
         let deadline = self.request_deadline.min(left);
         // Said once the attempt ran out of time: its own deadline, or the run's.
-        let timed_out = || {
-            if deadline < self.request_deadline {
-                format!("no complete answer before {}", self.run_deadline_text())
-            } else {
-                format!("no complete answer within {}", human(deadline))
-            }
+        let timed_out = || TransportError::TimedOut {
+            deadline,
+            run: (deadline < self.request_deadline).then_some(self.run_deadline),
         };
         let config = self
             .agent
@@ -311,7 +302,7 @@ impl GitHubClient {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut response = self.agent.run(config).map_err(|e| match e {
             ureq::Error::Timeout(_) => timed_out(),
-            e => error_chain(e),
+            e => TransportError::Failed(self.scrub(error_chain(e))),
         })?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
@@ -325,12 +316,12 @@ impl GitHubClient {
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => return Err(timed_out()),
-                Err(e) => return Err(error_chain(e)),
+                Err(e) => return Err(TransportError::Failed(self.scrub(error_chain(e)))),
             };
             buf.extend_from_slice(&chunk[..n]);
             if buf.len() > limit {
                 if !keep_tail {
-                    return Err(format!("response larger than {limit} bytes"));
+                    return Err(TransportError::TooLarge { limit });
                 }
                 // Amortised: drop the head only once it is twice the budget.
                 if buf.len() > 2 * limit {
@@ -360,49 +351,85 @@ impl GitHubClient {
     ) -> Result<Reply, AttemptError> {
         if Instant::now() >= self.deadline {
             return Err(AttemptError::Fatal {
-                error: self.env_error(format!(
-                    "github api: {}: not sent: {} has passed\nhint: raise {RUN_DEADLINE_ENV} (e.g. 20m) when the API is only slow",
-                    call.label(),
-                    self.run_deadline_text()
-                )),
+                error: GitHubError::RunDeadline {
+                    request: self.scrub(call.label()),
+                    deadline: self.run_deadline,
+                    last: None,
+                    wait: None,
+                },
                 ambiguous: false,
             });
         }
         if call.is_write() {
             self.pacer.before_write(self.policy.write_gap);
         }
-        let reply = match self.transport(call, false, MAX_JSON_BYTES, false) {
-            Ok(reply) => reply,
-            Err(cause) => {
-                return match self.policy.decide_connection(attempt, fastrand::f64()) {
-                    Verdict::Retry { wait, .. } => Err(AttemptError::Retry {
-                        wait,
-                        ambiguous: call.is_write(),
-                        why: cause,
-                    }),
-                    Verdict::GiveUp { why } => {
-                        let hint = if cause.starts_with("no complete answer within") {
-                            format!(
-                                "\nhint: each attempt has {} ({REQUEST_DEADLINE_ENV}); the API did not finish answering in it",
-                                human(self.request_deadline)
-                            )
-                        } else {
-                            String::new()
-                        };
-                        Err(AttemptError::Fatal {
-                            error: self.env_error(format!(
-                                "github api: {}: {why}: {cause}{hint}",
-                                call.label()
-                            )),
-                            ambiguous: call.is_write(),
-                        })
-                    }
-                };
-            }
-        };
+        let reply = self
+            .transport(call, false, MAX_JSON_BYTES, false)
+            .map_err(|failure| self.after_transport_failure(call, attempt, failure))?;
         if (200..300).contains(&reply.status) {
             return Ok(reply);
         }
+        self.after_status(call, attempt, pass, reply)
+    }
+
+    /// The verdict on an attempt that got no complete answer.
+    fn after_transport_failure(
+        &self,
+        call: &Call,
+        attempt: u32,
+        failure: TransportError,
+    ) -> AttemptError {
+        let gave_up = match self.policy.decide_connection(attempt, fastrand::f64()) {
+            Verdict::Retry { wait, .. } => {
+                return AttemptError::Retry {
+                    wait,
+                    ambiguous: call.is_write(),
+                    why: Failure::Transport(failure),
+                };
+            }
+            Verdict::GiveUp(gave_up) => gave_up,
+        };
+        let request = self.scrub(call.label());
+        let error = match failure {
+            TransportError::TimedOut {
+                deadline,
+                run: None,
+            } => GitHubError::Timeout {
+                request,
+                deadline,
+                gave_up,
+            },
+            TransportError::TimedOut { run: Some(_), .. } | TransportError::RunOver { .. } => {
+                GitHubError::RunDeadline {
+                    request,
+                    deadline: self.run_deadline,
+                    last: Some(Failure::Transport(failure)),
+                    wait: None,
+                }
+            }
+            TransportError::Failed(_)
+            | TransportError::TooLarge { .. }
+            | TransportError::Invalid(_) => GitHubError::Connection {
+                request,
+                failure,
+                gave_up,
+            },
+        };
+        AttemptError::Fatal {
+            error,
+            ambiguous: call.is_write(),
+        }
+    }
+
+    /// The verdict on an answer that is not a success: passed to the caller, retried, or
+    /// the error it is.
+    fn after_status(
+        &self,
+        call: &Call,
+        attempt: u32,
+        pass: &[u16],
+        reply: Reply,
+    ) -> Result<Reply, AttemptError> {
         let facts = reply.facts();
         let throttled = facts.is_primary_rate_limit()
             || facts.is_secondary_rate_limit()
@@ -413,106 +440,80 @@ impl GitHubClient {
         if pass.contains(&reply.status) && !throttled && reply.status < 500 {
             return Ok(reply);
         }
-        let status_text = status_text(reply.status);
-        let message = github_message(&reply.body);
+        let (request, message) = self.scrubbed(call, &github_message(&reply.body));
+        let status = reply.status;
+        let fatal = |error| AttemptError::Fatal {
+            error,
+            ambiguous: false,
+        };
         if facts.is_not_accessible_by_integration() {
-            return Err(AttemptError::Fatal {
-                error: self.permission_error(call, &message),
-                ambiguous: false,
-            });
+            return Err(fatal(GitHubError::Forbidden {
+                request,
+                message,
+                permission: call.permission,
+            }));
         }
-        if reply.status == 401 {
-            return Err(AttemptError::Fatal {
-                error: Error::input(self.scrub(format!(
-                    "github api: {}: {status_text}: {message}\nhint: the token was refused; check the action's `token` input (GITHUB_TOKEN)",
-                    call.label()
-                ))),
-                ambiguous: false,
-            });
+        if status == 401 {
+            return Err(fatal(GitHubError::Unauthorized {
+                request,
+                status,
+                message,
+            }));
         }
         match self.policy.decide(&facts, attempt, fastrand::f64()) {
             Verdict::Retry { wait, cause } => Err(AttemptError::Retry {
                 wait,
                 ambiguous: call.is_write() && cause.is_ambiguous_for_writes(),
-                why: format!("{status_text} ({})", cause.describe()),
+                why: Failure::Status {
+                    status,
+                    cause: cause.describe(),
+                },
             }),
-            Verdict::GiveUp { why } => {
-                let mut text = format!("github api: {}: {status_text}", call.label());
-                if !message.is_empty() {
-                    text.push_str(": ");
-                    text.push_str(&message);
-                }
-                if reply.status >= 429 || reply.status == 403 {
-                    text.push_str(" (");
-                    text.push_str(&why);
-                    text.push(')');
-                }
-                if reply.status == 404 {
-                    text.push_str("\nhint: a private repository also answers 404 when the token cannot read it");
-                }
-                Err(AttemptError::Fatal {
-                    error: self.env_error(text),
-                    ambiguous: call.is_write() && reply.status >= 500,
-                })
-            }
+            Verdict::GiveUp(gave_up) => Err(AttemptError::Fatal {
+                error: if gave_up.is_rate_limit() {
+                    GitHubError::RateLimited {
+                        request,
+                        status,
+                        message,
+                        gave_up,
+                    }
+                } else {
+                    GitHubError::Status {
+                        request,
+                        status,
+                        message,
+                        gave_up,
+                    }
+                },
+                ambiguous: call.is_write() && status >= 500,
+            }),
         }
-    }
-
-    fn permission_error(&self, call: &Call, message: &str) -> Error {
-        let needs = match call.permission {
-            Permission::None => String::new(),
-            p => format!(": the workflow token lacks `{p}`"),
-        };
-        Error::input(self.scrub(format!(
-            "github api: {}: 403 Forbidden: {message}{needs}\n{}",
-            call.label(),
-            permissions_hint(call.permission)
-        )))
-    }
-
-    /// "the run's deadline (10m, LOOPGUARD_CI_DEADLINE)".
-    fn run_deadline_text(&self) -> String {
-        format!(
-            "the run's deadline ({}, {RUN_DEADLINE_ENV})",
-            human(self.run_deadline)
-        )
     }
 
     /// Waits before a retry, unless the wait (and a retry after it) would pass the run's
     /// deadline; `why` is what the last attempt met.
-    fn wait(&self, wait: Duration, call: &Call, why: &str) -> Result<(), Error> {
+    fn wait(&self, wait: Duration, call: &Call, why: Failure) -> Result<(), GitHubError> {
         let scaled = wait.mul_f64(self.pacer.scale());
         let now = Instant::now();
-        if now >= self.deadline {
-            let passed = if why.contains("the run's deadline") {
-                String::new()
-            } else {
-                format!("; {} has passed", self.run_deadline_text())
-            };
-            return Err(self.env_error(format!(
-                "github api: {}: {why}{passed}\nhint: raise {RUN_DEADLINE_ENV} (e.g. 20m) when the API is only slow",
-                call.label(),
-            )));
-        }
-        if now + scaled > self.deadline {
-            return Err(self.env_error(format!(
-                "github api: {}: {why}; giving up: waiting {}s more would pass {}",
-                call.label(),
-                wait.as_secs(),
-                self.run_deadline_text()
-            )));
+        if now >= self.deadline || now + scaled > self.deadline {
+            return Err(GitHubError::RunDeadline {
+                request: self.scrub(call.label()),
+                deadline: self.run_deadline,
+                last: Some(why),
+                wait: (now < self.deadline).then_some(wait),
+            });
         }
         self.pacer.sleep(wait);
         Ok(())
     }
 
     /// Sends `call`, retrying as the policy allows; statuses in `pass` are returned.
-    pub(crate) fn send(&self, call: &Call, pass: &[u16]) -> Result<Reply, Error> {
+    pub(crate) fn send(&self, call: &Call, pass: &[u16]) -> Result<Reply, GitHubError> {
         let mut attempt = 1;
         loop {
             match self.attempt(call, attempt, pass) {
                 Ok(reply) => return Ok(reply),
-                Err(AttemptError::Retry { wait, why, .. }) => self.wait(wait, call, &why)?,
+                Err(AttemptError::Retry { wait, why, .. }) => self.wait(wait, call, why)?,
                 Err(AttemptError::Fatal { error, .. }) => return Err(error),
             }
             attempt += 1;
@@ -525,7 +526,7 @@ impl GitHubClient {
         call: &Call,
         summary: String,
         pass: &[u16],
-    ) -> Result<Option<Reply>, Error> {
+    ) -> Result<Option<Reply>, GitHubError> {
         if self.record_if_dry(call, summary) {
             return Ok(None);
         }
@@ -552,9 +553,9 @@ impl GitHubClient {
     pub(crate) fn create_once<T>(
         &self,
         call: &Call,
-        decode: impl Fn(&Reply) -> Result<T, Error>,
-        recheck: impl Fn(&Self) -> Result<Option<T>, Error>,
-    ) -> Result<T, Error> {
+        decode: impl Fn(&Reply) -> Result<T, GitHubError>,
+        recheck: impl Fn(&Self) -> Result<Option<T>, GitHubError>,
+    ) -> Result<T, GitHubError> {
         let mut attempt = 1;
         let mut ambiguous = false;
         loop {
@@ -569,7 +570,7 @@ impl GitHubClient {
                     why,
                 }) => {
                     ambiguous |= maybe_applied;
-                    self.wait(wait, call, &why)?;
+                    self.wait(wait, call, why)?;
                 }
                 Err(AttemptError::Fatal {
                     error,
@@ -592,15 +593,12 @@ impl GitHubClient {
         &self,
         call: &Call,
         reply: &Reply,
-    ) -> Result<T, Error> {
+    ) -> Result<T, GitHubError> {
         let de = &mut serde_json::Deserializer::from_slice(&reply.body);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            self.env_error(format!(
-                "github api: {}: unexpected payload at `{}`: {}",
-                call.label(),
-                e.path(),
-                e.inner()
-            ))
+        serde_path_to_error::deserialize(de).map_err(|e| GitHubError::Payload {
+            request: self.scrub(call.label()),
+            at: e.path().to_string(),
+            reason: self.scrub(e.inner().to_string()),
         })
     }
 
@@ -612,7 +610,7 @@ impl GitHubClient {
         shape: PageShape,
         permission: Permission,
         pass: &[u16],
-    ) -> Result<Paged<T>, Error> {
+    ) -> Result<Paged<T>, GitHubError> {
         let mut call = Call::get(with_per_page(path), permission);
         let mut items = Vec::new();
         for _ in 0..self.page_cap {
@@ -633,13 +631,10 @@ impl GitHubClient {
                     } else {
                         list
                     };
-                    serde_path_to_error::deserialize(list).map_err(|e| {
-                        self.env_error(format!(
-                            "github api: {}: unexpected payload at `{field}.{}`: {}",
-                            call.label(),
-                            e.path(),
-                            e.inner()
-                        ))
+                    serde_path_to_error::deserialize(list).map_err(|e| GitHubError::Payload {
+                        request: self.scrub(call.label()),
+                        at: format!("{field}.{}", e.path()),
+                        reason: self.scrub(e.inner().to_string()),
                     })?
                 }
             };
@@ -652,11 +647,10 @@ impl GitHubClient {
                 }
             }
         }
-        Err(self.env_error(format!(
-            "github api: {}: more than {} pages; refusing to read further",
-            call.label(),
-            self.page_cap
-        )))
+        Err(GitHubError::TooManyPages {
+            request: self.scrub(call.label()),
+            pages: self.page_cap,
+        })
     }
 
     /// A paged listing read page by page (`per_page=100`): after each page `more` is
@@ -670,7 +664,7 @@ impl GitHubClient {
         permission: Permission,
         max_pages: usize,
         mut more: impl FnMut(&[T], Option<usize>) -> bool,
-    ) -> Result<(Vec<T>, bool), Error> {
+    ) -> Result<(Vec<T>, bool), GitHubError> {
         let mut call = Call::get(with_per_page(path), permission);
         let mut items = Vec::new();
         let cap = self.page_cap.max(max_pages);
@@ -690,10 +684,10 @@ impl GitHubClient {
                 None => return Ok((items, false)),
             }
         }
-        Err(self.env_error(format!(
-            "github api: {}: more than {cap} pages; refusing to read further",
-            call.label()
-        )))
+        Err(GitHubError::TooManyPages {
+            request: self.scrub(call.label()),
+            pages: cap,
+        })
     }
 
     /// Every item of a paged listing, no status passed through.
@@ -702,33 +696,33 @@ impl GitHubClient {
         path: &str,
         shape: PageShape,
         permission: Permission,
-    ) -> Result<Vec<T>, Error> {
+    ) -> Result<Vec<T>, GitHubError> {
         match self.get_paged(path, shape, permission, &[])? {
             Paged::Items(items) => Ok(items),
-            Paged::Status(status) => Err(self.env_error(format!(
-                "github api: GET {path}: unexpected {}",
-                status_text(status)
-            ))),
+            Paged::Status(status) => Err(GitHubError::UnexpectedStatus {
+                request: self.scrub(format!("GET {path}")),
+                status,
+            }),
         }
     }
 
     /// A `next` link must stay on the API host: the token goes only there.
-    pub(crate) fn check_same_origin(&self, call: &Call, next: &str) -> Result<(), Error> {
-        let uri: Uri = next.parse().map_err(|_| {
-            self.env_error(format!(
-                "github api: {}: invalid next link `{next}`",
-                call.label()
-            ))
-        })?;
+    pub(crate) fn check_same_origin(&self, call: &Call, next: &str) -> Result<(), GitHubError> {
+        let bad = |problem| GitHubError::BadLink {
+            request: self.scrub(call.label()),
+            problem,
+        };
+        let uri: Uri = next
+            .parse()
+            .map_err(|_| bad(LinkProblem::InvalidNext(self.scrub(next.to_owned()))))?;
         if uri.authority().is_none()
             || (uri.scheme() == self.api_uri.scheme()
                 && uri.authority() == self.api_uri.authority())
         {
             Ok(())
         } else {
-            Err(self.env_error(format!(
-                "github api: {}: next link leaves the API host: `{next}`",
-                call.label()
+            Err(bad(LinkProblem::NextLeavesHost(
+                self.scrub(next.to_owned()),
             )))
         }
     }
@@ -740,71 +734,73 @@ impl GitHubClient {
         first: &Call,
         limit: usize,
         pass: &[u16],
-    ) -> Result<Reply, Error> {
+    ) -> Result<Reply, GitHubError> {
         let mut reply = self.send(first, &[301, 302, 303, 307, 308, 404, 410])?;
         let mut hops = 0;
+        let bad = |problem| GitHubError::BadLink {
+            request: self.scrub(first.label()),
+            problem,
+        };
         while matches!(reply.status, 301 | 302 | 303 | 307 | 308) {
             hops += 1;
             let location = reply
                 .header("location")
                 .map(str::to_owned)
                 .filter(|_| hops <= MAX_REDIRECTS)
-                .ok_or_else(|| {
-                    self.env_error(format!(
-                        "github api: {}: redirect without a usable location",
-                        first.label()
-                    ))
-                })?;
-            let target: Uri = location.parse().map_err(|_| {
-                self.env_error(format!(
-                    "github api: {}: invalid redirect target",
-                    first.label()
-                ))
-            })?;
+                .ok_or_else(|| bad(LinkProblem::RedirectWithoutLocation))?;
+            let target: Uri = location
+                .parse()
+                .map_err(|_| bad(LinkProblem::InvalidRedirect))?;
             let same_host = target.authority().is_none()
                 || (target.scheme() == self.api_uri.scheme()
                     && target.authority() == self.api_uri.authority());
             let hop = Call::get(location, first.permission);
-            let mut attempt = 1;
-            reply = loop {
-                let result = self.transport(&hop, !same_host, limit, true);
-                let verdict = match &result {
-                    Ok(r) if r.status < 500 => break r.clone(),
-                    Ok(r) => self.policy.decide(&r.facts(), attempt, fastrand::f64()),
-                    Err(_) => self.policy.decide_connection(attempt, fastrand::f64()),
-                };
-                match verdict {
-                    Verdict::Retry { wait, .. } => {
-                        let why = match &result {
-                            Ok(r) => status_text(r.status),
-                            Err(e) => e.clone(),
-                        };
-                        self.wait(wait, first, &why)?;
-                    }
-                    Verdict::GiveUp { why } => {
-                        let detail = match result {
-                            Ok(r) => status_text(r.status),
-                            Err(e) => e,
-                        };
-                        // The host is not GitHub's API; its URL carries a signature, so
-                        // only the endpoint that redirected is named.
-                        return Err(self.env_error(format!(
-                            "github api: {}: download failed: {detail} ({why})",
-                            first.label()
-                        )));
-                    }
-                }
-                attempt += 1;
-            };
+            reply = self.follow(first, &hop, !same_host, limit)?;
         }
         if (200..300).contains(&reply.status) || pass.contains(&reply.status) {
             Ok(reply)
         } else {
-            Err(self.env_error(format!(
-                "github api: {}: download answered {}",
-                first.label(),
-                status_text(reply.status)
-            )))
+            Err(GitHubError::UnexpectedStatus {
+                request: self.scrub(first.label()),
+                status: reply.status,
+            })
+        }
+    }
+
+    /// One redirect hop of a download, retried on 5xx and connection errors. The host
+    /// may not be GitHub's API and its URL carries a signature, so errors name only the
+    /// endpoint that redirected (`first`).
+    fn follow(
+        &self,
+        first: &Call,
+        hop: &Call,
+        external: bool,
+        limit: usize,
+    ) -> Result<Reply, GitHubError> {
+        let mut attempt = 1;
+        loop {
+            let (verdict, failure) = match self.transport(hop, external, limit, true) {
+                Ok(r) if r.status < 500 => return Ok(r),
+                Ok(r) => (
+                    self.policy.decide(&r.facts(), attempt, fastrand::f64()),
+                    Failure::Answered { status: r.status },
+                ),
+                Err(e) => (
+                    self.policy.decide_connection(attempt, fastrand::f64()),
+                    Failure::Transport(e),
+                ),
+            };
+            match verdict {
+                Verdict::Retry { wait, .. } => self.wait(wait, first, failure)?,
+                Verdict::GiveUp(gave_up) => {
+                    return Err(GitHubError::Download {
+                        request: self.scrub(first.label()),
+                        failure,
+                        gave_up,
+                    });
+                }
+            }
+            attempt += 1;
         }
     }
 }
@@ -816,7 +812,7 @@ pub(crate) enum Paged<T> {
 }
 
 /// A duration as the deadlines are written: `30s`, `10m`, `2h`, `90s`.
-pub(crate) fn human(d: Duration) -> String {
+pub(super) fn human(d: Duration) -> String {
     let secs = d.as_secs();
     if secs == 0 {
         format!("{}ms", d.as_millis())
@@ -829,7 +825,7 @@ pub(crate) fn human(d: Duration) -> String {
     }
 }
 
-fn status_text(status: u16) -> String {
+pub(super) fn status_text(status: u16) -> String {
     match StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())

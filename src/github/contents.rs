@@ -4,15 +4,15 @@ use base64::Engine;
 
 use super::client::{Call, GitHubClient};
 use super::encode;
+use super::error::GitHubError;
 use super::permissions::Permission;
 use super::types::{ContentFile, DirEntry, User};
-use crate::error::Error;
 
 impl GitHubClient {
     /// A file's bytes at `git_ref` (branch, tag or sha) — `GET /repos/{o}/{r}/contents/{path}
     /// ?ref=…`, 1 request (+1 for files over 1 MB, which GitHub only serves raw). `None`
     /// when the file or the ref does not exist.
-    pub fn file_at(&self, path: &str, git_ref: &str) -> Result<Option<Vec<u8>>, Error> {
+    pub fn file_at(&self, path: &str, git_ref: &str) -> Result<Option<Vec<u8>>, GitHubError> {
         let call = self.contents_call(path, git_ref);
         let reply = self.send(&call, &[404])?;
         if reply.status == 404 {
@@ -20,27 +20,28 @@ impl GitHubClient {
         }
         let value: serde_json::Value = self.decode(&call, &reply)?;
         if value.is_array() {
-            return Err(Error::input(format!(
-                "`{path}` at `{git_ref}` is a directory, not a file"
-            )));
+            return Err(GitHubError::NotAFile {
+                path: path.to_owned(),
+                git_ref: git_ref.to_owned(),
+                kind: "directory".to_owned(),
+            });
         }
         let file: ContentFile = self.decode(&call, &reply)?;
         if file.kind != "file" && !file.kind.is_empty() {
-            return Err(Error::input(format!(
-                "`{path}` at `{git_ref}` is a {}, not a file",
-                file.kind
-            )));
+            return Err(GitHubError::NotAFile {
+                path: path.to_owned(),
+                git_ref: git_ref.to_owned(),
+                kind: file.kind,
+            });
         }
         if file.encoding == "base64" {
             let packed: String = file.content.split_whitespace().collect();
             return base64::engine::general_purpose::STANDARD
                 .decode(packed)
                 .map(Some)
-                .map_err(|e| {
-                    Error::env(format!(
-                        "github api: GET {}/contents/{path}: invalid base64 content: {e}",
-                        self.repo_path()
-                    ))
+                .map_err(|e| GitHubError::BadContent {
+                    request: format!("GET {}/contents/{path}", self.repo_path()),
+                    reason: e.to_string(),
                 });
         }
         if file.size == 0 && file.content.is_empty() {
@@ -58,7 +59,7 @@ impl GitHubClient {
     /// The paths of the files directly in directory `path` at `git_ref` — `GET
     /// /repos/{o}/{r}/contents/{path}?ref=…`, 1 request. Empty when the directory or the
     /// ref does not exist.
-    pub fn files_in_dir(&self, path: &str, git_ref: &str) -> Result<Vec<String>, Error> {
+    pub fn files_in_dir(&self, path: &str, git_ref: &str) -> Result<Vec<String>, GitHubError> {
         let call = self.contents_call(path, git_ref);
         let reply = self.send(&call, &[404])?;
         if reply.status == 404 {
@@ -87,10 +88,24 @@ impl GitHubClient {
         Call::get(url, Permission::ContentsRead)
     }
 
+    /// The token's own login, for tokens that have one: comments written with a personal
+    /// token are authored by its user. A workflow's installation token (`ghs_`) has none,
+    /// and is not asked.
+    pub fn own_login(&self) -> Result<Option<String>, GitHubError> {
+        if self
+            .secret
+            .as_deref()
+            .is_some_and(|t| t.starts_with("ghs_"))
+        {
+            return Ok(None);
+        }
+        self.authenticated_login()
+    }
+
     /// The token's login — `GET /user`, 1 request. `None` for tokens that have no user
     /// (a workflow's installation token answers 403): their comments are authored by
     /// `github-actions[bot]`.
-    pub fn authenticated_login(&self) -> Result<Option<String>, Error> {
+    pub fn authenticated_login(&self) -> Result<Option<String>, GitHubError> {
         let call = Call::get("/user", Permission::None);
         let reply = self.send(&call, &[401, 403, 404])?;
         if reply.status != 200 {

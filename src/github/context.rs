@@ -1,30 +1,29 @@
-//! The workflow's trigger read from the Actions environment: the `GITHUB_*` variables and
-//! the payload file, parsed by the core's `github::event::parse_event`.
+//! The workflow's trigger read from the Actions environment: the `GITHUB_*` variables
+//! (captured at start-up, `crate::settings`) and the payload file, parsed by the core's
+//! `github::event::parse_event`.
 
+use loopguard_core::error::EventError;
 use loopguard_core::github::event::{ActionsVars, CiContext, parse_event};
 
-use crate::error::Error;
+use super::error::GitHubError;
 
-/// Reads the variables (through `lookup`) and the payload file they point at.
-pub fn ci_context(lookup: impl Fn(&str) -> Option<String>) -> Result<CiContext, Error> {
-    let vars = ActionsVars::from_lookup(lookup);
+/// Reads the payload file the variables point at, and the trigger from both.
+pub fn ci_context(vars: &ActionsVars) -> Result<CiContext, GitHubError> {
     let payload = match &vars.event_path {
-        Some(path) => std::fs::read_to_string(path).map_err(|e| {
-            Error::input(format!(
-                "GITHUB_EVENT_PATH ({}): cannot read: {e}",
-                path.display()
-            ))
+        Some(path) => std::fs::read_to_string(path).map_err(|source| GitHubError::EventFile {
+            path: path.clone(),
+            source,
         })?,
-        None if vars.event_name.is_empty() => {
-            return Err(Error::input(
-                "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set\nhint: `loopguard ci` runs inside a GitHub Actions job",
-            ));
-        }
         None => {
-            return Err(Error::input(
-                "GITHUB_EVENT_PATH is not set\nhint: `loopguard ci` runs inside a GitHub Actions job",
-            ));
+            return Err(GitHubError::Event(EventError::Unset {
+                name: if vars.event_name.is_empty() {
+                    "GITHUB_EVENT_NAME"
+                } else {
+                    "GITHUB_EVENT_PATH"
+                },
+                detail: String::new(),
+            }));
         }
     };
-    Ok(parse_event(&vars, &payload)?)
+    Ok(parse_event(vars, &payload)?)
 }

@@ -4,10 +4,10 @@
 
 use super::client::{Call, GitHubClient, Paged};
 use super::encode;
+use super::error::GitHubError;
 use super::paging::PageShape;
 use super::permissions::Permission;
 use super::types::{Issue, IssueComment, PullRequest};
-use crate::error::Error;
 
 /// What a repository-wide comment scan found.
 #[derive(Debug)]
@@ -25,7 +25,7 @@ impl GitHubClient {
     pub fn closed_pull_requests_since(
         &self,
         since: jiff::Timestamp,
-    ) -> Result<Vec<PullRequest>, Error> {
+    ) -> Result<Vec<PullRequest>, GitHubError> {
         let path = format!(
             "{}/pulls?state=closed&sort=updated&direction=desc",
             self.repo_path()
@@ -54,7 +54,7 @@ impl GitHubClient {
         &self,
         since: jiff::Timestamp,
         budget: usize,
-    ) -> Result<CommentScan, Error> {
+    ) -> Result<CommentScan, GitHubError> {
         let path = format!(
             "{}/issues/comments?sort=updated&direction=asc&since={}",
             self.repo_path(),
@@ -83,7 +83,7 @@ impl GitHubClient {
     }
 
     /// One issue or PR comment — `GET /repos/{o}/{r}/issues/comments/{id}`, 1 request.
-    pub fn comment(&self, id: u64) -> Result<IssueComment, Error> {
+    pub fn comment(&self, id: u64) -> Result<IssueComment, GitHubError> {
         let call = Call::get(
             format!("{}/issues/comments/{id}", self.repo_path()),
             Permission::PullRequestsRead,
@@ -93,7 +93,7 @@ impl GitHubClient {
     }
 
     /// One issue (or PR, as an issue) — `GET /repos/{o}/{r}/issues/{n}`, 1 request.
-    pub fn issue(&self, number: u64) -> Result<Issue, Error> {
+    pub fn issue(&self, number: u64) -> Result<Issue, GitHubError> {
         let call = Call::get(
             format!("{}/issues/{number}", self.repo_path()),
             Permission::IssuesWrite,
@@ -105,7 +105,7 @@ impl GitHubClient {
     /// Issues (PRs left out) carrying `label`, in `state` (`open`, `closed`, `all`) —
     /// `GET /repos/{o}/{r}/issues?state=…&labels=…`, 1 request per 100. A label that does
     /// not exist gives an empty list.
-    pub fn issues_with_label(&self, label: &str, state: &str) -> Result<Vec<Issue>, Error> {
+    pub fn issues_with_label(&self, label: &str, state: &str) -> Result<Vec<Issue>, GitHubError> {
         let path = format!(
             "{}/issues?state={}&labels={}",
             self.repo_path(),
@@ -130,7 +130,7 @@ impl GitHubClient {
     /// A user's permission on the repository (`admin`, `write`, `read`, `none`; `maintain`
     /// reads as `write`, `triage` as `read`) — `GET /repos/{o}/{r}/collaborators/{user}
     /// /permission`, 1 request. `None` when GitHub knows no such user here (404).
-    pub fn permission_of(&self, login: &str) -> Result<Option<String>, Error> {
+    pub fn permission_of(&self, login: &str) -> Result<Option<String>, GitHubError> {
         let call = Call::get(
             format!(
                 "{}/collaborators/{}/permission",

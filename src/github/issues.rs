@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use super::client::{Call, GitHubClient};
 use super::dry_run::describe_body;
 use super::encode;
+use super::error::GitHubError;
 use super::paging::PageShape;
 use super::permissions::Permission;
 use super::types::{Issue, IssueComment, Label, OpenState};
-use crate::error::Error;
 
 /// How far back an ambiguous create looks for the object it may have made: generous, for
 /// clock skew between this runner and GitHub.
@@ -31,7 +31,7 @@ impl GitHubClient {
 
     /// A repository label — `GET /repos/{o}/{r}/labels/{name}`, 1 request; `None` if
     /// there is none.
-    pub fn label(&self, name: &str) -> Result<Option<Label>, Error> {
+    pub fn label(&self, name: &str) -> Result<Option<Label>, GitHubError> {
         let call = Call::get(
             format!("{}/labels/{}", self.repo_path(), encode::component(name)),
             Permission::IssuesWrite,
@@ -45,7 +45,12 @@ impl GitHubClient {
 
     /// Creates a repository label — `POST /repos/{o}/{r}/labels`, 1 request (+1 when it
     /// already exists: then the existing one is returned).
-    pub fn create_label(&self, name: &str, color: &str, description: &str) -> Result<Label, Error> {
+    pub fn create_label(
+        &self,
+        name: &str,
+        color: &str,
+        description: &str,
+    ) -> Result<Label, GitHubError> {
         let call = Call::with_json(
             Method::POST,
             format!("{}/labels", self.repo_path()),
@@ -69,7 +74,12 @@ impl GitHubClient {
     }
 
     /// The label, created if missing — 1 request when it exists, 2 otherwise.
-    pub fn ensure_label(&self, name: &str, color: &str, description: &str) -> Result<Label, Error> {
+    pub fn ensure_label(
+        &self,
+        name: &str,
+        color: &str,
+        description: &str,
+    ) -> Result<Label, GitHubError> {
         match self.label(name)? {
             Some(label) => Ok(label),
             None => self.create_label(name, color, description),
@@ -77,14 +87,14 @@ impl GitHubClient {
     }
 
     /// Labels on an issue or PR — `GET /repos/{o}/{r}/issues/{n}/labels`, 1 request per 100.
-    pub fn issue_labels(&self, issue: u64) -> Result<Vec<Label>, Error> {
+    pub fn issue_labels(&self, issue: u64) -> Result<Vec<Label>, GitHubError> {
         let path = format!("{}/issues/{issue}/labels", self.repo_path());
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 
     /// Adds labels to an issue or PR (idempotent) — `POST /repos/{o}/{r}/issues/{n}/labels`,
     /// 1 request. Returns the issue's labels afterwards (in dry-run: the ones asked for).
-    pub fn add_labels(&self, issue: u64, names: &[&str]) -> Result<Vec<Label>, Error> {
+    pub fn add_labels(&self, issue: u64, names: &[&str]) -> Result<Vec<Label>, GitHubError> {
         let call = Call::with_json(
             Method::POST,
             format!("{}/issues/{issue}/labels", self.repo_path()),
@@ -105,7 +115,7 @@ impl GitHubClient {
 
     /// Removes a label from an issue or PR — `DELETE /repos/{o}/{r}/issues/{n}/labels/{name}`,
     /// 1 request. `false` when it was not there (404).
-    pub fn remove_label(&self, issue: u64, name: &str) -> Result<bool, Error> {
+    pub fn remove_label(&self, issue: u64, name: &str) -> Result<bool, GitHubError> {
         let call = Call {
             method: Method::DELETE,
             ..Call::get(
@@ -131,13 +141,17 @@ impl GitHubClient {
 
     /// Comments on an issue or PR, oldest first — `GET /repos/{o}/{r}/issues/{n}/comments`,
     /// 1 request per 100.
-    pub fn issue_comments(&self, issue: u64) -> Result<Vec<IssueComment>, Error> {
+    pub fn issue_comments(&self, issue: u64) -> Result<Vec<IssueComment>, GitHubError> {
         let path = format!("{}/issues/{issue}/comments", self.repo_path());
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 
     /// Comments updated since `since` (RFC 3339).
-    fn issue_comments_since(&self, issue: u64, since: &str) -> Result<Vec<IssueComment>, Error> {
+    fn issue_comments_since(
+        &self,
+        issue: u64,
+        since: &str,
+    ) -> Result<Vec<IssueComment>, GitHubError> {
         let path = format!(
             "{}/issues/{issue}/comments?since={}",
             self.repo_path(),
@@ -157,7 +171,7 @@ impl GitHubClient {
         issue: u64,
         body: &str,
         marker: &str,
-    ) -> Result<IssueComment, Error> {
+    ) -> Result<IssueComment, GitHubError> {
         debug_assert!(body.contains(marker), "the body carries its marker");
         let call = Call::with_json(
             Method::POST,
@@ -188,7 +202,7 @@ impl GitHubClient {
     }
 
     /// Replaces a comment's body — `PATCH /repos/{o}/{r}/issues/comments/{id}`, 1 request.
-    pub fn update_comment(&self, comment_id: u64, body: &str) -> Result<IssueComment, Error> {
+    pub fn update_comment(&self, comment_id: u64, body: &str) -> Result<IssueComment, GitHubError> {
         let call = Call::with_json(
             Method::PATCH,
             format!("{}/issues/comments/{comment_id}", self.repo_path()),
@@ -213,7 +227,7 @@ impl GitHubClient {
 
     /// Open issues (PRs left out) carrying `label` — `GET /repos/{o}/{r}/issues?state=open
     /// &labels=…`, 1 request per 100. A label that does not exist gives an empty list.
-    pub fn open_issues_with_label(&self, label: &str) -> Result<Vec<Issue>, Error> {
+    pub fn open_issues_with_label(&self, label: &str) -> Result<Vec<Issue>, GitHubError> {
         self.issues_with_label(label, "open")
     }
 
@@ -224,7 +238,7 @@ impl GitHubClient {
         &self,
         marker: &str,
         label: Option<&str>,
-    ) -> Result<Vec<Issue>, Error> {
+    ) -> Result<Vec<Issue>, GitHubError> {
         let issues = match label {
             Some(label) => self.open_issues_with_label(label)?,
             None => {
@@ -250,7 +264,7 @@ impl GitHubClient {
         body: &str,
         labels: &[&str],
         marker: &str,
-    ) -> Result<Issue, Error> {
+    ) -> Result<Issue, GitHubError> {
         debug_assert!(body.contains(marker), "the body carries its marker");
         let call = Call::with_json(
             Method::POST,
@@ -296,7 +310,7 @@ impl GitHubClient {
     }
 
     /// Changes an issue — `PATCH /repos/{o}/{r}/issues/{n}`, 1 request.
-    pub fn update_issue(&self, number: u64, update: &IssueUpdate) -> Result<Issue, Error> {
+    pub fn update_issue(&self, number: u64, update: &IssueUpdate) -> Result<Issue, GitHubError> {
         let mut fields = serde_json::Map::new();
         if let Some(title) = &update.title {
             fields.insert("title".into(), json!(title));
@@ -341,9 +355,10 @@ impl GitHubClient {
     }
 }
 
-/// The `since` of an ambiguous create's re-check, taken before the first attempt.
+/// The `since` of an ambiguous create's re-check, taken before the first attempt: by the
+/// system's clock, which GitHub's timestamps are compared with.
 fn recheck_since() -> String {
-    let since = jiff::Timestamp::now()
+    let since = crate::settings::wall_clock()
         .checked_sub(RECHECK_WINDOW)
         .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     since.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()

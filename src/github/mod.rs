@@ -12,6 +12,7 @@ pub mod context;
 mod dashboard;
 mod dry_run;
 mod encode;
+mod error;
 mod issues;
 mod paging;
 mod permissions;
@@ -23,11 +24,10 @@ pub use loopguard_core::github::{event, sticky, types};
 
 pub use actions::RunFilter;
 pub use builder::GitHubClientBuilder;
-pub use client::{
-    DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, MAX_LOG_BYTES, TIME_SCALE_ENV,
-};
+pub use client::{DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, MAX_LOG_BYTES};
 pub use dashboard::CommentScan;
 pub use dry_run::PlannedWrite;
+pub use error::{Failure, GitHubError, LinkProblem, TransportError};
 pub use event::{CiContext, EventKind};
 pub use issues::IssueUpdate;
 pub use permissions::{Permission, permissions_hint};

@@ -35,9 +35,9 @@ impl fmt::Display for Permission {
     }
 }
 
-/// The `permissions:` block loopguard's CI step needs, as a `hint:` to print.
+/// The `permissions:` block loopguard's CI step needs, as the hint of the error.
 pub fn permissions_hint(missing: Permission) -> String {
-    let mut hint = String::from("hint: grant the job the permissions loopguard needs:\n");
+    let mut hint = String::from("grant the job the permissions loopguard needs:\n");
     hint.push_str("  permissions:\n");
     for p in [
         Permission::ContentsRead,

@@ -2,15 +2,15 @@
 
 use super::client::{Call, GitHubClient, Paged};
 use super::encode;
+use super::error::GitHubError;
 use super::paging::{PageShape, next_link};
 use super::permissions::Permission;
 use super::types::{Commit, CommitFile, PullRequest};
-use crate::error::Error;
 use crate::iteration::CommitId;
 
 impl GitHubClient {
     /// `GET /repos/{o}/{r}/pulls/{number}` — 1 request.
-    pub fn pull_request(&self, number: u64) -> Result<PullRequest, Error> {
+    pub fn pull_request(&self, number: u64) -> Result<PullRequest, GitHubError> {
         let call = Call::get(
             format!("{}/pulls/{number}", self.repo_path()),
             Permission::PullRequestsRead,
@@ -21,14 +21,14 @@ impl GitHubClient {
 
     /// The PR's commits, oldest first (GitHub lists at most 250) —
     /// `GET /repos/{o}/{r}/pulls/{number}/commits`, 1 request per 100 commits.
-    pub fn pull_request_commits(&self, number: u64) -> Result<Vec<Commit>, Error> {
+    pub fn pull_request_commits(&self, number: u64) -> Result<Vec<Commit>, GitHubError> {
         let path = format!("{}/pulls/{number}/commits", self.repo_path());
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 
     /// One commit with all its changed files — `GET /repos/{o}/{r}/commits/{sha}`,
     /// 1 request per 300 files (GitHub's page size for files; 3,000 files at most).
-    pub fn commit(&self, sha: &CommitId) -> Result<Commit, Error> {
+    pub fn commit(&self, sha: &CommitId) -> Result<Commit, GitHubError> {
         let mut call = Call::get(
             format!(
                 "{}/commits/{}",
@@ -74,7 +74,10 @@ impl GitHubClient {
 
     /// PRs GitHub associates with a commit — `GET /repos/{o}/{r}/commits/{sha}/pulls`,
     /// 1 request per 100 PRs. An unknown commit (404/422) gives an empty list.
-    pub fn pull_requests_for_commit(&self, sha: &CommitId) -> Result<Vec<PullRequest>, Error> {
+    pub fn pull_requests_for_commit(
+        &self,
+        sha: &CommitId,
+    ) -> Result<Vec<PullRequest>, GitHubError> {
         let path = format!(
             "{}/commits/{}/pulls",
             self.repo_path(),
@@ -93,7 +96,7 @@ impl GitHubClient {
 
     /// Open PRs, optionally only those from `head` (`owner:branch`) —
     /// `GET /repos/{o}/{r}/pulls?state=open`, 1 request per 100 PRs.
-    pub fn open_pull_requests(&self, head: Option<&str>) -> Result<Vec<PullRequest>, Error> {
+    pub fn open_pull_requests(&self, head: Option<&str>) -> Result<Vec<PullRequest>, GitHubError> {
         let mut path = format!("{}/pulls?state=open", self.repo_path());
         if let Some(head) = head {
             path.push_str("&head=");
@@ -110,7 +113,7 @@ impl GitHubClient {
         &self,
         sha: &CommitId,
         head_hint: Option<(&str, &str)>,
-    ) -> Result<Vec<PullRequest>, Error> {
+    ) -> Result<Vec<PullRequest>, GitHubError> {
         let is_open_at = |pr: &PullRequest| &pr.head.sha == sha && pr.is_open();
         let found: Vec<_> = self
             .pull_requests_for_commit(sha)?

@@ -80,7 +80,59 @@ pub enum Verdict {
     /// Wait, then send again.
     Retry { wait: Duration, cause: RetryCause },
     /// Retrying would not help, or would wait longer than allowed.
-    GiveUp { why: String },
+    GiveUp(GiveUp),
+}
+
+/// Why the retry loop stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiveUp {
+    /// The token lacks a permission: asking again changes nothing.
+    MissingPermission,
+    /// A status that is not retried (4xx other than the throttles).
+    NotRetried { status: u16 },
+    /// As many attempts as the policy allows failed this way.
+    Exhausted { cause: RetryCause, attempts: u32 },
+    /// GitHub asks to wait longer than loopguard waits.
+    WaitTooLong {
+        cause: RetryCause,
+        wait: Duration,
+        max: Duration,
+    },
+}
+
+impl GiveUp {
+    /// Whether a rate limit is why.
+    pub fn is_rate_limit(self) -> bool {
+        let cause = match self {
+            GiveUp::Exhausted { cause, .. } | GiveUp::WaitTooLong { cause, .. } => cause,
+            GiveUp::MissingPermission | GiveUp::NotRetried { .. } => return false,
+        };
+        matches!(
+            cause,
+            RetryCause::PrimaryRateLimit
+                | RetryCause::SecondaryRateLimit
+                | RetryCause::TooManyRequests
+        )
+    }
+}
+
+impl std::fmt::Display for GiveUp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GiveUp::MissingPermission => f.write_str("missing permission"),
+            GiveUp::NotRetried { status } => write!(f, "status {status} is not retried"),
+            GiveUp::Exhausted { cause, attempts } => {
+                write!(f, "{} after {attempts} attempts", cause.describe())
+            }
+            GiveUp::WaitTooLong { cause, wait, max } => write!(
+                f,
+                "{}: GitHub asks to wait {}s, more than the {}s loopguard waits",
+                cause.describe(),
+                wait.as_secs(),
+                max.as_secs()
+            ),
+        }
+    }
 }
 
 /// Bounds on retrying.
@@ -129,9 +181,7 @@ impl RetryPolicy {
     /// What to do after the `attempt`-th response (1-based) failed with `facts`.
     pub fn decide(&self, facts: &ResponseFacts, attempt: u32, jitter: f64) -> Verdict {
         let (wait, cause) = if facts.is_not_accessible_by_integration() {
-            return Verdict::GiveUp {
-                why: "missing permission".into(),
-            };
+            return Verdict::GiveUp(GiveUp::MissingPermission);
         } else if facts.is_primary_rate_limit() && facts.retry_after.is_none() {
             // The reset is when the hourly budget refills; one second of slack for clock
             // drift between GitHub and the `Date` we read.
@@ -160,24 +210,22 @@ impl RetryPolicy {
                 .map_or(backoff, |secs| Duration::from_secs(secs).max(backoff));
             (wait, RetryCause::ServerError)
         } else {
-            return Verdict::GiveUp {
-                why: format!("status {} is not retried", facts.status),
-            };
+            return Verdict::GiveUp(GiveUp::NotRetried {
+                status: facts.status,
+            });
         };
         if attempt >= self.max_attempts {
-            return Verdict::GiveUp {
-                why: format!("{} after {attempt} attempts", cause.describe()),
-            };
+            return Verdict::GiveUp(GiveUp::Exhausted {
+                cause,
+                attempts: attempt,
+            });
         }
         if wait > self.max_wait {
-            return Verdict::GiveUp {
-                why: format!(
-                    "{}: GitHub asks to wait {}s, more than the {}s loopguard waits",
-                    cause.describe(),
-                    wait.as_secs(),
-                    self.max_wait.as_secs()
-                ),
-            };
+            return Verdict::GiveUp(GiveUp::WaitTooLong {
+                cause,
+                wait,
+                max: self.max_wait,
+            });
         }
         Verdict::Retry { wait, cause }
     }
@@ -185,9 +233,10 @@ impl RetryPolicy {
     /// What to do after the `attempt`-th connection failure.
     pub fn decide_connection(&self, attempt: u32, jitter: f64) -> Verdict {
         if attempt >= self.max_attempts {
-            Verdict::GiveUp {
-                why: format!("connection error after {attempt} attempts"),
-            }
+            Verdict::GiveUp(GiveUp::Exhausted {
+                cause: RetryCause::Connection,
+                attempts: attempt,
+            })
         } else {
             Verdict::Retry {
                 wait: self.backoff(attempt, jitter),
@@ -275,7 +324,7 @@ mod tests {
     fn wait_of(v: Verdict) -> Duration {
         match v {
             Verdict::Retry { wait, .. } => wait,
-            Verdict::GiveUp { why } => panic!("expected a retry, got give-up: {why}"),
+            Verdict::GiveUp(why) => panic!("expected a retry, got give-up: {why}"),
         }
     }
 
@@ -342,7 +391,7 @@ mod tests {
         // Plain 403, 404, 422: not retried.
         for status in [400, 401, 403, 404, 410, 422] {
             assert!(
-                matches!(p.decide(&facts(status), 1, 0.5), Verdict::GiveUp { .. }),
+                matches!(p.decide(&facts(status), 1, 0.5), Verdict::GiveUp(_)),
                 "{status}"
             );
         }
@@ -351,12 +400,9 @@ mod tests {
             message: "resource not accessible by integration".into(),
             ..facts(403)
         };
-        assert!(matches!(p.decide(&f, 1, 0.5), Verdict::GiveUp { .. }));
+        assert!(matches!(p.decide(&f, 1, 0.5), Verdict::GiveUp(_)));
         // Out of attempts.
-        assert!(matches!(
-            p.decide(&facts(503), 5, 0.5),
-            Verdict::GiveUp { .. }
-        ));
+        assert!(matches!(p.decide(&facts(503), 5, 0.5), Verdict::GiveUp(_)));
         // A reset an hour away is not waited for.
         let f = ResponseFacts {
             ratelimit_remaining: Some(0),
@@ -364,7 +410,14 @@ mod tests {
             ..facts(403)
         };
         match p.decide(&f, 1, 0.5) {
-            Verdict::GiveUp { why } => assert!(why.contains("3601s"), "{why}"),
+            Verdict::GiveUp(why) => assert_eq!(
+                why,
+                GiveUp::WaitTooLong {
+                    cause: RetryCause::PrimaryRateLimit,
+                    wait: Duration::from_secs(3601),
+                    max: p.max_wait
+                }
+            ),
             v => panic!("{v:?}"),
         }
     }

@@ -1,6 +1,6 @@
 //! The API token, kept out of every output.
 
-use crate::error::Error;
+use crate::settings::SettingsError;
 
 /// The API token. It is only ever sent to the API host, never to a redirect target; it
 /// has no `Display`, its `Debug` is redacted, and error messages are scrubbed of it.
@@ -10,17 +10,21 @@ pub struct Token(pub(super) String);
 impl Token {
     /// Trims surrounding whitespace (secrets read from files end in a newline) and refuses
     /// characters that cannot be in a header, without echoing the value.
-    pub fn new(raw: &str) -> Result<Self, Error> {
+    pub fn new(raw: &str) -> Result<Self, SettingsError> {
         let token = raw.trim();
         if token.is_empty() {
-            return Err(Error::input(
-                "GITHUB_TOKEN is empty\nhint: set it from the action's `token` input (default `${{ github.token }}`)",
-            ));
+            return Err(SettingsError::Secret {
+                name: "GITHUB_TOKEN",
+                problem: "is empty",
+                fix: "set it from the action's `token` input (default `${{ github.token }}`)",
+            });
         }
         if !token.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(Error::input(
-                "GITHUB_TOKEN holds characters a token cannot have (inner whitespace or non-ASCII)\nhint: check the `token` input",
-            ));
+            return Err(SettingsError::Secret {
+                name: "GITHUB_TOKEN",
+                problem: "holds characters a token cannot have (inner whitespace or non-ASCII)",
+                fix: "check the `token` input",
+            });
         }
         Ok(Token(token.to_owned()))
     }

@@ -108,10 +108,14 @@ fn given_up(server: &Trickle, request_deadline: &str, run_deadline: &str) -> Out
 fn a_trickling_answer_gives_up_at_the_request_deadline_and_is_retried() {
     let server = Trickle::start(Duration::from_millis(200));
     let out = given_up(&server, "1s", "60s");
-    assert!(
-        out.stderr.contains("no complete answer within 1s"),
-        "{}",
-        out.stderr
+    let (error, hint) = crate::errors::error_and_hint(&out.stderr);
+    assert_eq!(
+        error,
+        "loopguard: error: github api: GET /repos/octo-org/widgets/pulls/7: connection error after 5 attempts: no complete answer within 1s"
+    );
+    assert_eq!(
+        hint,
+        "each attempt has 1s (LOOPGUARD_GITHUB_REQUEST_DEADLINE); the API did not finish answering in it"
     );
     // Five attempts of about a second each (the retry waits are scaled to nothing).
     assert_eq!(server.connections.load(Ordering::SeqCst), 5, "{out:#?}");
@@ -132,11 +136,14 @@ fn a_trickling_answer_gives_up_at_the_request_deadline_and_is_retried() {
 fn the_run_stops_at_its_deadline_with_exit_3() {
     let server = Trickle::start(Duration::from_millis(200));
     let out = given_up(&server, "2s", "3s");
+    let (error, hint) = crate::errors::error_and_hint(&out.stderr);
     assert!(
-        out.stderr
-            .contains("the run's deadline (3s, LOOPGUARD_CI_DEADLINE)"),
-        "{}",
-        out.stderr
+        error.contains("the run's deadline (3s, LOOPGUARD_CI_DEADLINE)"),
+        "{error}"
+    );
+    assert_eq!(
+        hint,
+        "raise LOOPGUARD_CI_DEADLINE (e.g. 20m) when the API is only slow"
     );
     // Two attempts fit in three seconds: the second one cut short by the run's deadline.
     assert_eq!(server.connections.load(Ordering::SeqCst), 2, "{out:#?}");
@@ -149,8 +156,9 @@ fn a_deadline_that_is_not_a_duration_is_bad_input() {
     for var in ["LOOPGUARD_CI_DEADLINE", "LOOPGUARD_GITHUB_REQUEST_DEADLINE"] {
         let out = ci_against(&server, &[(var, "soon")]);
         assert_eq!(out.code, 2, "{out:#?}");
-        assert!(out.stderr.contains(var), "{}", out.stderr);
-        assert!(out.stderr.contains("hint:"), "{}", out.stderr);
+        let (error, hint) = crate::errors::error_and_hint(&out.stderr);
+        assert!(error.contains(&format!("{var}=`soon`")), "{error}");
+        assert!(hint.starts_with("write a duration such as"), "{hint}");
     }
     assert_eq!(server.connections.load(Ordering::SeqCst), 0);
 }

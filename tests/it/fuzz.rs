@@ -525,32 +525,29 @@ const LOG_TOKENS: &[&[u8]] = &[
 
 static CONFIG_DIR: LazyLock<tempfile::TempDir> = LazyLock::new(|| tempfile::tempdir().unwrap());
 
-fn load_config(dir: &Path, bytes: &[u8]) -> Result<Config, loopguard::error::Error> {
+fn load_config(dir: &Path, bytes: &[u8]) -> anyhow::Result<Config> {
     // One file per thread: the tests of this binary run side by side.
     let path = dir.join(format!("{:?}.yml", std::thread::current().id()));
     std::fs::write(&path, bytes).unwrap();
-    loopguard::config_file::load(&path)
+    Ok(loopguard::config_file::load(&path)?)
 }
 
-fn ci_context(
-    dir: &Path,
-    event: &str,
-    payload: &[u8],
-) -> Result<CiContext, loopguard::error::Error> {
+fn ci_context(dir: &Path, event: &str, payload: &[u8]) -> anyhow::Result<CiContext> {
     let path = dir.join(format!("{:?}.json", std::thread::current().id()));
     std::fs::write(&path, payload).unwrap();
-    loopguard::github::context::ci_context(|name| match name {
+    let vars = loopguard::github::event::ActionsVars::from_lookup(|name| match name {
         "GITHUB_EVENT_NAME" => Some(event.to_owned()),
         "GITHUB_EVENT_PATH" => Some(path.display().to_string()),
         "GITHUB_REPOSITORY" => Some("octo-org/widgets".to_owned()),
         "GITHUB_SHA" => Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
         _ => None,
-    })
+    });
+    Ok(loopguard::github::context::ci_context(&vars)?)
 }
 
 /// What `replay` does with a records file: each non-blank line parsed, the history judged
 /// and shown. The number of records, or the error.
-fn replay(text: &str) -> Result<usize, loopguard::error::Error> {
+fn replay(text: &str) -> anyhow::Result<usize> {
     let mut history = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if !line.trim().is_empty() {
@@ -595,7 +592,7 @@ proptest! {
             Err(e) => {
                 // A refusal is the user's to fix (exit 2) and names a line the file has.
                 let message = e.to_string();
-                prop_assert_eq!(e.exit_code(), 2, "{}", message);
+                prop_assert_eq!(loopguard::error::exit_code_of(&e), 2, "{}", message);
                 let lines = bytes.split(|b| *b == b'\n').count();
                 let line = line_named(&message, ".yml");
                 prop_assert!(
@@ -639,7 +636,7 @@ proptest! {
             }
             Err(e) => {
                 let message = e.to_string();
-                prop_assert_eq!(e.exit_code(), 2, "{}", message);
+                prop_assert_eq!(loopguard::error::exit_code_of(&e), 2, "{}", message);
             }
         }
     }

@@ -519,6 +519,10 @@ fn bad_revisions_and_non_repositories_say_what_to_do() {
     let unborn = repo.resolve("HEAD").unwrap_err();
     assert!(matches!(unborn, GitError::BadRevision { .. }), "{unborn}");
     assert!(unborn.to_string().contains("no commits yet"), "{unborn}");
+    assert_eq!(
+        unborn.hint(),
+        Some("make a first commit, then run this again")
+    );
     let head = repo.head().unwrap();
     assert_eq!(
         (head.id, head.branch.as_deref(), head.detached),
@@ -531,13 +535,20 @@ fn bad_revisions_and_non_repositories_say_what_to_do() {
     let repo = open(&r);
     let err = repo.resolve("no-such-branch").unwrap_err();
     assert!(matches!(err, GitError::BadRevision { .. }));
-    assert!(err.to_string().contains("no-such-branch") && err.to_string().contains("hint:"));
+    assert!(err.to_string().contains("no-such-branch"), "{err}");
+    assert!(
+        !err.to_string().contains("hint"),
+        "the hint is not in the message: {err}"
+    );
+    assert!(err.hint().is_some_and(|h| h.contains("git log --oneline")));
+    assert_eq!(err.exit_code(), 2);
     assert!(repo.rev_range("nope..HEAD").is_err());
 
     let outside = tempfile::tempdir().unwrap();
     let err = Repo::discover(outside.path()).err().unwrap();
     assert!(matches!(err, GitError::NotARepository { .. }));
     assert!(err.to_string().starts_with("not a git repository"), "{err}");
+    assert_eq!(err.exit_code(), 3);
 }
 
 #[test]

@@ -419,8 +419,8 @@ fn a_crash_at_any_write_point_is_repaired() {
 fn stale_temporary_files_are_cleaned_up() {
     let repo = guarded("");
     let runs = store(&repo).join("runs");
-    std::fs::write(runs.join(".tmpA1b2C3"), b"{\"half\": ").unwrap();
     std::fs::write(runs.join(".loopguard-tmp.x7"), b"{").unwrap();
+    std::fs::write(runs.join(".loopguard-tmp.A1b2C3"), b"{\"half\": ").unwrap();
     productive(&repo, 1, "a");
     assert_eq!(temp_files(&store(&repo)), Vec::<String>::new());
 }

@@ -188,7 +188,7 @@ fn a_config_blob_past_the_size_limit_is_refused_from_its_header() {
     let head = p.attempt("s.len()", "Try 1");
     let r = loopguard::git::Repo::discover(p.repo.path()).unwrap();
     match r.blob_at(&p.base, ".loopguard.yml") {
-        Err(e @ loopguard::git::GitError::TooLarge { .. }) => assert!(e.is_usage(), "{e}"),
+        Err(e @ loopguard::git::GitError::TooLarge { .. }) => assert_eq!(e.exit_code(), 2, "{e}"),
         other => panic!("{other:?}"),
     }
     let gh = crate::support::github_fake::FakeGitHub::start_blocking();

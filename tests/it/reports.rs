@@ -137,6 +137,28 @@ fn the_working_tree_iteration_shows_what_it_changed() {
     assert_eq!((rows[1][3], rows[1][4]), ("2", "+2/-1"), "{md}");
 }
 
+/// A file rewritten at the same size within the second of the commit, then tested a second
+/// later: git's stat cache alone would call it unchanged (racy git). The working tree the
+/// run reads is the one on disk.
+#[test]
+fn a_same_size_rewrite_right_after_a_commit_is_a_change() {
+    let repo = guarded("");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    50\n}\n");
+    repo.commit("Fix the count");
+    run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    51\n}\n");
+    std::thread::sleep(Duration::from_millis(1100));
+    run_log(&repo, "cargo/assert-count/shifted.log", 101).code(101);
+    let doc = lg(&repo).args(["report", "--json"]).run().ok().json();
+    assert_eq!(
+        doc["history"][1]["files"],
+        serde_json::json!([
+            {"path": "src/lib.rs", "added": 1, "deleted": 1, "status": "modified"},
+        ]),
+        "{doc}"
+    );
+}
+
 /// A same-failure loop whose failure message has what markdown escapes: `(`, `<n>`.
 fn stuck_on_pytest() -> TestRepo {
     let repo = guarded("");

@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::RecordError;
 use crate::fingerprint::{Fingerprint, Runner};
 pub use crate::ids::{CommitId, Signature};
 
@@ -407,7 +407,7 @@ pub const MAX_RECORD_LINE: usize = 4 << 20;
 
 /// Parses iteration records: JSON lines, oldest first. Blank lines are skipped; anything
 /// else that is not a record is an error naming the line (`name:N`) and the field.
-pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, Error> {
+pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, RecordError> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -419,26 +419,21 @@ pub fn parse_records(text: &str, name: &str) -> Result<Vec<Iteration>, Error> {
 }
 
 /// Parses one record line (`line_no` is 1-based, for the message).
-pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration, Error> {
+pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration, RecordError> {
     if line.len() > MAX_RECORD_LINE {
-        return Err(Error::input(format!(
-            "{name}:{line_no}: a line of {} bytes is not an iteration record (at most {} MiB); hint: one JSON object per line",
-            line.len(),
-            MAX_RECORD_LINE >> 20
-        )));
+        return Err(RecordError::TooLong {
+            name: name.to_owned(),
+            line: line_no,
+            bytes: line.len(),
+            max: MAX_RECORD_LINE,
+        });
     }
     let de = &mut serde_json::Deserializer::from_str(line);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let field = if path == "." || path.is_empty() {
-            String::new()
-        } else {
-            format!(" at `{path}`")
-        };
-        Error::input(format!(
-            "{name}:{line_no}: not an iteration record{field}: {}; hint: one JSON object per line, with at least \"id\" (docs/contract.md, \"Iteration records\")",
-            e.inner()
-        ))
+    serde_path_to_error::deserialize(de).map_err(|e| RecordError::Invalid {
+        name: name.to_owned(),
+        line: line_no,
+        field: Some(e.path().to_string()).filter(|p| p != "." && !p.is_empty()),
+        reason: e.inner().to_string(),
     })
 }
 

@@ -221,8 +221,9 @@ pub enum PinSource {
     Inherited,
     /// A new branch: the config last set up or accepted in this repository.
     Repository,
-    /// No config was ever accepted here (a state an older loopguard wrote): the file as
-    /// committed.
+    /// No config was ever set up or accepted here (`loopguard init` never ran: the hooks
+    /// of the pre-commit framework, `run` or `event` on their own): the file as committed
+    /// where the run started.
     Committed,
 }
 

@@ -32,7 +32,7 @@ pub use crate::rules::false_completion::FalseCompletionRule;
 pub use crate::rules::test_only::TestOnlyRule;
 pub use crate::rules::{CountRule, Rules};
 
-use crate::error::Error;
+use crate::error::ConfigError;
 
 /// The file name at the repository root.
 pub const CONFIG_FILE: &str = ".loopguard.yml";
@@ -272,7 +272,16 @@ pub const DEFAULT_MODELS: &[&str] = &["haiku", "sonnet", "opus"];
 /// message never needed it.
 pub type CompletionPattern = regex_automata::meta::Regex;
 
-fn completion_pattern(pattern: &str, unicode: bool) -> Result<CompletionPattern, String> {
+/// Why a completion pattern did not build.
+#[derive(Debug)]
+pub(super) struct PatternError {
+    /// The regex syntax error, or what the compiler said.
+    detail: String,
+    /// It is valid, but compiles larger than [`MAX_REGEX_NFA_BYTES`].
+    too_large: bool,
+}
+
+fn completion_pattern(pattern: &str, unicode: bool) -> Result<CompletionPattern, PatternError> {
     regex_automata::meta::Regex::builder()
         .configure(
             regex_automata::meta::Config::new()
@@ -281,13 +290,16 @@ fn completion_pattern(pattern: &str, unicode: bool) -> Result<CompletionPattern,
         )
         .syntax(regex_automata::util::syntax::Config::new().unicode(unicode))
         .build(pattern)
-        .map_err(|e| match e.syntax_error() {
-            Some(syntax) => syntax.to_string(),
-            None => match std::error::Error::source(&e) {
-                // "error building NFA: exceeds size limit of …"
-                Some(cause) => format!("{e}: {cause}"),
-                None => e.to_string(),
+        .map_err(|e| PatternError {
+            detail: match e.syntax_error() {
+                Some(syntax) => syntax.to_string(),
+                None => match std::error::Error::source(&e) {
+                    // "error building NFA: exceeds size limit of …"
+                    Some(cause) => format!("{e}: {cause}"),
+                    None => e.to_string(),
+                },
             },
+            too_large: e.size_limit().is_some(),
         })
 }
 
@@ -336,20 +348,17 @@ impl Config {
     }
 
     /// Parses config text; `path` is only used in messages and `source`.
-    pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Config, Error> {
+    pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Config, ConfigError> {
         too_large(path, bytes.len())?;
-        let text = std::str::from_utf8(bytes).map_err(|e| Error::Config {
+        let text = std::str::from_utf8(bytes).map_err(|e| ConfigError::NotUtf8 {
             path: path.to_owned(),
             line: line_of_offset(bytes, e.valid_up_to()),
-            column: 1,
-            key: "(file)".to_owned(),
-            message: "the file is not valid UTF-8".to_owned(),
         })?;
         Config::parse(text, path)
     }
 
     /// Parses config text; `path` is only used in messages and `source`.
-    pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         too_large(path, text.len())?;
         let raw = raw::parse(text, path)?;
         let mut config = resolve::resolve(raw, path)?;
@@ -369,18 +378,14 @@ impl Config {
 }
 
 /// A config larger than [`MAX_CONFIG_BYTES`] is refused before it is parsed.
-fn too_large(path: &Path, len: usize) -> Result<(), Error> {
+fn too_large(path: &Path, len: usize) -> Result<(), ConfigError> {
     if len <= MAX_CONFIG_BYTES {
         return Ok(());
     }
-    Err(Error::Config {
+    Err(ConfigError::TooLarge {
         path: path.to_owned(),
-        line: 1,
-        column: 1,
-        key: "(file)".to_owned(),
-        message: format!(
-            "the file is {len} bytes, more than the {MAX_CONFIG_BYTES} a config may have; hint: a config holds settings and a few globs: use fewer, broader globs"
-        ),
+        size: len as u64,
+        max: MAX_CONFIG_BYTES as u64,
     })
 }
 
@@ -391,7 +396,7 @@ fn not_too_long(
     v: &Spanned<String>,
     what: &str,
     max: usize,
-) -> Result<(), Error> {
+) -> Result<(), ConfigError> {
     if v.value.len() <= max {
         return Ok(());
     }
@@ -400,10 +405,11 @@ fn not_too_long(
         key,
         v,
         format!(
-            "the {what} is {} bytes, more than the {max} loopguard reads; hint: shorten it (docs/contract.md, \"Limits\")",
+            "the {what} is {} bytes, more than the {max} loopguard reads",
             v.value.len()
         ),
-    ))
+    )
+    .with_hint("shorten it (docs/contract.md, \"Limits\")"))
 }
 
 fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
@@ -414,18 +420,32 @@ fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
     u32::try_from(lines).unwrap_or(u32::MAX).saturating_add(1)
 }
 
+/// A [`ConfigError::Key`] at the place of `spanned` (add a hint with `with_hint`).
 pub(crate) fn at<T>(
     path: &Path,
     key: &str,
     spanned: &Spanned<T>,
-    message: impl Into<String>,
-) -> Error {
-    Error::Config {
+    problem: impl Into<String>,
+) -> ConfigError {
+    ConfigError::Key {
         path: path.to_owned(),
         line: u32::try_from(spanned.referenced.line()).unwrap_or(0),
         column: u32::try_from(spanned.referenced.column()).unwrap_or(0),
         key: key.to_owned(),
-        message: message.into(),
+        problem: problem.into(),
+        hint: None,
+    }
+}
+
+/// A [`ConfigError::Key`] with no place in the file.
+pub(crate) fn nowhere(path: &Path, key: &str, problem: impl Into<String>) -> ConfigError {
+    ConfigError::Key {
+        path: path.to_owned(),
+        line: 0,
+        column: 0,
+        key: key.to_owned(),
+        problem: problem.into(),
+        hint: None,
     }
 }
 
@@ -434,7 +454,7 @@ pub(crate) fn positive(
     key: &str,
     v: &Option<Spanned<u32>>,
     default: u32,
-) -> Result<u32, Error> {
+) -> Result<u32, ConfigError> {
     match v {
         None => Ok(default),
         Some(s) if s.value == 0 => Err(at(path, key, s, "must be at least 1")),
@@ -448,7 +468,7 @@ pub(crate) fn patterns(
     list: &Option<Globs>,
     default: &PatternSet,
     case_insensitive: bool,
-) -> Result<PatternSet, Error> {
+) -> Result<PatternSet, ConfigError> {
     let Some(raw::Bounded(list)) = list else {
         return Ok(default.clone());
     };
@@ -460,22 +480,15 @@ pub(crate) fn patterns(
                 path,
                 &format!("{key}[{i}]"),
                 p,
-                format!(
-                    "invalid glob `{}`: {}; hint: use `*`, `**`, `?`, `[..]`, `{{a,b}}`",
-                    p.value,
-                    e.kind()
-                ),
+                format!("invalid glob `{}`: {}", p.value, e.kind()),
             )
+            .with_hint("use `*`, `**`, `?`, `[..]`, `{a,b}`")
         })?;
         builder.add(glob);
     }
-    let set = builder.build().map_err(|e| Error::Config {
-        path: path.to_owned(),
-        line: 0,
-        column: 0,
-        key: key.to_owned(),
-        message: e.to_string(),
-    })?;
+    let set = builder
+        .build()
+        .map_err(|e| nowhere(path, key, e.to_string()))?;
     Ok(PatternSet {
         patterns: list.iter().map(|p| p.value.clone()).collect(),
         set,

@@ -1,6 +1,7 @@
 //! The YAML schema as serde sees it: every key optional, unknown keys denied, values that
 //! need checking after parsing kept with their location.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::path::Path;
@@ -10,7 +11,19 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use super::{MAX_COMPLETION_PATTERNS, MAX_GLOBS, MAX_LIST_ENTRIES, Notify, Profile, TripAction};
-use crate::error::Error;
+use crate::error::ConfigError;
+
+thread_local! {
+    /// The limit a bounded list or mapping was refused past while this thread read a
+    /// config: serde's own errors carry text only, this carries the fact (for the hint).
+    static REFUSED_PAST: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// The error of a list or mapping with more than `n` entries.
+fn refuse_past<E: de::Error>(n: usize) -> E {
+    REFUSED_PAST.with(|r| r.set(Some(n)));
+    E::custom(format!("the list has more than {n} entries"))
+}
 
 /// A list of at most `N` entries, refused while it is read — before anything is built from
 /// it (a 1 MiB file holds 40,000 globs; compiled, they took seconds and gigabytes).
@@ -29,7 +42,7 @@ impl<'de, T: Deserialize<'de>, const N: usize> Deserialize<'de> for Bounded<T, N
                 let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(N));
                 while let Some(entry) = seq.next_element()? {
                     if out.len() == N {
-                        return Err(de::Error::custom(too_many(N)));
+                        return Err(refuse_past(N));
                     }
                     out.push(entry);
                 }
@@ -56,7 +69,7 @@ impl<'de, V: Deserialize<'de>, const N: usize> Deserialize<'de> for BoundedMap<V
                 let mut out = BTreeMap::new();
                 while let Some((k, v)) = map.next_entry()? {
                     if out.len() == N {
-                        return Err(de::Error::custom(too_many(N)));
+                        return Err(refuse_past(N));
                     }
                     out.insert(k, v);
                 }
@@ -65,12 +78,6 @@ impl<'de, V: Deserialize<'de>, const N: usize> Deserialize<'de> for BoundedMap<V
         }
         d.deserialize_map(Entries(PhantomData))
     }
-}
-
-fn too_many(n: usize) -> String {
-    format!(
-        "the list has more than {n} entries; hint: loopguard reads at most {n} (docs/contract.md, \"Limits\"): use fewer, broader patterns"
-    )
 }
 
 /// A list of globs.
@@ -145,7 +152,7 @@ impl<'de> Deserialize<'de> for Profile {
 }
 
 /// Parses YAML text into the raw schema; errors name file, line, column and key path.
-pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, Error> {
+pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
     // An empty file or one with only comments is an empty mapping, not an error.
     if text
         .lines()
@@ -154,6 +161,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, Error> {
         return Ok(empty());
     }
     let mut key_path = String::new();
+    REFUSED_PAST.with(|r| r.set(None));
     let result = serde_saphyr::with_deserializer_from_str(text, |de| {
         serde_path_to_error::deserialize::<_, Option<RawConfig>>(de).map_err(|e| {
             key_path = e.path().to_string();
@@ -167,7 +175,6 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, Error> {
             let (line, column) = e
                 .location()
                 .map_or((0, 0), |l| (l.line() as u32, l.column() as u32));
-            let message = bare_message(&e.without_snippet().to_string());
             // `Spanned` values show up as a `.value` step in the path.
             let key_path = key_path
                 .strip_suffix(".value")
@@ -178,15 +185,63 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, Error> {
             } else {
                 key_path
             };
-            Err(Error::Config {
+            let (problem, hint) = match REFUSED_PAST.with(Cell::take) {
+                Some(n) => (
+                    format!("the list has more than {n} entries"),
+                    Some(format!(
+                        "loopguard reads at most {n} (docs/contract.md, \"Limits\"): use fewer, broader patterns"
+                    )),
+                ),
+                None => explain(e.without_snippet()),
+            };
+            Err(ConfigError::Key {
                 path: path.to_owned(),
                 line,
                 column,
                 key,
-                message: hint_for(&message),
+                problem,
+                hint,
             })
         }
     }
+}
+
+/// What a YAML error says, without its location (the error names it), and how to fix it.
+/// (serde-saphyr's error is `non_exhaustive`: the ones with a hint are picked out, every
+/// other gets its own message.)
+fn explain(e: &serde_saphyr::Error) -> (String, Option<String>) {
+    use serde_saphyr::{DefaultMessageFormatter, Error as E, MessageFormatter};
+    if let E::SerdeUnknownField {
+        field, expected, ..
+    } = e
+    {
+        return (
+            format!(
+                "unknown field `{field}`, expected one of {}",
+                expected.join(", ")
+            ),
+            Some("remove the key or fix its spelling (README.md lists every key)".to_owned()),
+        );
+    }
+    if let E::InvalidScalar {
+        ty: ty @ ("u32" | "u64"),
+        ..
+    } = e
+    {
+        return (
+            format!("invalid {ty}: expected a whole number, e.g. 3"),
+            None,
+        );
+    }
+    if let E::DuplicateMappingKey { key, .. } = e {
+        let problem = match key {
+            Some(k) => format!("duplicate mapping key: {k}"),
+            None => "duplicate mapping key".to_owned(),
+        };
+        return (problem, Some("keep one of them".to_owned()));
+    }
+    let message = DefaultMessageFormatter.format_message(e);
+    (message.lines().next().unwrap_or_default().to_owned(), None)
 }
 
 fn empty() -> RawConfig {
@@ -203,34 +258,5 @@ fn empty() -> RawConfig {
         github: None,
         report: None,
         session: None,
-    }
-}
-
-/// serde-saphyr prefixes its messages with "error: line N column M: "; we print the
-/// location ourselves.
-fn bare_message(rendered: &str) -> String {
-    let first = rendered.lines().next().unwrap_or(rendered);
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    let first = match first.find(": ") {
-        Some(i) if first.starts_with("line ") => &first[i + 2..],
-        _ => first,
-    };
-    // ... and sometimes suffixes them with " at line N, column M".
-    match first.rfind(" at line ") {
-        Some(i) => first[..i].to_owned(),
-        None => first.to_owned(),
-    }
-}
-
-fn hint_for(message: &str) -> String {
-    if message.starts_with("unknown field") {
-        format!("{message}; hint: remove the key or fix its spelling (README.md lists every key)")
-    } else if message.starts_with("invalid u32") || message.starts_with("invalid u64") {
-        format!("{message}: expected a whole number, e.g. 3")
-    } else if message.starts_with("duplicate mapping key") {
-        let m = message.split(", set ").next().unwrap_or(message);
-        format!("{m}; hint: keep one of them")
-    } else {
-        message.to_owned()
     }
 }

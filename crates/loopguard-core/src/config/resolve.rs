@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use super::raw;
 use super::{
-    Config, MAX_NAME_BYTES, MAX_REGEX_BYTES, at, completion_pattern, not_too_long, parse_duration,
-    patterns, positive,
+    Config, MAX_NAME_BYTES, MAX_REGEX_BYTES, at, completion_pattern, not_too_long, nowhere,
+    parse_duration, patterns, positive,
 };
-use crate::error::Error;
+use crate::error::ConfigError;
 
-pub(super) fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Error> {
+pub(super) fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, ConfigError> {
     let profile = raw.profile.unwrap_or_default();
     let mut c = Config::for_profile(profile);
     c.window = positive(path, "window", &raw.window, profile.window())?;
@@ -55,38 +55,34 @@ fn completion(
     path: &Path,
     i: usize,
     p: &serde_saphyr::Spanned<String>,
-) -> Result<super::CompletionPattern, Error> {
+) -> Result<super::CompletionPattern, ConfigError> {
     let key = format!("completion_patterns[{i}]");
     not_too_long(path, &key, p, "regex", MAX_REGEX_BYTES)?;
-    completion_pattern(&p.value, true).map_err(|detail| {
-        let last = detail.lines().last().unwrap_or("invalid regex").trim();
-        let hint = if last.contains("limit") {
-            "hint: it compiles too large; use fewer or smaller repetitions (`{n}`) and classes"
+    completion_pattern(&p.value, true).map_err(|e| {
+        let last = e.detail.lines().last().unwrap_or("invalid regex").trim();
+        let hint = if e.too_large {
+            "it compiles too large; use fewer or smaller repetitions (`{n}`) and classes"
         } else {
-            "hint: quote it with single quotes in YAML"
+            "quote it with single quotes in YAML"
         };
         at(
             path,
             &key,
             p,
-            format!("invalid regex `{}`: {last}; {hint}", p.value),
+            format!("invalid regex `{}`: {last}", p.value),
         )
+        .with_hint(hint)
     })
 }
 
-fn on_trip(path: &Path, o: raw::RawOnTrip, c: &mut Config) -> Result<(), Error> {
+fn on_trip(path: &Path, o: raw::RawOnTrip, c: &mut Config) -> Result<(), ConfigError> {
     c.on_trip.action = o.action.unwrap_or(c.on_trip.action);
     if let Some(raw::Bounded(n)) = o.notify {
         c.on_trip.notify = n;
     }
     if let Some(cd) = o.cooldown {
         c.on_trip.cooldown = Some(parse_duration(&cd.value).map_err(|m| {
-            at(
-                path,
-                "on_trip.cooldown",
-                &cd,
-                format!("{m}; hint: write e.g. \"30m\", \"2h\" or \"90s\""),
-            )
+            at(path, "on_trip.cooldown", &cd, m).with_hint("write e.g. \"30m\", \"2h\" or \"90s\"")
         })?);
     }
     Ok(())
@@ -95,7 +91,7 @@ fn on_trip(path: &Path, o: raw::RawOnTrip, c: &mut Config) -> Result<(), Error> 
 fn escalation_models(
     path: &Path,
     models: Vec<serde_saphyr::Spanned<String>>,
-) -> Result<Vec<String>, Error> {
+) -> Result<Vec<String>, ConfigError> {
     for (i, m) in models.iter().enumerate() {
         not_too_long(
             path,
@@ -106,18 +102,15 @@ fn escalation_models(
         )?;
     }
     if models.is_empty() {
-        return Err(Error::Config {
-            path: path.to_owned(),
-            line: 0,
-            column: 0,
-            key: "escalation.models".to_owned(),
-            message: "must name at least one model".to_owned(),
-        });
+        return Err(
+            nowhere(path, "escalation.models", "must name at least one model")
+                .with_hint("name the models to hand out, e.g. [haiku, sonnet, opus]"),
+        );
     }
     Ok(models.into_iter().map(|m| m.value).collect())
 }
 
-fn webhook(path: &Path, w: raw::RawWebhook, c: &mut Config) -> Result<(), Error> {
+fn webhook(path: &Path, w: raw::RawWebhook, c: &mut Config) -> Result<(), ConfigError> {
     if let Some(url) = w.url {
         let ok = url.value.starts_with("https://") || url.value.starts_with("http://");
         if !ok {
@@ -131,19 +124,13 @@ fn webhook(path: &Path, w: raw::RawWebhook, c: &mut Config) -> Result<(), Error>
         c.webhook.url = Some(url.value);
     }
     if let Some(t) = w.timeout {
-        c.webhook.timeout = parse_duration(&t.value).map_err(|m| {
-            at(
-                path,
-                "webhook.timeout",
-                &t,
-                format!("{m}; hint: write e.g. \"5s\""),
-            )
-        })?;
+        c.webhook.timeout = parse_duration(&t.value)
+            .map_err(|m| at(path, "webhook.timeout", &t, m).with_hint("write e.g. \"5s\""))?;
     }
     Ok(())
 }
 
-fn github(path: &Path, g: raw::RawGitHub, c: &mut Config) -> Result<(), Error> {
+fn github(path: &Path, g: raw::RawGitHub, c: &mut Config) -> Result<(), ConfigError> {
     if let Some(l) = g.label {
         c.github.label = l;
     }
@@ -162,12 +149,8 @@ fn github(path: &Path, g: raw::RawGitHub, c: &mut Config) -> Result<(), Error> {
             None
         };
         if let Some(problem) = problem {
-            return Err(at(
-                path,
-                "github.dashboard_title",
-                &t,
-                format!("{problem}; hint: write e.g. \"loopguard dashboard\""),
-            ));
+            return Err(at(path, "github.dashboard_title", &t, problem)
+                .with_hint("write e.g. \"loopguard dashboard\""));
         }
         c.github.dashboard_title = title.to_owned();
     }

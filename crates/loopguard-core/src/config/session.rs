@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::{Config, RuleAction, at, parse_duration, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 /// The resolved `session` section.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ pub(super) struct RawSession {
     subagent_calls: Option<Spanned<u32>>,
 }
 
-pub(super) fn resolve(path: &Path, raw: RawSession) -> Result<SessionSettings, Error> {
+pub(super) fn resolve(path: &Path, raw: RawSession) -> Result<SessionSettings, ConfigError> {
     let d = SessionSettings::default();
     let n = |key: &str, v: &Option<Spanned<u32>>, default: u32| {
         positive(path, &format!("session.{key}"), v, default)
@@ -86,12 +86,7 @@ pub(super) fn resolve(path: &Path, raw: RawSession) -> Result<SessionSettings, E
     let max_duration = match &raw.max_duration {
         None => None,
         Some(v) => Some(parse_duration(&v.value).map_err(|m| {
-            at(
-                path,
-                "session.max_duration",
-                v,
-                format!("{m}; hint: write e.g. \"2h\" or \"45m\""),
-            )
+            at(path, "session.max_duration", v, m).with_hint("write e.g. \"2h\" or \"45m\"")
         })?),
     };
     Ok(SessionSettings {

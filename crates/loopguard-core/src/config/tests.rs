@@ -1,15 +1,23 @@
 use super::*;
 
-fn parse(text: &str) -> Result<Config, Error> {
+fn parse(text: &str) -> Result<Config, ConfigError> {
     Config::parse(text, Path::new(".loopguard.yml"))
 }
 
+/// The line, the key, and the problem with its hint on a line of its own.
 fn err(text: &str) -> (u32, String, String) {
-    match parse(text) {
-        Err(Error::Config {
-            line, key, message, ..
-        }) => (line, key, message),
+    let e = match parse(text) {
+        Err(e) => e,
         other => panic!("expected a config error for {text:?}, got {other:?}"),
+    };
+    let hint = e.hint().map(|h| format!("\nhint: {h}")).unwrap_or_default();
+    match &e {
+        ConfigError::Key {
+            line, key, problem, ..
+        } => (*line, key.clone(), format!("{problem}{hint}")),
+        ConfigError::TooLarge { .. } | ConfigError::NotUtf8 { .. } => {
+            (1, "(file)".to_owned(), format!("{e}{hint}"))
+        }
     }
 }
 
@@ -186,13 +194,17 @@ fn error_display_starts_with_file_line_column() {
         shown.starts_with(".loopguard.yml:1:1: windw: unknown field"),
         "{shown}"
     );
-    assert!(matches!(e, Error::Config { .. }), "{e:?}");
+    assert!(matches!(e, ConfigError::Key { .. }), "{e:?}");
+    assert_eq!(
+        e.hint(),
+        Some("remove the key or fix its spelling (README.md lists every key)")
+    );
 }
 
 #[test]
 fn invalid_utf8_is_a_config_error() {
     let e = Config::parse_bytes(b"window: 3\n\xff\xfe\n", Path::new("x.yml")).unwrap_err();
-    assert!(matches!(e, Error::Config { line: 2, .. }), "{e:?}");
+    assert!(matches!(e, ConfigError::NotUtf8 { line: 2, .. }), "{e:?}");
 }
 
 #[test]
@@ -384,5 +396,5 @@ fn a_file_past_the_size_limit_is_refused_before_it_is_parsed() {
     assert_eq!((line, key.as_str()), (1, "(file)"));
     assert!(message.contains("more than the 1048576"), "{message}");
     let bytes = Config::parse_bytes(text.as_bytes(), Path::new("x.yml"));
-    assert!(matches!(bytes, Err(Error::Config { .. })));
+    assert!(matches!(bytes, Err(ConfigError::TooLarge { .. })));
 }

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::types::{Label, PullRequest, RepoId, Repository, User, WorkflowRun, nullable};
-use crate::error::Error;
+use crate::error::EventError;
 use crate::ids::CommitId;
 
 /// The events CI mode knows.
@@ -157,15 +157,8 @@ pub struct ChangedText {
 
 impl IssuesEvent {
     /// The payload, its errors naming the field.
-    pub fn parse(payload: &str) -> Result<IssuesEvent, Error> {
-        let de = &mut serde_json::Deserializer::from_str(payload);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            Error::input(format!(
-                "GITHUB_EVENT_PATH: the `issues` payload at `{}`: {}",
-                e.path(),
-                e.inner()
-            ))
-        })
+    pub fn parse(payload: &str) -> Result<IssuesEvent, EventError> {
+        self::payload("GITHUB_EVENT_PATH (the `issues` payload)", payload)
     }
 
     /// The body before this edit, when the edit changed the body.
@@ -232,42 +225,48 @@ fn branch_of(git_ref: &str) -> String {
 }
 
 /// Deserializes the payload as `T`, naming the field that is wrong.
-fn payload<T: DeserializeOwned>(source: &str, text: &str) -> Result<T, Error> {
+fn payload<T: DeserializeOwned>(source: &str, text: &str) -> Result<T, EventError> {
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         if inner.is_syntax() || inner.is_eof() {
-            return Error::input(format!(
-                "{source}:{}:{}: not valid JSON: {inner}",
-                inner.line(),
-                inner.column()
-            ));
+            return EventError::NotJson {
+                file: source.to_owned(),
+                line: inner.line(),
+                column: inner.column(),
+                reason: without_position(&inner),
+            };
         }
-        let at = if path == "." {
-            String::new()
-        } else {
-            format!(" at `{path}`")
-        };
-        // serde_json appends " at line L column C" to data errors; the path says more.
-        let message = inner.to_string();
-        let message = message
-            .rsplit_once(" at line ")
-            .map_or(message.as_str(), |(m, _)| m);
-        Error::input(format!("{source}: unexpected payload{at}: {message}"))
+        EventError::Unexpected {
+            file: source.to_owned(),
+            at: Some(path).filter(|p| p != "."),
+            // The path says more than the position in a one-line payload.
+            reason: without_position(&inner),
+        }
     })
 }
 
+/// serde_json's message without the " at line L column C" it ends with.
+fn without_position(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    message
+        .strip_suffix(&suffix)
+        .map_or_else(|| message.clone(), str::to_owned)
+}
+
 /// Reduces the variables and the payload text to a [`CiContext`].
-pub fn parse_event(vars: &ActionsVars, payload_text: &str) -> Result<CiContext, Error> {
+pub fn parse_event(vars: &ActionsVars, payload_text: &str) -> Result<CiContext, EventError> {
     let source = match &vars.event_path {
         Some(path) => format!("GITHUB_EVENT_PATH ({})", path.display()),
         None => "event payload".to_owned(),
     };
     if vars.event_name.is_empty() {
-        return Err(Error::input(
-            "GITHUB_EVENT_NAME is not set\nhint: `loopguard ci` runs inside a GitHub Actions job",
-        ));
+        return Err(EventError::Unset {
+            name: "GITHUB_EVENT_NAME",
+            detail: String::new(),
+        });
     }
     let event = EventKind::from_name(&vars.event_name);
     let common: OtherEvent = payload(&source, payload_text)?;
@@ -276,23 +275,14 @@ pub fn parse_event(vars: &ActionsVars, payload_text: &str) -> Result<CiContext, 
         .clone()
         .or_else(|| common.repository.as_ref().map(|r| r.full_name.clone()))
         .filter(|n| !n.is_empty())
-        .ok_or_else(|| {
-            Error::input(
-                "GITHUB_REPOSITORY is not set and the payload has no `repository.full_name`",
-            )
+        .ok_or_else(|| EventError::Unset {
+            name: "GITHUB_REPOSITORY",
+            detail: " and the payload has no `repository.full_name`".to_owned(),
         })?;
-    let repo: RepoId = repo_name
-        .parse()
-        .map_err(|e| Error::input(format!("GITHUB_REPOSITORY: {e}")))?;
-    let fallback_sha = |what: &str| -> Result<CommitId, Error> {
-        let sha = vars.sha.clone().ok_or_else(|| {
-            Error::input(format!(
-                "GITHUB_SHA is not set (event `{}` carries no head commit{what})",
-                event.name()
-            ))
-        })?;
-        CommitId::new(sha).map_err(|e| Error::input(format!("GITHUB_SHA: {e}")))
-    };
+    let repo: RepoId = repo_name.parse().map_err(|e: String| EventError::Invalid {
+        name: "GITHUB_REPOSITORY".to_owned(),
+        reason: e.to_string(),
+    })?;
     let mut ctx = CiContext {
         event: event.clone(),
         action: common.action.clone(),
@@ -312,65 +302,105 @@ pub fn parse_event(vars: &ActionsVars, payload_text: &str) -> Result<CiContext, 
     };
     match event {
         EventKind::PullRequest | EventKind::PullRequestTarget => {
-            let e: PullRequestEvent = payload(&source, payload_text)?;
-            let pr = e.pull_request;
-            ctx.pr_number = Some(e.number.unwrap_or(pr.number));
-            ctx.head_sha = pr.head.sha.clone();
-            ctx.head_ref = Some(pr.head.ref_name.clone()).filter(|r| !r.is_empty());
-            ctx.base_sha = Some(pr.base.sha.clone());
-            ctx.base_ref = Some(pr.base.ref_name.clone()).filter(|r| !r.is_empty());
-            ctx.head_repo = pr.head.repo.as_ref().map(|r| r.full_name.clone());
-            let base_repo = pr
-                .base
-                .repo
-                .as_ref()
-                .map_or(repo_name.clone(), |r| r.full_name.clone());
-            ctx.is_fork = ctx.head_repo.as_deref() != Some(base_repo.as_str());
-            ctx.label = e.label.map(|l| l.name);
+            pull_request(&mut ctx, payload(&source, payload_text)?, &repo_name);
         }
         EventKind::WorkflowRun => {
-            let e: WorkflowRunEvent = payload(&source, payload_text)?;
-            let run = e.workflow_run;
-            ctx.head_sha = run.head_sha.clone();
-            ctx.head_ref = run.head_branch.clone();
-            ctx.head_repo = run.head_repository.as_ref().map(|r| r.full_name.clone());
-            ctx.is_fork = ctx.head_repo.as_deref().is_some_and(|h| h != repo_name);
-            // The run's PR list holds every open PR whose head is this branch; the one
-            // whose head is this very commit is the one under test.
-            let pr = run
-                .pull_requests
-                .iter()
-                .find(|pr| pr.head.sha == run.head_sha)
-                .or(run.pull_requests.first());
-            if let Some(pr) = pr {
-                ctx.pr_number = Some(pr.number);
-                ctx.base_sha = Some(pr.base.sha.clone());
-                ctx.base_ref = Some(pr.base.ref_name.clone()).filter(|r| !r.is_empty());
-            }
-            ctx.workflow_run = Some(run);
+            workflow_run(&mut ctx, payload(&source, payload_text)?, &repo_name);
         }
         EventKind::Push => {
-            let e: PushEvent = payload(&source, payload_text)?;
-            ctx.head_sha = match Some(e.after).filter(|s| !s.is_empty() && !is_null_sha(s)) {
-                Some(sha) => CommitId::new(sha)
-                    .map_err(|err| Error::input(format!("{source}: `after`: {err}")))?,
-                None => fallback_sha(" in `after`")?,
-            };
-            ctx.base_sha = Some(e.before)
-                .filter(|s| !s.is_empty() && !is_null_sha(s))
-                .and_then(|s| CommitId::new(s).ok());
-            ctx.head_ref = e
-                .git_ref
-                .or_else(|| vars.git_ref.clone())
-                .map(|r| branch_of(&r));
-            ctx.head_repo = Some(repo_name);
+            push(
+                &mut ctx,
+                payload(&source, payload_text)?,
+                vars,
+                &source,
+                repo_name,
+            )?;
         }
         EventKind::Other(_) => {
-            ctx.head_sha = fallback_sha("")?;
+            ctx.head_sha = fallback_sha(vars, &event, "")?;
             ctx.head_ref = vars.git_ref.as_deref().map(branch_of);
         }
     }
     Ok(ctx)
+}
+
+/// `pull_request` and `pull_request_target`: the PR's head, never the merge commit.
+fn pull_request(ctx: &mut CiContext, e: PullRequestEvent, repo_name: &str) {
+    let pr = e.pull_request;
+    ctx.pr_number = Some(e.number.unwrap_or(pr.number));
+    ctx.head_sha = pr.head.sha.clone();
+    ctx.head_ref = Some(pr.head.ref_name.clone()).filter(|r| !r.is_empty());
+    ctx.base_sha = Some(pr.base.sha.clone());
+    ctx.base_ref = Some(pr.base.ref_name.clone()).filter(|r| !r.is_empty());
+    ctx.head_repo = pr.head.repo.as_ref().map(|r| r.full_name.clone());
+    let base_repo = pr
+        .base
+        .repo
+        .as_ref()
+        .map_or(repo_name, |r| r.full_name.as_str());
+    ctx.is_fork = ctx.head_repo.as_deref() != Some(base_repo);
+    ctx.label = e.label.map(|l| l.name);
+}
+
+/// `workflow_run`: the triggering run's head, and the PR whose head it is.
+fn workflow_run(ctx: &mut CiContext, e: WorkflowRunEvent, repo_name: &str) {
+    let run = e.workflow_run;
+    ctx.head_sha = run.head_sha.clone();
+    ctx.head_ref = run.head_branch.clone();
+    ctx.head_repo = run.head_repository.as_ref().map(|r| r.full_name.clone());
+    ctx.is_fork = ctx.head_repo.as_deref().is_some_and(|h| h != repo_name);
+    // The run's PR list holds every open PR whose head is this branch; the one whose head
+    // is this very commit is the one under test.
+    let pr = run
+        .pull_requests
+        .iter()
+        .find(|pr| pr.head.sha == run.head_sha)
+        .or(run.pull_requests.first());
+    if let Some(pr) = pr {
+        ctx.pr_number = Some(pr.number);
+        ctx.base_sha = Some(pr.base.sha.clone());
+        ctx.base_ref = Some(pr.base.ref_name.clone()).filter(|r| !r.is_empty());
+    }
+    ctx.workflow_run = Some(run);
+}
+
+/// `push`: the pushed commit (`after`), and what was there before.
+fn push(
+    ctx: &mut CiContext,
+    e: PushEvent,
+    vars: &ActionsVars,
+    source: &str,
+    repo_name: String,
+) -> Result<(), EventError> {
+    ctx.head_sha = match Some(e.after).filter(|s| !s.is_empty() && !is_null_sha(s)) {
+        Some(sha) => CommitId::new(sha).map_err(|err| EventError::Invalid {
+            name: format!("{source}: `after`"),
+            reason: err.to_string(),
+        })?,
+        None => fallback_sha(vars, &ctx.event, " in `after`")?,
+    };
+    ctx.base_sha = Some(e.before)
+        .filter(|s| !s.is_empty() && !is_null_sha(s))
+        .and_then(|s| CommitId::new(s).ok());
+    ctx.head_ref = e
+        .git_ref
+        .or_else(|| vars.git_ref.clone())
+        .map(|r| branch_of(&r));
+    ctx.head_repo = Some(repo_name);
+    Ok(())
+}
+
+/// `GITHUB_SHA`, for events whose payload carries no head commit (`what`: where it was
+/// looked for).
+fn fallback_sha(vars: &ActionsVars, event: &EventKind, what: &str) -> Result<CommitId, EventError> {
+    let sha = vars.sha.clone().ok_or_else(|| EventError::Unset {
+        name: "GITHUB_SHA",
+        detail: format!(" (event `{}` carries no head commit{what})", event.name()),
+    })?;
+    CommitId::new(sha).map_err(|e| EventError::Invalid {
+        name: "GITHUB_SHA".to_owned(),
+        reason: e.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -441,7 +471,7 @@ mod tests {
         let mut payload = pr_payload(Value::Null);
         payload["pull_request"]["head"]["sha"] = Value::Null;
         let err = parse_event(&vars("pull_request"), &payload.to_string()).unwrap_err();
-        assert!(matches!(err, Error::Input { .. }), "{err:?}");
+        assert!(matches!(err, EventError::Unexpected { .. }), "{err:?}");
         assert_eq!(
             err.to_string(),
             "GITHUB_EVENT_PATH (/tmp/event.json): unexpected payload at `pull_request.head.sha`: invalid type: null, expected a string"

@@ -10,7 +10,7 @@ use serde_saphyr::Spanned;
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{Profile, RuleAction, at, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "budget",
@@ -67,7 +67,7 @@ impl RuleSettings for BudgetRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         if let Some(cost) = &raw.max_cost
             && !(cost.value > 0.0 && cost.value.is_finite())
         {

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{CI_PATHS, DEFAULT_PROTECTED, Globs, PatternSet, Profile, RuleAction, patterns};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "constraint",
@@ -92,7 +92,7 @@ impl RuleSettings for ConstraintRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         Ok(ConstraintRule {
             action: raw.action.unwrap_or(self.action),
             protected: patterns(

@@ -8,7 +8,7 @@ use serde_saphyr::Spanned;
 
 use super::RuleSettings;
 use crate::config::{RuleAction, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 /// A rule with a count threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl RuleSettings for CountRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: RawCountRule, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: RawCountRule, name: &str, path: &Path) -> Result<Self, ConfigError> {
         Ok(CountRule {
             action: raw.action.unwrap_or(self.action),
             threshold: positive(

@@ -88,7 +88,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// The agent of a call, as [`Since::calls`] keys it.
-pub fn agent_key(agent: Option<&str>) -> &str {
+pub(super) fn agent_key(agent: Option<&str>) -> &str {
     agent.unwrap_or("")
 }
 

@@ -12,7 +12,7 @@ use serde_saphyr::Spanned;
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{BoundedMap, MAX_LIST_ENTRIES, MAX_NAME_BYTES, Profile, RuleAction, at, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "edge_loop",
@@ -75,7 +75,7 @@ impl RuleSettings for EdgeLoopRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         let mut edges = self.edges.clone();
         if let Some(BoundedMap(raw_edges)) = raw.edges {
             for (edge, v) in raw_edges {
@@ -85,10 +85,11 @@ impl RuleSettings for EdgeLoopRule {
                         &format!("rules.{name}.edges"),
                         &v,
                         format!(
-                            "an edge name is {} bytes, more than the {MAX_NAME_BYTES} loopguard reads; hint: name edges `from_to`, e.g. planner_to_verifier",
+                            "an edge name is {} bytes, more than the {MAX_NAME_BYTES} loopguard reads",
                             edge.len()
                         ),
-                    ));
+                    )
+                    .with_hint("name edges `from_to`, e.g. planner_to_verifier"));
                 }
                 let key = format!("rules.{name}.edges.{edge}");
                 edges.insert(edge, positive(path, &key, &Some(v), 1)?);

@@ -226,32 +226,7 @@ fn facts_of(
     };
 
     if let Some(tree) = &it.tree {
-        let mut states: HashSet<&str> = HashSet::new();
-        // (state, its position, the commit whose tree it is or which started from it)
-        let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
-        for (k, earlier) in history[first..i].iter().enumerate() {
-            let at = 2 * (first + k);
-            for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
-                let Some(t) = t else { continue };
-                states.insert(t);
-                if Some(t) != it.parent_tree.as_ref() {
-                    non_adjacent.push((t, pos, first + k));
-                }
-            }
-        }
-        if let Some(p) = &it.parent_tree {
-            states.insert(p);
-        }
-        f.tree_novel = Some(!states.contains(tree.as_str()));
-        // The newest earlier occurrence of this state.
-        if let Some(&(_, pos, k)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
-            f.returns_to = Some(name_state(history, first, i, tree, pos, k));
-            f.state_position = Some(pos);
-            let previous = before.iter().rev().find(|p| !p.empty);
-            f.unwinds = previous
-                .and_then(|p| p.state_position)
-                .is_some_and(|b| pos < b);
-        }
+        tree_facts(history, first, i, tree, before, &mut f);
     }
 
     if let Some(pid) = &it.patch_id {
@@ -308,6 +283,45 @@ fn facts_of(
         f.ci_files = ci_files(config, it);
     }
     f
+}
+
+/// The facts of attempt `i`'s tree against the states of the window from `first`: whether
+/// it is new, and which earlier, non-adjacent state it returns to.
+fn tree_facts(
+    history: &[Iteration],
+    first: usize,
+    i: usize,
+    tree: &str,
+    before: &[Facts],
+    f: &mut Facts,
+) {
+    let it = &history[i];
+    let mut states: HashSet<&str> = HashSet::new();
+    // (state, its position, the commit whose tree it is or which started from it)
+    let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
+    for (k, earlier) in history[first..i].iter().enumerate() {
+        let at = 2 * (first + k);
+        for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
+            let Some(t) = t else { continue };
+            states.insert(t);
+            if Some(t) != it.parent_tree.as_ref() {
+                non_adjacent.push((t, pos, first + k));
+            }
+        }
+    }
+    if let Some(p) = &it.parent_tree {
+        states.insert(p);
+    }
+    f.tree_novel = Some(!states.contains(tree));
+    // The newest earlier occurrence of this state.
+    if let Some(&(_, pos, k)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
+        f.returns_to = Some(name_state(history, first, i, tree, pos, k));
+        f.state_position = Some(pos);
+        let previous = before.iter().rev().find(|p| !p.empty);
+        f.unwinds = previous
+            .and_then(|p| p.state_position)
+            .is_some_and(|b| pos < b);
+    }
 }
 
 /// The facts of a tool call against the same agent's calls before it in the window: the

@@ -14,7 +14,7 @@ use serde_saphyr::Spanned;
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{Profile, RuleAction, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "false_completion",
@@ -67,7 +67,7 @@ impl RuleSettings for FalseCompletionRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         Ok(FalseCompletionRule {
             action: raw.action.unwrap_or(self.action),
             threshold: positive(

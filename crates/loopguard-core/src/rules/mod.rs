@@ -37,7 +37,7 @@ pub use same_error::describe_failure;
 use crate::agents::AgentFilter;
 use crate::breaker::TerminalStatus;
 use crate::config::{Config, Profile, RuleAction};
-use crate::error::Error;
+use crate::error::ConfigError;
 use crate::iteration::Iteration;
 
 /// Everything the rest of loopguard knows about one rule, declared in the rule's file.
@@ -94,7 +94,7 @@ pub trait RuleSettings: Sized {
     fn action(&self) -> RuleAction;
     fn set_action(&mut self, action: RuleAction);
     /// The file's keys over `self`; errors name `rules.<name>.<key>`, the line and a hint.
-    fn resolve(&self, raw: Self::Raw, name: &str, path: &Path) -> Result<Self, Error>;
+    fn resolve(&self, raw: Self::Raw, name: &str, path: &Path) -> Result<Self, ConfigError>;
 }
 
 /// The list of rules, most specific first: the order a trip reports them in when several
@@ -151,7 +151,7 @@ macro_rules! rules {
             }
 
             /// The file's `rules` section over these settings.
-            pub(crate) fn resolve(&self, raw: RawRules, path: &Path) -> Result<Rules, Error> {
+            pub(crate) fn resolve(&self, raw: RawRules, path: &Path) -> Result<Rules, ConfigError> {
                 Ok(Rules {
                     $($module: match raw.$module {
                         Some(r) => self.$module.resolve(r, RuleName::$variant.as_str(), path)?,

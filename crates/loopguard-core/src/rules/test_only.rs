@@ -11,7 +11,7 @@ use serde_saphyr::Spanned;
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{Profile, RuleAction, at, positive};
-use crate::error::Error;
+use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "test_only",
@@ -62,7 +62,7 @@ impl RuleSettings for TestOnlyRule {
         self.action = action;
     }
 
-    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, Error> {
+    fn resolve(&self, raw: Raw, name: &str, path: &Path) -> Result<Self, ConfigError> {
         if let Some(ratio) = &raw.ratio
             && !(ratio.value > 0.0 && ratio.value <= 1.0)
         {

@@ -270,7 +270,8 @@ fn claude(lines: &[Value]) -> Vec<Recorded> {
                 for part in content.as_array().into_iter().flatten() {
                     match part.get("type").and_then(Value::as_str) {
                         Some("text") if !sidechain => {
-                            turns.said = part.get("text").and_then(Value::as_str).map(str::to_owned);
+                            turns.said =
+                                part.get("text").and_then(Value::as_str).map(str::to_owned);
                         }
                         Some("tool_use") => {
                             let mut call = CallInput::new(

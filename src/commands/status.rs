@@ -1,0 +1,45 @@
+//! `status`: the breaker of the current branch's run, and whether the hooks guard it.
+
+use anyhow::Result;
+
+use crate::breaker::State;
+use crate::cli::StatusArgs;
+use crate::error::exit;
+use crate::hooks;
+use crate::report::text;
+
+use super::{Ctx, Workspace, print, print_json};
+
+pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
+    if let Some(id) = &args.session {
+        return super::session::status(ctx, id, args.json, args.exit_code);
+    }
+    let ws = Workspace::open(ctx, None)?;
+    let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
+    let missing = hooks
+        .iter()
+        .filter(|(_, on)| !on)
+        .map(|(h, _)| (*h).to_owned())
+        .collect();
+    let some = hooks.iter().any(|(_, on)| *on);
+    // The agents' sessions on this branch: a trip in either shows in both.
+    let sessions = super::session::sessions_of(&ws, ws.head.branch.as_deref());
+    let s = ws
+        .status(&ws.run_or_new()?, &[])
+        .with_guard(missing, some)
+        .with_sessions(sessions);
+    if args.json {
+        print_json(&s.to_json())?;
+    } else {
+        let mut out = text::status(&s);
+        out.push_str(&super::session::sessions_text(
+            s.sessions.as_deref().unwrap_or_default(),
+        ));
+        print(&out)?;
+    }
+    Ok(if args.exit_code && s.state == State::Open {
+        exit::TRIPPED
+    } else {
+        exit::OK
+    })
+}

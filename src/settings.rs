@@ -1,0 +1,598 @@
+//! The environment, read once at start-up into typed settings that are passed down:
+//! durations, flags, the terminals, the clock, the GitHub context, and — apart, in
+//! [`Knobs`] — the test and tuning knobs. Nothing below `main` reads the process environment or the clock
+//! itself: the variables are captured here ([`Settings::capture`]), and the time is
+//! [`Clock::now`] (or [`wall_clock`] where a server's clock is what counts).
+//!
+//! A value that does not parse is a [`SettingsError`] naming the variable and the fix
+//! (exit 2), never silently the default; `commands::run` decides what to do with them
+//! (a hook warns and goes on with the defaults: a bad variable must not switch a gate
+//! off). The GitHub client's settings are parsed here too, and their errors surface only
+//! in the commands that talk to GitHub ([`GitHubSettings::client`]).
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use http::Uri;
+use jiff::Timestamp;
+
+use crate::github::event::ActionsVars;
+use crate::github::{DEFAULT_API_URL, DEFAULT_SERVER_URL, RepoId, Token};
+
+/// Variable prefixes and names captured.
+const PREFIXES: &[&str] = &["GITHUB_", "RUNNER_", "LOOPGUARD_", "PRE_COMMIT_"];
+const NAMES: &[&str] = &[
+    "CI",
+    "NO_COLOR",
+    "GIT_REFLOG_ACTION",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+];
+
+/// The hooks' default deadline, in seconds (as long as the store lock's default wait, so a
+/// hook queued behind others gives up on the lock before it is stopped).
+pub const HOOK_TIMEOUT_SECS: u64 = 10;
+/// How long a writer waits for the store's lock by default.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long work runs before its progress bar shows by default.
+pub const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+/// Longest one attempt of a GitHub request may take by default.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(30);
+/// Longest all of a run's GitHub requests and waits may take together by default.
+pub const RUN_DEADLINE: Duration = Duration::from_secs(600);
+/// The variable that sets the run's deadline.
+pub const RUN_DEADLINE_ENV: &str = "LOOPGUARD_CI_DEADLINE";
+/// The variable that sets the deadline of each attempt.
+pub const REQUEST_DEADLINE_ENV: &str = "LOOPGUARD_GITHUB_REQUEST_DEADLINE";
+
+/// A variable that does not hold what loopguard reads from it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// Set, but not a value of its kind (`value` is shown bounded; never a secret's).
+    #[error("{name}=`{value}`: {problem}")]
+    Invalid {
+        name: &'static str,
+        value: String,
+        problem: String,
+        fix: String,
+    },
+    /// A secret that cannot be one (its value is never shown).
+    #[error("{name} {problem}")]
+    Secret {
+        name: &'static str,
+        problem: &'static str,
+        fix: &'static str,
+    },
+    /// Not set, where the command needs it.
+    #[error("{name} is not set")]
+    Unset {
+        name: &'static str,
+        fix: &'static str,
+    },
+}
+
+impl SettingsError {
+    /// How to fix it.
+    pub fn hint(&self) -> &str {
+        match self {
+            SettingsError::Invalid { fix, .. } => fix,
+            SettingsError::Secret { fix, .. } | SettingsError::Unset { fix, .. } => fix,
+        }
+    }
+
+    /// The variable it is about.
+    pub fn variable(&self) -> &'static str {
+        match self {
+            SettingsError::Invalid { name, .. }
+            | SettingsError::Secret { name, .. }
+            | SettingsError::Unset { name, .. } => name,
+        }
+    }
+
+    fn invalid(name: &'static str, value: &str, problem: impl Into<String>, fix: String) -> Self {
+        // The value is shown, bounded: it may be long, and it is quoted back as it is.
+        let mut shown: String = value.chars().take(80).collect();
+        if shown.len() < value.len() {
+            shown.push('…');
+        }
+        SettingsError::Invalid {
+            name,
+            value: shown,
+            problem: problem.into(),
+            fix,
+        }
+    }
+}
+
+/// Where "now" comes from: the system clock, or a fixed time ([`Knobs::now`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    System,
+    Fixed(Timestamp),
+}
+
+impl Clock {
+    /// The time loopguard judges by (iterations, cooldowns, events, file tags).
+    pub fn now(self) -> Timestamp {
+        match self {
+            Clock::System => wall_clock(),
+            Clock::Fixed(t) => t,
+        }
+    }
+}
+
+/// The system's clock: the one read of it. [`Clock::now`] is the time loopguard judges
+/// by; this is for what a server compares with its own clock (GitHub's `since`, its
+/// rate-limit resets), which a fixed time must not change.
+pub fn wall_clock() -> Timestamp {
+    Timestamp::now()
+}
+
+/// Test and tuning knobs: not settings a setup relies on. They let the tests fix the
+/// clock, crash at a write point, show the progress bar at once, and run GitHub's retry
+/// waits in milliseconds. Whether they are honoured at all is decided in one place,
+/// [`Knobs::honoured`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Knobs {
+    /// `LOOPGUARD_NOW`: an RFC 3339 time to use as "now".
+    pub now: Option<Timestamp>,
+    /// `LOOPGUARD_FAILPOINT`: a store write point to crash at (debug builds only; see
+    /// `Store::with_failpoint`).
+    pub failpoint: Option<String>,
+    /// `LOOPGUARD_PROGRESS_DELAY_MS`: how long work runs before its progress bar shows.
+    pub progress_delay: Option<Duration>,
+    /// `LOOPGUARD_GITHUB_TIME_SCALE`: a factor on every GitHub retry wait (`0.001`).
+    pub github_time_scale: Option<f64>,
+}
+
+impl Knobs {
+    /// Whether the knobs are read at all: the one place that decides. Today they always
+    /// are.
+    fn honoured(_vars: &Vars) -> bool {
+        true
+    }
+
+    fn read(vars: &Vars, problems: &mut Vec<SettingsError>) -> Knobs {
+        if !Knobs::honoured(vars) {
+            return Knobs::default();
+        }
+        Knobs {
+            now: vars.parse(
+                "LOOPGUARD_NOW",
+                problems,
+                "is not an RFC 3339 time",
+                "write a time such as 2026-11-25T10:00:00Z, or unset it",
+                |v| v.parse::<Timestamp>().ok(),
+            ),
+            failpoint: vars.get("LOOPGUARD_FAILPOINT").map(str::to_owned),
+            progress_delay: vars.millis("LOOPGUARD_PROGRESS_DELAY_MS", problems),
+            github_time_scale: vars.parse(
+                "LOOPGUARD_GITHUB_TIME_SCALE",
+                problems,
+                "is not a number >= 0",
+                "write a factor such as 0.001, or unset it",
+                |v| v.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0),
+            ),
+        }
+    }
+}
+
+/// What the GitHub client is configured with (`ci`, `dashboard`).
+#[derive(Debug, Clone)]
+pub struct ClientSettings {
+    pub api_url: String,
+    pub server_url: String,
+    pub token: Option<Token>,
+    pub repo: Option<RepoId>,
+    pub run_deadline: Duration,
+    pub request_deadline: Duration,
+}
+
+/// The GitHub Actions context of the job, when there is one.
+#[derive(Debug, Clone)]
+pub struct GitHubSettings {
+    /// `GITHUB_ACTIONS=true`: inside a job, whose log the runner reads.
+    pub actions: bool,
+    /// The trigger's variables (`GITHUB_EVENT_NAME`, `GITHUB_EVENT_PATH`, `GITHUB_SHA`, …).
+    pub vars: ActionsVars,
+    /// `GITHUB_OUTPUT`.
+    pub output: Option<PathBuf>,
+    /// `GITHUB_STEP_SUMMARY`.
+    pub summary: Option<PathBuf>,
+    client: Result<ClientSettings, SettingsError>,
+}
+
+impl GitHubSettings {
+    /// The client's settings, or the first variable among them that is wrong.
+    pub fn client(&self) -> Result<&ClientSettings, SettingsError> {
+        self.client.as_ref().map_err(Clone::clone)
+    }
+
+    fn read(vars: &Vars) -> GitHubSettings {
+        GitHubSettings {
+            actions: vars.get("GITHUB_ACTIONS") == Some("true"),
+            vars: ActionsVars::from_lookup(|name| vars.get(name).map(str::to_owned)),
+            output: vars.get("GITHUB_OUTPUT").map(PathBuf::from),
+            summary: vars.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            client: client_settings(vars),
+        }
+    }
+}
+
+fn client_settings(vars: &Vars) -> Result<ClientSettings, SettingsError> {
+    let api_url = vars.trimmed("GITHUB_API_URL").unwrap_or(DEFAULT_API_URL);
+    let server_url = vars
+        .trimmed("GITHUB_SERVER_URL")
+        .unwrap_or(DEFAULT_SERVER_URL);
+    parse_http_url("GITHUB_API_URL", api_url)?;
+    parse_http_url("GITHUB_SERVER_URL", server_url)?;
+    let token = vars.raw("GITHUB_TOKEN").map(Token::new).transpose()?;
+    let repo = match vars.trimmed("GITHUB_REPOSITORY") {
+        Some(text) => Some(text.parse::<RepoId>().map_err(|e| {
+            SettingsError::invalid(
+                "GITHUB_REPOSITORY",
+                text,
+                e.to_string(),
+                "set it to `owner/name`, or unset it (GitHub Actions sets it)".to_owned(),
+            )
+        })?),
+        None => None,
+    };
+    Ok(ClientSettings {
+        api_url: api_url.to_owned(),
+        server_url: server_url.to_owned(),
+        token,
+        repo,
+        run_deadline: deadline(vars, RUN_DEADLINE_ENV, "10m")?.unwrap_or(RUN_DEADLINE),
+        request_deadline: deadline(vars, REQUEST_DEADLINE_ENV, "30s")?.unwrap_or(REQUEST_DEADLINE),
+    })
+}
+
+/// A deadline: a duration such as `90s`, `10m` or `1h`, more than 0.
+fn deadline(
+    vars: &Vars,
+    name: &'static str,
+    example: &str,
+) -> Result<Option<Duration>, SettingsError> {
+    let Some(text) = vars.trimmed(name) else {
+        return Ok(None);
+    };
+    crate::config::parse_duration(text)
+        .and_then(|d| {
+            Duration::try_from(d)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| "must be more than 0".to_owned())
+        })
+        .map(Some)
+        .map_err(|why| {
+            SettingsError::invalid(
+                name,
+                text,
+                why,
+                format!("write a duration such as {example}, 90s or 1h, or unset it"),
+            )
+        })
+}
+
+/// An http(s) URL with a host, named by its variable in errors.
+pub(crate) fn parse_http_url(name: &'static str, url: &str) -> Result<Uri, SettingsError> {
+    let fix = || "set it to an http(s) URL such as https://api.github.com, or unset it".to_owned();
+    let uri: Uri = url
+        .parse()
+        .map_err(|_| SettingsError::invalid(name, url, "is not a URL", fix()))?;
+    match (uri.scheme_str(), uri.authority()) {
+        (Some("http" | "https"), Some(_)) => Ok(uri),
+        _ => Err(SettingsError::invalid(
+            name,
+            url,
+            "is not an http(s) URL",
+            fix(),
+        )),
+    }
+}
+
+/// Everything loopguard reads from its environment, parsed.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The working directory.
+    pub cwd: PathBuf,
+    pub stdin_tty: bool,
+    /// A person reads stdout: `report` prints text there instead of markdown.
+    pub stdout_tty: bool,
+    pub stderr_tty: bool,
+    /// `NO_COLOR` is set.
+    pub no_color: bool,
+    /// `CI` is set (to anything).
+    pub ci: bool,
+    /// `LOOPGUARD_NO_PROMPT` is set: never ask what to do after a trip.
+    pub no_prompt: bool,
+    /// `LOOPGUARD_LOCK_TIMEOUT_MS`: how long a writer waits for another.
+    pub lock_timeout: Duration,
+    /// `LOOPGUARD_HOOK_TIMEOUT` (whole seconds; `0`: `None`, no limit).
+    pub hook_timeout: Option<Duration>,
+    /// `LOOPGUARD_HOOK_INPUT=lost`: the hook shim could not read git's input.
+    pub hook_input_lost: bool,
+    /// `GIT_REFLOG_ACTION`: what git says it is doing (`rebase`, `cherry-pick`, …).
+    pub reflog_action: Option<String>,
+    /// `PRE_COMMIT_LOCAL_BRANCH`: the pushed branch, when the pre-commit framework runs
+    /// the pre-push hook.
+    pub pre_commit_local_branch: Option<String>,
+    /// `DISPLAY` or `WAYLAND_DISPLAY` is set: a desktop may show notifications.
+    pub display: bool,
+    pub github: GitHubSettings,
+    /// Where "now" comes from (`LOOPGUARD_NOW` fixes it).
+    pub clock: Clock,
+    pub knobs: Knobs,
+}
+
+impl Settings {
+    /// Reads the process environment (the only place that does), the terminals and the
+    /// working directory. Values that do not parse are returned beside the settings,
+    /// which hold the defaults for them.
+    pub fn capture() -> std::io::Result<(Settings, Vec<SettingsError>)> {
+        let vars = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .filter(|(k, _)| {
+                PREFIXES.iter().any(|p| k.starts_with(p)) || NAMES.contains(&k.as_str())
+            })
+            .collect();
+        let (mut settings, problems) = Settings::read(Vars(vars), std::env::current_dir()?);
+        settings.stdin_tty = std::io::stdin().is_terminal();
+        settings.stdout_tty = std::io::stdout().is_terminal();
+        settings.stderr_tty = std::io::stderr().is_terminal();
+        Ok((settings, problems))
+    }
+
+    /// Settings made of these variables, no terminal (tests).
+    pub fn from_vars<'a>(
+        vars: impl IntoIterator<Item = (&'a str, &'a str)>,
+        cwd: PathBuf,
+    ) -> (Settings, Vec<SettingsError>) {
+        let vars = vars
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        Settings::read(Vars(vars), cwd)
+    }
+
+    fn read(vars: Vars, cwd: PathBuf) -> (Settings, Vec<SettingsError>) {
+        let mut problems = Vec::new();
+        let knobs = Knobs::read(&vars, &mut problems);
+        let hook_timeout = match vars.seconds("LOOPGUARD_HOOK_TIMEOUT", &mut problems) {
+            Some(d) if d.is_zero() => None,
+            Some(d) => Some(d),
+            None => Some(Duration::from_secs(HOOK_TIMEOUT_SECS)),
+        };
+        let settings = Settings {
+            cwd,
+            stdin_tty: false,
+            stdout_tty: false,
+            stderr_tty: false,
+            no_color: vars.get("NO_COLOR").is_some(),
+            ci: vars.0.contains_key("CI"),
+            no_prompt: vars.0.contains_key("LOOPGUARD_NO_PROMPT"),
+            lock_timeout: vars
+                .millis("LOOPGUARD_LOCK_TIMEOUT_MS", &mut problems)
+                .unwrap_or(LOCK_TIMEOUT),
+            hook_timeout,
+            hook_input_lost: vars.get("LOOPGUARD_HOOK_INPUT") == Some("lost"),
+            reflog_action: vars.get("GIT_REFLOG_ACTION").map(str::to_owned),
+            pre_commit_local_branch: vars.get("PRE_COMMIT_LOCAL_BRANCH").map(str::to_owned),
+            display: vars.get("DISPLAY").is_some() || vars.get("WAYLAND_DISPLAY").is_some(),
+            github: GitHubSettings::read(&vars),
+            clock: knobs.now.map_or(Clock::System, Clock::Fixed),
+            knobs,
+        };
+        (settings, problems)
+    }
+
+    /// The time loopguard judges by.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// Colour on stderr: a terminal, and `NO_COLOR` unset.
+    pub fn color(&self) -> bool {
+        self.stderr_tty && !self.no_color
+    }
+
+    /// A person at the keyboard (and not CI): the interactive prompt may ask.
+    pub fn interactive(&self) -> bool {
+        self.stdin_tty && self.stderr_tty && !self.ci && !self.no_prompt
+    }
+
+    /// How long work runs before its progress bar appears.
+    pub fn progress_delay(&self) -> Duration {
+        self.knobs.progress_delay.unwrap_or(PROGRESS_DELAY)
+    }
+}
+
+/// The captured variables. Tokens never reach a debug print.
+#[derive(Clone)]
+struct Vars(BTreeMap<String, String>);
+
+impl std::fmt::Debug for Vars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.0.keys().map(String::as_str).collect();
+        f.debug_tuple("Vars").field(&names).finish()
+    }
+}
+
+impl Vars {
+    /// A variable, when set and not empty.
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// A variable as it is, empty included.
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// A variable, trimmed, when that leaves something.
+    fn trimmed(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(|v| v.trim()).filter(|v| !v.is_empty())
+    }
+
+    /// A variable parsed by `parse`; a value it refuses is a problem (and `None`).
+    fn parse<T>(
+        &self,
+        name: &'static str,
+        problems: &mut Vec<SettingsError>,
+        problem: &str,
+        fix: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Option<T> {
+        let text = self.trimmed(name)?;
+        let parsed = parse(text);
+        if parsed.is_none() {
+            problems.push(SettingsError::invalid(name, text, problem, fix.to_owned()));
+        }
+        parsed
+    }
+
+    /// Whole milliseconds.
+    fn millis(&self, name: &'static str, problems: &mut Vec<SettingsError>) -> Option<Duration> {
+        self.parse(
+            name,
+            problems,
+            "is not a whole number of milliseconds",
+            "write a number of milliseconds such as 2500, or unset it",
+            |v| v.parse::<u64>().ok().map(Duration::from_millis),
+        )
+    }
+
+    /// Whole seconds.
+    fn seconds(&self, name: &'static str, problems: &mut Vec<SettingsError>) -> Option<Duration> {
+        self.parse(
+            name,
+            problems,
+            "is not a whole number of seconds",
+            "write a number of seconds such as 10 (0 for no limit), or unset it",
+            |v| v.parse::<u64>().ok().map(Duration::from_secs),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(vars: &[(&str, &str)]) -> (Settings, Vec<SettingsError>) {
+        Settings::from_vars(vars.iter().copied(), PathBuf::from("/"))
+    }
+
+    #[test]
+    fn tokens_never_show_in_debug() {
+        let (settings, problems) =
+            read(&[("GITHUB_TOKEN", "ghs_secret"), ("GITHUB_ACTIONS", "true")]);
+        assert!(problems.is_empty(), "{problems:?}");
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("ghs_secret"), "{shown}");
+        assert!(settings.github.actions);
+        assert!(settings.github.client().unwrap().token.is_some());
+    }
+
+    #[test]
+    fn time_and_timeouts() {
+        let (s, problems) = read(&[
+            ("LOOPGUARD_NOW", "2026-11-25T10:00:00Z"),
+            ("LOOPGUARD_LOCK_TIMEOUT_MS", "250"),
+        ]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(s.now().to_string(), "2026-11-25T10:00:00Z");
+        assert_eq!(
+            s.clock,
+            Clock::Fixed("2026-11-25T10:00:00Z".parse().unwrap())
+        );
+        assert_eq!(s.lock_timeout, Duration::from_millis(250));
+        assert!(!s.interactive());
+        assert_eq!(s.hook_timeout, Some(Duration::from_secs(HOOK_TIMEOUT_SECS)));
+        assert_eq!(read(&[]).0.clock, Clock::System);
+        let hook = |v| read(&[("LOOPGUARD_HOOK_TIMEOUT", v)]).0.hook_timeout;
+        assert_eq!(hook("3"), Some(Duration::from_secs(3)));
+        assert_eq!(hook("0"), None);
+    }
+
+    #[test]
+    fn a_bad_value_names_its_variable_and_the_fix_and_keeps_the_default() {
+        let cases = [
+            ("LOOPGUARD_LOCK_TIMEOUT_MS", "abc", "milliseconds"),
+            ("LOOPGUARD_NOW", "garbage", "RFC 3339"),
+            ("LOOPGUARD_HOOK_TIMEOUT", "soon", "seconds"),
+            ("LOOPGUARD_PROGRESS_DELAY_MS", "-1", "milliseconds"),
+            ("LOOPGUARD_GITHUB_TIME_SCALE", "fast", "number >= 0"),
+        ];
+        for (name, value, what) in cases {
+            let (s, problems) = read(&[(name, value)]);
+            let [e] = problems.as_slice() else {
+                panic!("{name}: {problems:?}")
+            };
+            assert_eq!(e.variable(), name);
+            let shown = e.to_string();
+            assert!(shown.starts_with(&format!("{name}=`{value}`: ")), "{shown}");
+            assert!(shown.contains(what), "{shown}");
+            assert!(e.hint().ends_with("or unset it"), "{}", e.hint());
+            assert_eq!(s.lock_timeout, LOCK_TIMEOUT);
+            assert_eq!(s.clock, Clock::System);
+            assert_eq!(s.hook_timeout, Some(Duration::from_secs(HOOK_TIMEOUT_SECS)));
+        }
+    }
+
+    #[test]
+    fn the_github_client_settings_fail_only_where_they_are_used() {
+        let client = |vars: &[(&str, &str)]| {
+            let (s, problems) = read(vars);
+            assert!(problems.is_empty(), "{problems:?}");
+            s.github.client().cloned()
+        };
+        let c = client(&[
+            ("GITHUB_API_URL", " https://ghe.example.com/api/v3/ "),
+            ("GITHUB_REPOSITORY", "octo-org/widgets"),
+            (RUN_DEADLINE_ENV, "20m"),
+            (REQUEST_DEADLINE_ENV, "90"),
+        ])
+        .unwrap();
+        assert_eq!(c.api_url, "https://ghe.example.com/api/v3/");
+        assert_eq!(c.server_url, DEFAULT_SERVER_URL);
+        assert_eq!(c.repo.unwrap().to_string(), "octo-org/widgets");
+        assert_eq!(c.run_deadline, Duration::from_secs(1200));
+        assert_eq!(c.request_deadline, Duration::from_secs(90));
+        let defaults = client(&[]).unwrap();
+        assert_eq!(
+            (defaults.run_deadline, defaults.request_deadline),
+            (RUN_DEADLINE, REQUEST_DEADLINE)
+        );
+
+        let errors = [
+            (
+                vec![("GITHUB_REPOSITORY", "nope")],
+                "GITHUB_REPOSITORY=`nope`: expected `owner/name`",
+            ),
+            (vec![("GITHUB_TOKEN", "")], "GITHUB_TOKEN is empty"),
+            (
+                vec![(RUN_DEADLINE_ENV, "soon")],
+                "LOOPGUARD_CI_DEADLINE=`soon`: invalid duration",
+            ),
+            (
+                vec![(REQUEST_DEADLINE_ENV, "0s")],
+                "LOOPGUARD_GITHUB_REQUEST_DEADLINE=`0s`: must be more than 0",
+            ),
+            (
+                vec![("GITHUB_API_URL", "ftp://x")],
+                "GITHUB_API_URL=`ftp://x`: is not an http(s) URL",
+            ),
+        ];
+        for (vars, want) in errors {
+            let err = client(&vars).unwrap_err();
+            assert!(err.to_string().starts_with(want), "{err}");
+            assert!(!err.hint().is_empty());
+        }
+    }
+}
