@@ -162,8 +162,10 @@ impl<'de> Deserialize<'de> for Run {
         // A compacted run's facts cannot be computed again: they come with it.
         let facts = match record.compacted.as_mut() {
             Some(c) if c.facts_cover <= record.iterations.len() => {
+                // In memory they live in the run's facts (see `Compacted::facts`).
                 let facts = std::mem::take(&mut c.facts);
-                FactsLog::restored(c.facts_cover, facts).ok_or_else(|| {
+                let cover = std::mem::take(&mut c.facts_cover);
+                FactsLog::restored(cover, facts).ok_or_else(|| {
                     serde::de::Error::custom("the facts of a compacted run are out of order")
                 })?
             }
