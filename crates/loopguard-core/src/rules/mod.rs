@@ -380,7 +380,7 @@ pub struct Evaluation {
     pub notes: Vec<(RuleName, String)>,
     /// The facts of the latest attempt, if any.
     pub last: Option<Facts>,
-    /// Attempts in the run.
+    /// Attempts in the run, those a compacted run dropped included.
     pub attempts: usize,
 }
 
@@ -482,7 +482,8 @@ pub fn evaluate(
     };
     let mut eval = Evaluation {
         last: all.last().cloned(),
-        attempts: all.len(),
+        // A compacted run's dropped attempts are attempts of the run too.
+        attempts: all.len() + usage.earlier.attempts as usize,
         ..Evaluation::default()
     };
     for &rule in RuleName::ALL {
