@@ -728,50 +728,18 @@ impl Store {
     /// parse, or a log that cannot be read (a link, a special file), are returned as
     /// messages instead of being dropped silently.
     pub fn read_events(&self, key: &str) -> io::Result<(Vec<Event>, Vec<String>)> {
-        let path = self.events_path(key);
-        let bytes = match safe_fs::read_tail(&path, EVENTS_LIMIT) {
-            Ok(Some(b)) => b,
-            Ok(None) => return Ok((vec![], vec![])),
-            Err(e) if is_refusal(&e) => return Ok((vec![], vec![e.to_string()])),
-            Err(e) => return Err(e),
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        let mut events = Vec::new();
-        let mut bad = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(line) {
-                Ok(e) => events.push(e),
-                Err(e) => bad.push(format!("line {}: {e}", n + 1)),
-            }
-        }
-        Ok((events, bad))
+        read_log(&self.events_path(key), EVENTS_LIMIT)
     }
 
     /// The iterations in the calls log of run `run_id`, oldest first (at most
     /// [`RUN_LIMIT`] bytes of its end), with messages for lines that do not parse.
     pub fn read_calls(&self, run_id: &str) -> io::Result<(Vec<Iteration>, Vec<String>)> {
         let path = self.calls_path(run_id);
-        let bytes = match safe_fs::read_tail(&path, RUN_LIMIT) {
-            Ok(Some(b)) => b,
-            Ok(None) => return Ok((vec![], vec![])),
-            Err(e) if is_refusal(&e) => return Ok((vec![], vec![e.to_string()])),
-            Err(e) => return Err(e),
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        let mut calls = Vec::new();
-        let mut bad = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(line) {
-                Ok(it) => calls.push(it),
-                Err(e) => bad.push(format!("{}: line {}: {e}", path.display(), n + 1)),
-            }
-        }
+        let (calls, bad) = read_log(&path, RUN_LIMIT)?;
+        let bad = bad
+            .into_iter()
+            .map(|b| format!("{}: {b}", path.display()))
+            .collect();
         Ok((calls, bad))
     }
 
@@ -856,6 +824,34 @@ fn json_lines<T: Serialize>(items: &[T]) -> io::Result<Vec<u8>> {
         log.push(b'\n');
     }
     Ok(log)
+}
+
+/// The records of an append-only JSON-lines log, oldest first (at most `limit` bytes of its
+/// end); lines that do not parse, or a log that cannot be read (a link, a special file),
+/// are returned as messages (`line 3: …`) instead of being dropped silently.
+fn read_log<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    limit: u64,
+) -> io::Result<(Vec<T>, Vec<String>)> {
+    let bytes = match safe_fs::read_tail(path, limit) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok((vec![], vec![])),
+        Err(e) if is_refusal(&e) => return Ok((vec![], vec![e.to_string()])),
+        Err(e) => return Err(e),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(r) => records.push(r),
+            Err(e) => bad.push(format!("line {}: {e}", n + 1)),
+        }
+    }
+    Ok((records, bad))
 }
 
 fn set_aside(path: &Path, what: &str, tag: &str) -> io::Result<PathBuf> {

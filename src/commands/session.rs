@@ -21,7 +21,7 @@ use crate::breaker::{Event, State};
 use crate::documents::{BranchBreaker, HookAnswer, SessionLine};
 use crate::iteration::Iteration;
 use crate::cli::{AgentHookArgs, ReportFormat};
-use crate::config::Config;
+use crate::config::{Config, Unit};
 use crate::error::{InputError, exit};
 use crate::report::{Status, markdown, text};
 use crate::run::Run;
@@ -422,10 +422,10 @@ pub(super) fn sessions_text(sessions: &[SessionLine]) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {} {} {} calls, breaker {}{rule}",
+            "  {} {} {}, breaker {}{rule}",
             s.agent,
             crate::sanitize::printable(&s.id),
-            s.calls,
+            Unit::ToolCall.count(s.calls as u64),
             s.state,
         );
     }
@@ -482,7 +482,7 @@ fn edges_text(run: &Run) -> String {
             out,
             "edge {}: {} without progress",
             crate::sanitize::printable(name),
-            e.count
+            Unit::ToolCall.count(e.count)
         );
         for r in &e.reasons {
             let _ = writeln!(out, "  - {}", crate::sanitize::printable(r));

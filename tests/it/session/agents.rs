@@ -203,7 +203,7 @@ fn each_rule_at_the_tool_level() {
     assert!(
         s.stdout.contains("rule: edge_loop")
             && s.stdout
-                .contains("edge subagent:Explore: 3 without progress"),
+                .contains("edge subagent:Explore: 3 tool calls without progress"),
         "{}",
         s.stdout
     );
@@ -643,7 +643,7 @@ fn a_claude_transcript_with_a_sidechain_replays() {
     let r = lg(&repo).arg("replay").arg(&file).run().code(1);
     assert!(r.stdout.contains("rule: same_error"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("edge subagent:a91b: 2 without progress"),
+        r.stdout.contains("edge subagent:a91b: 2 tool calls without progress"),
         "{}",
         r.stdout
     );
@@ -666,6 +666,67 @@ fn commits_during_a_session_are_iterations_of_the_branch() {
         s.stdout.contains("branch main: breaker closed"),
         "{}",
         s.stdout
+    );
+}
+
+/// A session counts tool calls, a branch iterations, in every format: `status` and
+/// `report --session` in text, markdown and HTML never say "iterations" of a session, and
+/// the branch's status and report never say "tool calls". `report --session` honours the
+/// format flags as a branch's report does.
+#[test]
+fn a_session_counts_tool_calls_and_a_branch_iterations() {
+    let repo = project("claude");
+    let a = Agent::new(&repo, "claude", "units");
+    a.edit("src/wc.py", STUCK, "    return len(s) - 1");
+    for _ in 0..3 {
+        a.pytest("pytest -q", FAIL);
+    }
+    let out = |args: &[&str]| lg(&repo).args(args).run().ok().stdout;
+    let text = out(&["status", "--session", "units"]);
+    assert!(text.contains("tool calls: 4 (profile"), "{text}");
+    assert!(text.contains("in 3 tool calls in a row"), "{text}");
+    let md = out(&["report", "--session", "units", "--markdown"]);
+    assert!(md.contains("- **Tool calls:** 4"), "{md}");
+    assert!(md.contains("## Recent tool calls\n\n| # | call |"), "{md}");
+    let plain = out(&["report", "--session", "units", "--text"]);
+    assert!(
+        plain.contains("tool calls: ") && plain.contains("recent tool calls:"),
+        "{plain}"
+    );
+    assert!(!plain.contains("## "), "--text is no markdown: {plain}");
+    let html = out(&["report", "--session", "units", "--html"]);
+    assert!(
+        html.contains("<dt>Tool calls</dt><dd>4</dd>") && html.contains("<h2>Tool calls</h2>"),
+        "{html}"
+    );
+    let json = lg(&repo)
+        .args(["report", "--session", "units", "--json"])
+        .run()
+        .ok()
+        .json();
+    assert_eq!(json["iterations"], 4, "the JSON keeps its keys");
+    for (what, doc) in [("status", &text), ("markdown", &md), ("text", &plain), ("html", &html)] {
+        assert!(
+            !doc.to_lowercase().contains("iteration"),
+            "a session's {what} says iterations: {doc}"
+        );
+    }
+    // The branch counts its commits as iterations.
+    repo.commit("Count words");
+    let branch = out(&["status"]);
+    assert!(branch.contains("iterations: 1 (profile"), "{branch}");
+    let report = out(&["report", "--markdown"]);
+    assert!(
+        report.contains("- **Iterations:** 1") && report.contains("## Recent iterations"),
+        "{report}"
+    );
+    assert!(!report.contains("tool call"), "{report}");
+    // Its status lists the session after its own lines, each in its own unit.
+    let (own, sessions) = branch.split_once("sessions:\n").expect("the session listed");
+    assert!(!own.contains("tool call"), "{branch}");
+    assert!(
+        sessions.contains("claude units 4 tool calls, breaker open (same_error)"),
+        "{branch}"
     );
 }
 

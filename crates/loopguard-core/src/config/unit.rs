@@ -33,6 +33,23 @@ impl Unit {
         }
     }
 
+    /// As a heading: `Iterations`, `Tool calls`.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Unit::Iteration => "Iterations",
+            Unit::ToolCall => "Tool calls",
+        }
+    }
+
+    /// What names one in a report's table: the `commit` (or the tested tree's id), the
+    /// session's `call` (`c12`).
+    pub fn id_column(self) -> &'static str {
+        match self {
+            Unit::Iteration => "commit",
+            Unit::ToolCall => "call",
+        }
+    }
+
     /// `n` of them: `1 iteration`, `3 tool calls`.
     pub fn count(self, n: impl Into<u64>) -> Counted {
         Counted {
@@ -70,5 +87,7 @@ mod tests {
         assert_eq!(Unit::Iteration.count(1u64).to_string(), "1 iteration");
         assert_eq!(Unit::ToolCall.count(2u64).to_string(), "2 tool calls");
         assert_eq!(Unit::ToolCall.count(1u64).to_string(), "1 tool call");
+        assert_eq!(Unit::ToolCall.heading(), "Tool calls");
+        assert_eq!(Unit::Iteration.id_column(), "commit");
     }
 }

@@ -135,7 +135,7 @@ impl PrView<'_> {
         md.push_str(&self.what_now());
         md.push('\n');
         md.push_str(&markdown::counters(s, true));
-        md.push_str(&iterations(&s.rows, TABLE_ROWS));
+        md.push_str(&iterations(&s.rows, s.unit, TABLE_ROWS));
         let notes: Vec<String> = s
             .notes
             .iter()
@@ -260,7 +260,7 @@ impl PrView<'_> {
             let subject: String = r.subject.chars().take(80).collect();
             let _ = writeln!(md, "- `{}` {}", r.id.short(), inline(&subject));
         }
-        md.push_str(&iterations(&s.rows, TABLE_ROWS));
+        md.push_str(&iterations(&s.rows, s.unit, TABLE_ROWS));
         (title, md)
     }
 

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::breaker::{Breaker, Event, EventKind, State, TerminalStatus};
-use crate::config::{Config, Profile, RuleAction, TripAction};
+use crate::config::{Config, Profile, RuleAction, TripAction, Unit};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName};
@@ -214,6 +214,10 @@ pub struct Status {
     /// What the hooks would have answered (`replay --json` of a recorded session).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answers: Option<Vec<HookAnswer>>,
+    /// What one attempt is (iterations of a branch, a session's tool calls): the words
+    /// the text, markdown and HTML count in. The JSON keeps its keys (`iterations`).
+    #[serde(skip)]
+    pub unit: Unit,
     /// The hooks that do not run loopguard, when `guarded` is false.
     #[serde(skip)]
     pub missing_hooks: Vec<String>,
@@ -375,6 +379,7 @@ impl Status {
             edges: None,
             branch_breaker: None,
             answers: None,
+            unit: s.config.unit,
             missing_hooks: Vec::new(),
             some_hooks: false,
             action: s.config.on_trip.action,
