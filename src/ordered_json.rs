@@ -143,6 +143,8 @@ impl Json {
 pub struct Layout {
     /// One level of indentation (`None`: everything on one line).
     pub indent: Option<String>,
+    /// On one line: a space after each `:` and `,` (`{"a": 1, "b": 2}`).
+    pub spaced: bool,
     pub crlf: bool,
     pub final_newline: bool,
 }
@@ -152,6 +154,7 @@ impl Default for Layout {
     fn default() -> Self {
         Layout {
             indent: Some("  ".to_owned()),
+            spaced: false,
             crlf: false,
             final_newline: true,
         }
@@ -181,6 +184,7 @@ impl Layout {
             None
         };
         Layout {
+            spaced: indent.is_none() && (body.contains("\": ") || body.contains(", ")),
             indent,
             crlf: text.contains("\r\n"),
             final_newline: text.ends_with('\n'),
@@ -195,6 +199,9 @@ impl Layout {
                 let f = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
                 doc.serialize(&mut serde_json::Serializer::with_formatter(&mut out, f))
             }
+            None if self.spaced => {
+                doc.serialize(&mut serde_json::Serializer::with_formatter(&mut out, Spaced))
+            }
             None => doc.serialize(&mut serde_json::Serializer::new(&mut out)),
         };
         written.expect("a JSON document serialises");
@@ -206,6 +213,31 @@ impl Layout {
             text = text.replace('\n', "\r\n");
         }
         text
+    }
+}
+
+/// One line with a space after each `:` and `,`.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
     }
 }
 
@@ -298,6 +330,7 @@ mod tests {
             "{\n    \"model\": \"opus\",\n    \"hooks\": {}\n}",
             "{\r\n\t\"b\": 1,\r\n\t\"a\": 2\r\n}\r\n",
             "{\"b\":1,\"a\":{\"z\":[],\"y\":{}}}\n",
+            "{\"b\": 1, \"a\": [true, null], \"c\": {\"y\": \"x\"}}\n",
         ] {
             let doc: Json = serde_json::from_str(text).unwrap();
             assert_eq!(Layout::of(text).write(&doc), text);

@@ -936,7 +936,7 @@ mod tests {
         assert!(store.open_keys().unwrap().is_empty());
         let mut events = Vec::new();
         for n in 0..3 {
-            let mut it = crate::iteration::Iteration::new(format!("{n:040x}").parse().unwrap());
+            let mut it = Iteration::new(format!("{n:040x}").parse().unwrap());
             it.tree = Some("t".into());
             it.parent_tree = Some("t".into());
             it.files = Some(Vec::new());
@@ -950,6 +950,7 @@ mod tests {
                 Change {
                     run: &run,
                     events: &events,
+                    calls: &[],
                     start: Some(StartRecord::of(&run)),
                     report: None,
                 },
@@ -968,6 +969,8 @@ mod tests {
                 run: r.clone(),
                 events: Vec::new(),
                 events_at: 0,
+                calls: Vec::new(),
+                calls_at: 0,
                 start: None,
                 report: None,
             };
@@ -1006,6 +1009,7 @@ mod tests {
         let change = |run| Change {
             run,
             events: &[],
+            calls: &[],
             start: None,
             report: None,
         };
@@ -1056,6 +1060,8 @@ mod tests {
             run: run.clone(),
             events: vec![event.clone()],
             events_at: 0,
+            calls: Vec::new(),
+            calls_at: 0,
             start: Some(StartRecord::of(&run)),
             report: Some(("r".into(), "# report\n".into())),
         };

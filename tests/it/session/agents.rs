@@ -380,7 +380,10 @@ fn every_codex_answer_fits_its_published_schema() {
 fn init_merges_keeps_the_users_hooks_and_uninstall_takes_only_loopguards() {
     let repo = crate::support::TestRepo::new();
     repo.write("README.md", "x\n");
-    repo.write(".claude/settings.json", "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}]}}\n");
+    // The user's keys out of alphabetical order (`permissions` before `hooks`, `type`
+    // before `command`), on one line.
+    let users = "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}]}}\n";
+    repo.write(".claude/settings.json", users);
     repo.commit("init");
     // Agent hooks alone: no git hooks.
     lg(&repo)
@@ -401,6 +404,11 @@ fn init_merges_keeps_the_users_hooks_and_uninstall_takes_only_loopguards() {
     );
     let v: Value = serde_json::from_str(&once).unwrap();
     assert_eq!(v["permissions"]["allow"][0], "Bash(ls)");
+    assert!(
+        once.starts_with("{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}, "),
+        "the user's keys in their order, on one line as they were: {once}"
+    );
+    assert_eq!(once.lines().count(), 1, "{once}");
     assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2);
     // Together: git hooks and a second agent.
     lg(&repo).args(["init", "--agent", "copilot"]).run().ok();
@@ -412,6 +420,11 @@ fn init_merges_keeps_the_users_hooks_and_uninstall_takes_only_loopguards() {
     let v: Value = serde_json::from_str(&repo.read(".claude/settings.json").unwrap()).unwrap();
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "./notify.sh");
     assert_eq!(v["hooks"].as_object().unwrap().len(), 1);
+    assert_eq!(
+        repo.read(".claude/settings.json").unwrap(),
+        users,
+        "the user's file again, byte for byte"
+    );
     assert!(repo.read(".github/hooks/loopguard.json").is_none());
     assert!(
         repo.path().join(".git/hooks/pre-commit").exists(),
