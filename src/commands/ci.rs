@@ -134,6 +134,9 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     })
 }
 
+/// The re-run attempts of the loop's runs read for its CI cost, at most (one request each).
+const MAX_EARLIER_ATTEMPTS: usize = 20;
+
 struct Session<'c> {
     ctx: &'c Ctx,
     repo: Option<Repo>,
@@ -512,26 +515,43 @@ impl Session<'_> {
     }
 
     /// What the loop an open breaker stops cost in CI: the workflow runs GitHub lists for
-    /// the PR's branch whose commit is one of the loop's, and their time. One listing;
-    /// what cannot be read is noted, never fatal.
+    /// the PR's branch whose commit is one of the loop's, each attempt of each (a re-run's
+    /// earlier attempts read one request each, at most [`MAX_EARLIER_ATTEMPTS`]), and their
+    /// time. What cannot be read is noted, never fatal.
     fn loop_cost(&mut self, pr: &PullRequest, status: &Status) -> Option<LoopCost> {
         if status.state != State::Open {
             return None;
         }
         let commits = loop_commits(status)?;
-        let runs = self.client.workflow_runs(&RunFilter {
+        let listed = self.client.workflow_runs(&RunFilter {
             branch: Some(pr.head.ref_name.clone()).filter(|b| !b.is_empty()),
             ..RunFilter::default()
         });
-        match runs {
-            Ok(runs) => LoopCost::of(&commits, &runs),
+        let mut runs = match listed {
+            Ok(runs) => runs,
             Err(e) => {
                 self.note(format!(
                     "what the loop cost in CI could not be read from the workflow runs: {e:#}"
                 ));
-                None
+                return None;
+            }
+        };
+        let earlier = LoopCost::earlier_attempts(&commits, &runs);
+        if earlier.len() > MAX_EARLIER_ATTEMPTS {
+            self.note(format!(
+                "what the loop cost in CI counts {MAX_EARLIER_ATTEMPTS} of the {} re-run attempts of its runs",
+                earlier.len()
+            ));
+        }
+        for (id, attempt) in earlier.into_iter().take(MAX_EARLIER_ATTEMPTS) {
+            match self.client.workflow_run_attempt(id, attempt) {
+                Ok(run) => runs.push(run),
+                Err(e) => self.note(format!(
+                    "attempt {attempt} of workflow run {id} could not be read; the loop's cost leaves it out: {e:#}"
+                )),
             }
         }
+        LoopCost::of(&commits, &runs)
     }
 
     /// Outputs, summary, annotation and the log: the step's own files, always written.

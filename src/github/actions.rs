@@ -74,6 +74,22 @@ impl GitHubClient {
         self.decode(&call, &reply)
     }
 
+    /// One attempt of a workflow run (a re-run makes another) —
+    /// `GET /repos/{o}/{r}/actions/runs/{id}/attempts/{attempt}`, 1 request. The run as it
+    /// was in that attempt: its `run_started_at` and `updated_at` are the attempt's.
+    pub fn workflow_run_attempt(
+        &self,
+        run_id: u64,
+        attempt: u64,
+    ) -> Result<WorkflowRun, GitHubError> {
+        let call = Call::get(
+            format!("{}/actions/runs/{run_id}/attempts/{attempt}", self.repo_path()),
+            Permission::ActionsRead,
+        );
+        let reply = self.send(&call, &[])?;
+        self.decode(&call, &reply)
+    }
+
     /// The jobs of a run's latest attempt — `GET /repos/{o}/{r}/actions/runs/{id}/jobs
     /// ?filter=latest`, 1 request per 100 jobs.
     pub fn run_jobs(&self, run_id: u64) -> Result<Vec<Job>, GitHubError> {

@@ -25,7 +25,9 @@ pub struct LoopCost {
 
 impl LoopCost {
     /// The cost of the loop of `commits` (since `commits[0]`) over the runs listed: each
-    /// run of one of them counts, with its own time. `None` when none of them ran.
+    /// run of one of them counts, with its own time, and so does each attempt of a run
+    /// re-run, listed as the run it was (see [`LoopCost::earlier_attempts`]). `None` when
+    /// none of them ran.
     pub fn of(commits: &[CommitId], runs: &[WorkflowRun]) -> Option<LoopCost> {
         let since = commits.first()?.clone();
         let ours: BTreeSet<&str> = commits.iter().map(CommitId::as_str).collect();
@@ -41,6 +43,17 @@ impl LoopCost {
             }
         }
         (cost.runs > 0).then_some(cost)
+    }
+
+    /// The attempts to read, as `(run id, attempt)`, of the runs of `commits` that were
+    /// re-run: a listed run is its latest attempt (`run_attempt`), with that attempt's
+    /// times; the ones before it ran too.
+    pub fn earlier_attempts(commits: &[CommitId], runs: &[WorkflowRun]) -> Vec<(u64, u64)> {
+        let ours: BTreeSet<&str> = commits.iter().map(CommitId::as_str).collect();
+        runs.iter()
+            .filter(|r| ours.contains(r.head_sha.as_str()))
+            .flat_map(|r| (1..r.run_attempt.unwrap_or(1)).map(move |n| (r.id, n)))
+            .collect()
     }
 
     /// CI minutes, a started minute counted whole.
@@ -132,6 +145,14 @@ mod tests {
             "3 runs, 11 CI minutes since its first repeated failure (bbbbbbb)"
         );
         assert_eq!(LoopCost::of(&[], &runs), None);
+        // Run 3 was re-run twice: its attempts 1 and 2 are to be read; run 1 is not ours.
+        let mut rerun = runs.to_vec();
+        rerun[2].run_attempt = Some(3);
+        rerun[0].run_attempt = Some(2);
+        assert_eq!(
+            LoopCost::earlier_attempts(&commits, &rerun),
+            [(3, 1), (3, 2)]
+        );
         assert_eq!(LoopCost::of(&commits, &runs[..1]), None, "none of them ran");
     }
 }

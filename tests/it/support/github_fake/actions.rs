@@ -15,6 +15,21 @@ pub(super) fn route(
             Some(run) => ok(run_json(s, run)),
             None => error(404, "Not Found"),
         },
+        ("GET", ["actions", "runs", id, "attempts", n]) => {
+            let run = s.runs.iter().find(|r| id.parse() == Ok(r.id));
+            match (run, n.parse::<usize>()) {
+                (Some(run), Ok(n)) if n >= 1 && n <= run.earlier_attempts.len() => {
+                    let (started, updated) = &run.earlier_attempts[n - 1];
+                    let mut v = run_json(s, run);
+                    v["run_attempt"] = json!(n);
+                    v["run_started_at"] = json!(started);
+                    v["updated_at"] = json!(updated);
+                    ok(v)
+                }
+                (Some(run), Ok(n)) if n == run.earlier_attempts.len() + 1 => ok(run_json(s, run)),
+                _ => error(404, "Not Found"),
+            }
+        }
         ("GET", ["actions", "runs", id, "jobs"]) => {
             match s.runs.iter().find(|r| id.parse() == Ok(r.id)) {
                 Some(run) => {

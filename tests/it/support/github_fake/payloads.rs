@@ -182,7 +182,7 @@ pub(super) fn run_json(s: &State, r: &RunSpec) -> Value {
         "id": r.id, "name": r.name, "node_id": format!("WFR_{}", r.id),
         "head_branch": r.head_branch, "head_sha": r.head_sha,
         "path": ".github/workflows/ci.yml", "display_title": "Agent PR",
-        "run_number": r.id % 1000, "run_attempt": 1, "event": r.event,
+        "run_number": r.id % 1000, "run_attempt": r.earlier_attempts.len() + 1, "event": r.event,
         "status": r.status, "conclusion": r.conclusion, "workflow_id": r.workflow_id,
         "check_suite_id": r.id + 5, "url": format!("https://api.github.com/repos/{full}/actions/runs/{}", r.id),
         "html_url": format!("https://github.com/{full}/actions/runs/{}", r.id),
