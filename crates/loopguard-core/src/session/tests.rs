@@ -59,6 +59,17 @@ struct S {
     /// The calls the run dropped (the hooks' calls log).
     dropped: Vec<Iteration>,
     keep_all: bool,
+    /// The warnings, trips and prompts, in order.
+    timeline: Vec<Mark>,
+}
+
+/// A step of a session's story, for counting how warnings end.
+#[derive(Debug, Clone, Copy)]
+enum Mark {
+    Warning(RuleName),
+    /// The breaker opened (on any rule: the session did not get out).
+    Trip,
+    Prompt,
 }
 
 impl S {
@@ -71,6 +82,7 @@ impl S {
             events: Vec::new(),
             dropped: Vec::new(),
             keep_all: false,
+            timeline: Vec::new(),
         }
     }
     fn pre(&mut self, c: &CallInput) -> Answer {
@@ -94,6 +106,7 @@ impl S {
     fn prompt(&mut self) -> Answer {
         self.n += 1;
         let step = on_prompt(&self.config, &mut self.run, t(self.n));
+        self.timeline.push(Mark::Prompt);
         self.settle(step)
     }
     fn stop(&mut self, msg: &str) -> Answer {
@@ -104,6 +117,19 @@ impl S {
     fn settle(&mut self, step: Step) -> Answer {
         if !self.keep_all {
             self.dropped.extend(self.run.compact(&self.config));
+        }
+        for e in &step.events {
+            if matches!(e.kind, EventKind::Trip | EventKind::Reopen) {
+                self.timeline.push(Mark::Trip);
+            }
+        }
+        if let Answer::Context(text) = &step.answer
+            && let Some(rule) = text
+                .strip_prefix("loopguard: warning (")
+                .and_then(|t| t.split_once(')'))
+                .and_then(|(r, _)| r.parse().ok())
+        {
+            self.timeline.push(Mark::Warning(rule));
         }
         self.events.extend(step.events);
         self.answers.push(step.answer.clone());
@@ -445,4 +471,45 @@ fn a_streak_longer_than_the_run_keeps_still_counts() {
         context(tripped).contains("what the loop cost since the repeated failure first came (c1): 33 tool calls"),
         "{tripped:?}"
     );
+}
+
+/// How often a session warned one step before a trip got out by itself (issue 18, 18.9):
+/// over the scripted sessions (an agent that never reads its warnings, so what it does
+/// next is chance), each warning is followed either by a trip before the person's next
+/// prompt, or by none (recovered). The figures go to stdout
+/// (`cargo test -p loopguard-core warned -- --nocapture`).
+#[test]
+fn how_often_a_warned_session_recovers_by_chance() {
+    // Per rule: (warned, recovered).
+    let mut by_rule: std::collections::BTreeMap<RuleName, (u32, u32)> = Default::default();
+    for seed in 1..=40 {
+        let s = scripted(seed, 240, false);
+        // The warnings not yet come true or got out of; a prompt ends what they are about.
+        let mut open: Vec<RuleName> = Vec::new();
+        let end = |open: &mut Vec<RuleName>, by_rule: &mut std::collections::BTreeMap<_, _>| {
+            for r in open.drain(..) {
+                let e: &mut (u32, u32) = by_rule.entry(r).or_default();
+                e.1 += 1;
+            }
+        };
+        for step in &s.timeline {
+            match step {
+                Mark::Warning(rule) => {
+                    by_rule.entry(*rule).or_default().0 += 1;
+                    open.push(*rule);
+                }
+                Mark::Trip => open.clear(),
+                Mark::Prompt => end(&mut open, &mut by_rule),
+            }
+        }
+        end(&mut open, &mut by_rule);
+    }
+    let warned: u32 = by_rule.values().map(|v| v.0).sum();
+    let recovered: u32 = by_rule.values().map(|v| v.1).sum();
+    println!("warned {warned}, recovered {recovered} (by chance: the agent ignores warnings)");
+    for (rule, (w, r)) in &by_rule {
+        println!("  {rule}: warned {w}, recovered {r}");
+    }
+    assert!(warned > 40, "the scripted sessions were warned: {warned}");
+    assert!(recovered < warned, "some warnings came true: {recovered} of {warned}");
 }
