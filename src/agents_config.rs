@@ -270,7 +270,10 @@ pub fn install(
                 continue;
             }
             if let Some(inner) = group.get_mut("hooks").and_then(Json::as_array_mut) {
-                inner.iter_mut().filter(|h| is_ours(h)).for_each(&mut update);
+                inner
+                    .iter_mut()
+                    .filter(|h| is_ours(h))
+                    .for_each(&mut update);
             }
         }
         if !found {
@@ -349,6 +352,8 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Age
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
     use serde_json::Value;
 
@@ -368,13 +373,14 @@ mod tests {
             text.starts_with("{\n    \"permissions\": {\n        \"deny\": [],\n        \"allow\""),
             "{text}"
         );
-        let keys: Vec<&str> = text
-            .lines()
-            .filter(|l| l.starts_with("    \"") )
-            .collect();
+        let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("    \"")).collect();
         assert_eq!(
             keys,
-            ["    \"permissions\": {", "    \"model\": \"opus\",", "    \"hooks\": {"]
+            [
+                "    \"permissions\": {",
+                "    \"model\": \"opus\",",
+                "    \"hooks\": {"
+            ]
         );
         assert!(!text.ends_with('\n'), "no final newline, as it was");
         assert!(
@@ -384,7 +390,10 @@ mod tests {
         // Nothing to change: the file is not written at all.
         let stamp = std::fs::metadata(&file).unwrap().modified().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert_eq!(install(root, Harness::Claude, exe).unwrap().1, Change::Unchanged);
+        assert_eq!(
+            install(root, Harness::Claude, exe).unwrap().1,
+            Change::Unchanged
+        );
         assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), stamp);
         // Taken out again: the file as the user wrote it, byte for byte.
         uninstall(root, Harness::Claude).unwrap();
@@ -397,18 +406,32 @@ mod tests {
         let root = dir.path();
         std::fs::create_dir_all(root.join(".codex")).unwrap();
         let mut text = String::from("{\n  \"hooks\": {\n");
-        let events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
+        let events = [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+        ];
         for (i, e) in events.iter().enumerate() {
             let comma = if i + 1 < events.len() { "," } else { "" };
-            text.push_str(&format!("    \"{e}\": [{{\"hooks\": [{{\"timeout\": 30, \"command\": \"/x/loopguard agent-hook codex\", \"type\": \"command\"}}]}}]{comma}\n"));
+            let _ = writeln!(
+                text,
+                "    \"{e}\": [{{\"hooks\": [{{\"timeout\": 30, \"command\": \"/x/loopguard agent-hook codex\", \"type\": \"command\"}}]}}]{comma}"
+            );
         }
         text.push_str("  }\n}\n");
         std::fs::write(root.join(".codex/hooks.json"), &text).unwrap();
         assert_eq!(
-            install(root, Harness::Codex, Path::new("/x/loopguard")).unwrap().1,
+            install(root, Harness::Codex, Path::new("/x/loopguard"))
+                .unwrap()
+                .1,
             Change::Unchanged
         );
-        assert_eq!(std::fs::read_to_string(root.join(".codex/hooks.json")).unwrap(), text);
+        assert_eq!(
+            std::fs::read_to_string(root.join(".codex/hooks.json")).unwrap(),
+            text
+        );
     }
 
     #[test]

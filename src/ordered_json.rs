@@ -80,7 +80,12 @@ impl Object {
 
 impl<const N: usize> From<[(&str, Json); N]> for Object {
     fn from(members: [(&str, Json); N]) -> Object {
-        Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+        Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        )
     }
 }
 
@@ -199,9 +204,9 @@ impl Layout {
                 let f = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
                 doc.serialize(&mut serde_json::Serializer::with_formatter(&mut out, f))
             }
-            None if self.spaced => {
-                doc.serialize(&mut serde_json::Serializer::with_formatter(&mut out, Spaced))
-            }
+            None if self.spaced => doc.serialize(&mut serde_json::Serializer::with_formatter(
+                &mut out, Spaced,
+            )),
             None => doc.serialize(&mut serde_json::Serializer::new(&mut out)),
         };
         written.expect("a JSON document serialises");

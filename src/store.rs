@@ -675,7 +675,15 @@ impl Store {
     /// directories written under the lock.
     /// Call with the lock held.
     pub fn clean_temporary_files(&self) {
-        for sub in ["", "runs", "runs/ended", "events", "calls", "reports", "open"] {
+        for sub in [
+            "",
+            "runs",
+            "runs/ended",
+            "events",
+            "calls",
+            "reports",
+            "open",
+        ] {
             let dir = self.dir.join(sub);
             // Only directories of the store's own: never through a link.
             let mut at = self.dir.clone();

@@ -18,11 +18,11 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use crate::breaker::{Event, State};
-use crate::documents::{BranchBreaker, HookAnswer, SessionLine};
-use crate::iteration::Iteration;
 use crate::cli::{AgentHookArgs, ReportFormat};
 use crate::config::{Config, Unit};
+use crate::documents::{BranchBreaker, HookAnswer, SessionLine};
 use crate::error::{InputError, exit};
+use crate::iteration::Iteration;
 use crate::report::{Status, markdown, text};
 use crate::run::Run;
 use crate::session::transcript::{self, Format};
@@ -499,7 +499,10 @@ pub(super) fn report(ctx: &Ctx, id: &str, format: &ReportFormat) -> Result<u8> {
     let (key, run) = find(&store, id)?;
     let (events, bad) = store.read_events(&key)?;
     for b in bad {
-        ws.warn(&format!("{}: {b}: skipped", store.events_path(&key).display()));
+        ws.warn(&format!(
+            "{}: {b}: skipped",
+            store.events_path(&key).display()
+        ));
     }
     let dropped = dropped_calls(&ws, &store, &run.id);
     let calls = session::all_calls(&run, dropped.clone());
@@ -700,8 +703,7 @@ pub(super) fn judge_recorded(
                     continue;
                 }
                 let earlier = || dropped.clone();
-                let step =
-                    session::on_post_tool(&config, &mut run, call, at, r.tokens, &earlier);
+                let step = session::on_post_tool(&config, &mut run, call, at, r.tokens, &earlier);
                 events.extend(step.events);
                 step.answer
             }

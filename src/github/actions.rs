@@ -83,7 +83,10 @@ impl GitHubClient {
         attempt: u64,
     ) -> Result<WorkflowRun, GitHubError> {
         let call = Call::get(
-            format!("{}/actions/runs/{run_id}/attempts/{attempt}", self.repo_path()),
+            format!(
+                "{}/actions/runs/{run_id}/attempts/{attempt}",
+                self.repo_path()
+            ),
             Permission::ActionsRead,
         );
         let reply = self.send(&call, &[])?;

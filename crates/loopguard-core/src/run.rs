@@ -35,7 +35,7 @@ use crate::breaker::{At, Breaker, Event, EventKind, ResumeError, State, Terminal
 use crate::config::{Config, TripAction};
 use crate::ids::CommitId;
 use crate::iteration::{Intervention, InterventionKind, Iteration, IterationKind, TestEvidence};
-use crate::rules::{self, EdgeCount, Earlier, Evaluation, Facts, FactsLog, Recovery, Usage};
+use crate::rules::{self, Earlier, EdgeCount, Evaluation, Facts, FactsLog, Recovery, Usage};
 
 /// The on-disk format version of a run. A newer file than this binary understands is kept
 /// aside, never overwritten.

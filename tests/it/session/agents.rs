@@ -609,10 +609,9 @@ fn a_long_session_keeps_its_latest_calls_and_its_replay_agrees() {
     assert!(a.stop(false, "Done, fixed.").blocked());
     // The run keeps its latest calls; its calls log holds the others.
     let store = repo.path().join(".git/loopguard/sessions");
-    let run: Value = serde_json::from_str(
-        &std::fs::read_to_string(store.join("runs/sess-long.json")).unwrap(),
-    )
-    .unwrap();
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(store.join("runs/sess-long.json")).unwrap())
+            .unwrap();
     let kept = run["iterations"].as_array().unwrap().len();
     assert!(kept < 6, "{kept} calls kept");
     let logged = std::fs::read_to_string(store.join("calls/session-claude-sess-long.jsonl"))
@@ -656,7 +655,8 @@ fn a_claude_transcript_with_a_sidechain_replays() {
     let r = lg(&repo).arg("replay").arg(&file).run().code(1);
     assert!(r.stdout.contains("rule: same_error"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("edge subagent:a91b: 2 tool calls without progress"),
+        r.stdout
+            .contains("edge subagent:a91b: 2 tool calls without progress"),
         "{}",
         r.stdout
     );
@@ -718,7 +718,12 @@ fn a_session_counts_tool_calls_and_a_branch_iterations() {
         .ok()
         .json();
     assert_eq!(json["iterations"], 4, "the JSON keeps its keys");
-    for (what, doc) in [("status", &text), ("markdown", &md), ("text", &plain), ("html", &html)] {
+    for (what, doc) in [
+        ("status", &text),
+        ("markdown", &md),
+        ("text", &plain),
+        ("html", &html),
+    ] {
         assert!(
             !doc.to_lowercase().contains("iteration"),
             "a session's {what} says iterations: {doc}"
@@ -735,7 +740,9 @@ fn a_session_counts_tool_calls_and_a_branch_iterations() {
     );
     assert!(!report.contains("tool call"), "{report}");
     // Its status lists the session after its own lines, each in its own unit.
-    let (own, sessions) = branch.split_once("sessions:\n").expect("the session listed");
+    let (own, sessions) = branch
+        .split_once("sessions:\n")
+        .expect("the session listed");
     assert!(!own.contains("tool call"), "{branch}");
     assert!(
         sessions.contains("claude units 4 tool calls, breaker open (same_error)"),

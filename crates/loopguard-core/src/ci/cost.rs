@@ -89,7 +89,10 @@ pub fn loop_commits(s: &Status) -> Option<Vec<CommitId>> {
     if s.rule.is_none() || s.rows.is_empty() {
         return None;
     }
-    let looping = s.looping_failure.as_ref().and_then(|t| t.signature.as_ref());
+    let looping = s
+        .looping_failure
+        .as_ref()
+        .and_then(|t| t.signature.as_ref());
     let start = match looping {
         Some(sig) => {
             // Walk back over the streak of this failure: a pass or another failure ends it.

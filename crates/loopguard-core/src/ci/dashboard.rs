@@ -332,9 +332,7 @@ fn row(e: &Entry, ctx: &Context<'_>) -> String {
         .loop_cost
         .as_ref()
         .filter(|_| section == Section::Stuck)
-        .map_or_else(dash, |c| {
-            format!("{} runs, {} CI min", c.runs, c.minutes())
-        });
+        .map_or_else(dash, |c| format!("{} runs, {} CI min", c.runs, c.minutes()));
     format!(
         "| {} | {} | {breaker} | {rule} | {iterations} | {failure} | {cost} | {progress} | {run} |\n",
         icon(section),

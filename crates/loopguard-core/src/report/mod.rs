@@ -32,8 +32,8 @@ use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
-pub use crate::documents::{SCHEMA, Schema};
 use crate::documents::{BranchBreaker, EdgeRow, HookAnswer, SessionLine, SessionRef};
+pub use crate::documents::{SCHEMA, Schema};
 
 /// A rule that warned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -291,9 +291,7 @@ impl Status {
             config,
             history: run.iterations(),
             facts: facts.all(),
-            attempts_before: run
-                .compacted()
-                .map_or(0, |c| c.earlier.attempts as usize),
+            attempts_before: run.compacted().map_or(0, |c| c.earlier.attempts as usize),
             breaker: run.breaker(),
             evaluation: &evaluation,
             events: &own,

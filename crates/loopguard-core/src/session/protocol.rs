@@ -323,9 +323,10 @@ impl Answer {
         };
         match (self, harness) {
             (Answer::Nothing, _) => (None, None),
-            (Answer::Failed(why), Harness::Copilot) => {
-                (None, Some(format!("loopguard: {why}; the call goes through")))
-            }
+            (Answer::Failed(why), Harness::Copilot) => (
+                None,
+                Some(format!("loopguard: {why}; the call goes through")),
+            ),
             (Answer::Failed(why), Harness::Claude | Harness::Codex | Harness::Gemini) => {
                 let text = format!("loopguard: {why}; the call goes through");
                 (
@@ -346,7 +347,9 @@ impl Answer {
                 }),
                 None,
             ),
-            (Answer::Deny(reason), Harness::Gemini) => (Some(decision(Decision::Deny, reason)), None),
+            (Answer::Deny(reason), Harness::Gemini) => {
+                (Some(decision(Decision::Deny, reason)), None)
+            }
             (Answer::Deny(reason), Harness::Copilot) => (
                 Some(HookOutput::Permission {
                     permission_decision: Decision::Deny,

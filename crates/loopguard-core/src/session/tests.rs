@@ -283,7 +283,10 @@ fn stagnation_and_the_budget_at_the_tool_level() {
     }
     assert_eq!(s.rule(), Some(RuleName::Stagnation));
     let reason = s.run.breaker().reason().unwrap();
-    assert!(reason.starts_with("no progress in 6 tool calls in a row"), "{reason}");
+    assert!(
+        reason.starts_with("no progress in 6 tool calls in a row"),
+        "{reason}"
+    );
 
     let mut s = S::new();
     s.config.session.max_calls = 4;
@@ -369,7 +372,9 @@ fn scripted(seed: u64, steps: usize, keep_all: bool) -> S {
     let mut x = seed;
     let mut flipped = false;
     for i in 0..steps {
-        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         let call = match (x >> 33) % 20 {
             0..=4 => read(&format!("src/m{}.py", (x >> 40) % 6)),
             5 | 6 => {
@@ -384,7 +389,11 @@ fn scripted(seed: u64, steps: usize, keep_all: bool) -> S {
             8..=10 => bash("pytest -q", FAIL_LOG, 1),
             11 => bash("pytest -q", PASS_LOG, 0),
             12 | 13 => bash("git status", "nothing to commit", 0),
-            14 => bash("ssh build make", "ssh: connect to host build port 22: Connection refused", 255),
+            14 => bash(
+                "ssh build make",
+                "ssh: connect to host build port 22: Connection refused",
+                255,
+            ),
             15 => {
                 let mut c = read("docs/a.md");
                 c.agent = Some("Explore".into());
@@ -435,7 +444,10 @@ fn dropping_old_calls_changes_no_answer_event_or_count() {
             all.run.iterations(),
             "seed {seed}"
         );
-        assert!(kept.run.iterations().len() < 2 * 4 + 1, "the run keeps its latest calls");
+        assert!(
+            kept.run.iterations().len() < 2 * 4 + 1,
+            "the run keeps its latest calls"
+        );
         compacted += kept.dropped.len();
         // And a compacted run saved and read back is the same run.
         let text = serde_json::to_string(&kept.run).unwrap();
@@ -468,7 +480,9 @@ fn a_streak_longer_than_the_run_keeps_still_counts() {
     assert_eq!(s.rule(), Some(RuleName::SameError));
     let tripped = s.answers.last().unwrap();
     assert!(
-        context(tripped).contains("what the loop cost since the repeated failure first came (c1): 33 tool calls"),
+        context(tripped).contains(
+            "what the loop cost since the repeated failure first came (c1): 33 tool calls"
+        ),
         "{tripped:?}"
     );
 }
@@ -479,6 +493,10 @@ fn a_streak_longer_than_the_run_keeps_still_counts() {
 /// prompt, or by none (recovered). The figures go to stdout
 /// (`cargo test -p loopguard-core warned -- --nocapture`).
 #[test]
+#[expect(
+    clippy::print_stdout,
+    reason = "the figures are what this test is for (the closing note of issue 18)"
+)]
 fn how_often_a_warned_session_recovers_by_chance() {
     // Per rule: (warned, recovered).
     let mut by_rule: std::collections::BTreeMap<RuleName, (u32, u32)> = Default::default();
@@ -511,5 +529,8 @@ fn how_often_a_warned_session_recovers_by_chance() {
         println!("  {rule}: warned {w}, recovered {r}");
     }
     assert!(warned > 40, "the scripted sessions were warned: {warned}");
-    assert!(recovered < warned, "some warnings came true: {recovered} of {warned}");
+    assert!(
+        recovered < warned,
+        "some warnings came true: {recovered} of {warned}"
+    );
 }
