@@ -52,6 +52,9 @@ pub use protocol::{
     Reply,
 };
 
+/// The warnings a session's run keeps ([`SessionState::warned`]).
+pub const WARNED_KEPT: usize = 16;
+
 /// What a session keeps besides its run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionState {
@@ -79,7 +82,9 @@ pub struct SessionState {
     /// The rules one step before a trip after the latest call (warned once on the way in).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub near: Vec<RuleName>,
-    /// Every warning given: the rule and the call it came after.
+    /// The latest warnings given (at most [`WARNED_KEPT`]): the rule and the call it came
+    /// after. The event log keeps every one (`warn`); the run keeps a few, so that its size
+    /// stays flat however often the session is warned.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warned: Vec<Warned>,
     /// The session's latest test run, and whether a call edited files after it: what a
@@ -400,6 +405,9 @@ pub fn on_post_tool(
         .collect();
     let answer = match fresh.first() {
         Some(n) => {
+            if state.warned.len() >= WARNED_KEPT {
+                state.warned.remove(0);
+            }
             state.warned.push(Warned {
                 rule: n.rule,
                 after: after.clone(),
