@@ -14,6 +14,10 @@
 #   post-tool  `loopguard agent-hook claude` with a PostToolUse event (the session's state
 #              restored before each run, so each records the N+1st call)
 #
+# The calls read and edit a new file each (FILES unset), the worst case: the session keeps
+# one small state (a 64-bit digest) per file it edited. FILES=20 spreads the edits over 20
+# files instead, as a session that works on a few files does.
+#
 # The machine's load average is printed before and after: on a shared machine, compare
 # figures taken together.
 set -euo pipefail
@@ -61,7 +65,7 @@ print(f"{statistics.median(walls):.1f} {statistics.median(cpus):.1f}")
 PY
 }
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores); $runs runs each"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores); $runs runs each; files edited: ${FILES:-one new file per edit}"
 printf '%-10s %8s %12s %12s %8s\n' "hook" "calls" "wall ms" "cpu ms" "kept"
 for n in $sizes; do
   repo=$work/repo-$n
@@ -70,14 +74,15 @@ for n in $sizes; do
   printf 'session: {max_calls: 100000, stagnation: 100000}\n' >.loopguard.yml
   "$bin" init --agent claude >/dev/null 2>&1
   # N calls: a read and an edit of a new file each time (progress, no rule trips).
-  python3 - "$bin" "$repo" "$n" <<'PY'
+  python3 - "$bin" "$repo" "$n" "${FILES:-0}" <<'PY'
 import json, subprocess, sys
-bin, repo, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+bin, repo, n, files = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 for i in range(n):
+    f = i % files if files else i
     if i % 2:
-        tool, inp, resp = "Read", {"file_path": f"src/f{i}.py"}, {"file": {"content": f"{i}"}}
+        tool, inp, resp = "Read", {"file_path": f"src/f{f}.py"}, {"file": {"content": f"{i}"}}
     else:
-        tool, inp, resp = "Edit", {"file_path": f"src/f{i}.py", "old_string": f"a{i}", "new_string": f"b{i}"}, {}
+        tool, inp, resp = "Edit", {"file_path": f"src/f{f}.py", "old_string": f"a{i}", "new_string": f"b{i}"}, {}
     ev = {"session_id": "bench", "cwd": repo, "hook_event_name": "PostToolUse", "tool_name": tool,
           "tool_input": inp, "tool_response": resp, "tool_use_id": f"t{i}"}
     subprocess.run([bin, "agent-hook", "claude"], input=json.dumps(ev).encode(), check=True,
