@@ -9,7 +9,7 @@
 //! had, and a file returning to earlier content is what `oscillation` counts. The state of
 //! the session's files together is its *tree*, as a commit has one.
 
-use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -97,13 +97,18 @@ impl FileEdit {
 }
 
 /// The session's files: the state of each one it edited, and their tree.
+///
+/// The states are kept as text, one line a file —
+/// `<the path as a JSON string> <its lines, 16 hex digits> <its written digest, or ->` —
+/// so that a session that edited hundreds of files reads and writes them as one string: a
+/// call costs the same however many files came before it, but for a scan of that string
+/// when it edits one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Files {
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    files: BTreeMap<String, FileState>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    states: String,
     /// The tree, kept up to date as edits come: the wrapping sum of each touched file's
-    /// [`file_term`]. An edit changes only its own file's term, so a call costs the same
-    /// however many files the session edited.
+    /// [`file_term`]. An edit changes only its own file's term.
     #[serde(default, skip_serializing_if = "is_zero")]
     tree: u64,
 }
@@ -117,6 +122,13 @@ fn file_term(path: &str, state: &FileState) -> u64 {
     first_u64(&h.finalize())
 }
 
+/// The start of a file's line in [`Files::states`]: its path as a JSON string, a space.
+fn line_key(path: &str) -> String {
+    let mut key = serde_json::to_string(path).expect("a string serialises");
+    key.push(' ');
+    key
+}
+
 impl Files {
     /// The state of every file together (16 hex digits): equal exactly when every file is
     /// as it was (the order the edits came in does not matter).
@@ -124,13 +136,43 @@ impl Files {
         format!("{:016x}", self.tree)
     }
 
-    /// Applies `edit` (its file's term in the tree replaced).
+    /// The state of the file at `path` (untouched when the session did not change it).
+    pub fn get(&self, path: &str) -> FileState {
+        self.find(&line_key(path)).map(|(_, s)| s).unwrap_or_default()
+    }
+
+    /// Where the line of the file keyed `key` is in [`Files::states`], and its state.
+    fn find(&self, key: &str) -> Option<(std::ops::Range<usize>, FileState)> {
+        let mut at = 0;
+        for line in self.states.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let Some(rest) = line.strip_prefix(key) else {
+                continue;
+            };
+            let mut parts = rest.trim_end().split(' ');
+            let lines = parts
+                .next()
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .unwrap_or(0);
+            let written = parts.next().filter(|w| *w != "-").map(str::to_owned);
+            return Some((start..at, FileState { written, lines }));
+        }
+        None
+    }
+
+    /// Applies `edit` (its file's term in the tree replaced, its line written again).
     pub fn apply(&mut self, edit: &FileEdit) {
         let path = edit.path();
-        let state = self.files.entry(path.to_owned()).or_default();
-        if !state.untouched() {
-            self.tree = self.tree.wrapping_sub(file_term(path, state));
-        }
+        let key = line_key(path);
+        let mut state = match self.find(&key) {
+            Some((range, state)) => {
+                self.states.replace_range(range, "");
+                self.tree = self.tree.wrapping_sub(file_term(path, &state));
+                state
+            }
+            None => FileState::default(),
+        };
         match edit {
             FileEdit::Write { content, .. } => {
                 state.written = Some(digest(content));
@@ -149,20 +191,20 @@ impl Files {
                 }
             }
         }
-        if state.untouched() {
-            self.files.remove(path);
-        } else {
-            self.tree = self.tree.wrapping_add(file_term(path, state));
+        if !state.untouched() {
+            self.tree = self.tree.wrapping_add(file_term(path, &state));
+            let written = state.written.as_deref().unwrap_or("-");
+            let _ = writeln!(self.states, "{key}{:016x} {written}", state.lines);
         }
     }
 
     /// The files edited and not back as the session found them.
     pub fn len(&self) -> usize {
-        self.files.len()
+        self.states.lines().count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.states.is_empty()
     }
 }
 
@@ -247,5 +289,18 @@ mod tests {
         x.apply(&replace("a", "2", "1"));
         x.apply(&replace("b", "2", "1"));
         assert_eq!((x.tree(), x.len()), (Files::default().tree(), 0));
+        // A path with spaces, quotes or a newline is one file; a prefix of it another.
+        let mut odd = Files::default();
+        for p in ["a b \"c\"\n.py", "a b", "a"] {
+            odd.apply(&replace(p, "1", "2"));
+        }
+        assert_eq!(odd.len(), 3);
+        odd.apply(&replace("a b", "2", "1"));
+        assert_eq!(odd.len(), 2);
+        assert!(odd.get("a b").untouched());
+        assert!(!odd.get("a").untouched() && odd.get("a").written.is_none());
+        // Written back from its JSON, the same files.
+        let back: Files = serde_json::from_str(&serde_json::to_string(&odd).unwrap()).unwrap();
+        assert_eq!(back, odd);
     }
 }
