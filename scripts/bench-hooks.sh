@@ -16,6 +16,11 @@
 #   catch-up      `loopguard hook post-commit` after CATCHUP (default 200) commits made with
 #                 the hooks off: every one is read and recorded (binaries before issue 9
 #                 recorded HEAD alone past 50, so theirs is not the same work)
+#   commit        what the hooks cost a commit: ROUNDS (default 5) alternating rounds of
+#                 COMMITS (default 30) `git commit`s of a new file each, with the hooks
+#                 `loopguard init` installs (that binary's own shims) and with no hooks at all
+#                 (an empty hooks directory); the median per commit of each, and their ratio
+#                 (issue 16's target: at most 2)
 #
 # The repository's config raises the budget so that no rule trips: what is measured is the
 # path of a commit, not of a trip (its report and per-iteration artifacts).
@@ -53,13 +58,13 @@ setup() {
   cd "$repo"
   git init -q -b main .
   printf 'pub fn f() {}\n' >lib.rs
-  printf 'rules:\n  budget: {max_iterations: 100000}\n' >.loopguard.yml
+  printf 'rules:\n  budget: {max_iterations: 10000}\n' >.loopguard.yml
   git add -A && git commit -q -m "Initial commit"
-  LOOPGUARD_BIN=$bin "$bin" init >/dev/null 2>&1
+  "$bin" init >/dev/null 2>&1
   local i
   for ((i = 0; i < iterations; i++)); do
     printf 'pub fn f%d() {}\n' "$i" >"src_$i.rs"
-    git add -A && LOOPGUARD_BIN=$bin git commit -q -m "Step $i" 2>/dev/null
+    git add -A && git commit -q -m "Step $i" 2>/dev/null
   done
   cp -a .git/loopguard "$work/state"
   printf 'pub fn next() {}\n' >next.rs
@@ -67,9 +72,43 @@ setup() {
   cd - >/dev/null
 }
 
+# commit_rounds REPO: "WITH WITHOUT RATIO": the median ms per `git commit` with the hooks
+# installed in REPO and with none, over alternating rounds.
+commit_rounds() {
+  local repo=$1 rounds=${ROUNDS:-5} n=${COMMITS:-30} r i t0 t1 mode
+  local none=$work/no-hooks
+  mkdir -p "$none"
+  cd "$repo"
+  local with=() without=()
+  for ((r = 0; r < rounds; r++)); do
+    for mode in with without; do
+      for ((i = 0; i < n; i++)); do
+        printf 'pub fn c%s_%s_%s() {}\n' "$r" "$mode" "$i" >"c_${r}_${mode}_$i.rs"
+        git add -A
+        if [ "$mode" = with ]; then
+          t0=$(date +%s%N)
+          git commit -q -m "commit $r $i" 2>/dev/null
+          t1=$(date +%s%N)
+          with+=($(( (t1 - t0) / 1000 )))
+        else
+          t0=$(date +%s%N)
+          git -c core.hooksPath="$none" commit -q -m "commit $r $i" 2>/dev/null
+          t1=$(date +%s%N)
+          without+=($(( (t1 - t0) / 1000 )))
+        fi
+      done
+    done
+  done
+  cd - >/dev/null
+  local w o
+  w=$(printf '%s\n' "${with[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] / 1000 }')
+  o=$(printf '%s\n' "${without[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] / 1000 }')
+  awk -v w="$w" -v o="$o" 'BEGIN { printf "%s %s %.2f\n", w, o, w / o }'
+}
+
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); run of $iterations iterations;" \
   "$(command -v hyperfine >/dev/null && echo hyperfine || echo 'timed loop')"
-printf '%-40s %12s %12s %12s %12s\n' "binary" "post-commit" "pre-commit" "status" "catch-up $catchup"
+printf '%-40s %12s %12s %12s %12s %22s\n' "binary" "post-commit" "pre-commit" "status" "catch-up $catchup" "commit: hooks/none"
 for bin in "${bins[@]}"; do
   repo=$work/repo
   rm -rf "$work/state"
@@ -87,7 +126,11 @@ for bin in "${bins[@]}"; do
   done
   read -r cu_w cu_c <<<"$(median_ms "$(( runs < 10 ? runs : 10 ))" "$restore" "'$bin' hook post-commit" 2)"
   cd - >/dev/null
-  printf '%-40s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s\n' "$(basename "$(dirname "$bin")")/$(basename "$bin")" \
-    "$pc_w" "$pc_c" "$pre_w" "$pre_c" "$st_w" "$st_c" "$cu_w" "$cu_c"
+  # The commit: a fresh repository, the hooks of this binary's `init`.
+  rm -rf "$work/state"
+  ITERATIONS=0 iterations=0 setup "$bin" "$repo"
+  read -r c_with c_none c_ratio <<<"$(commit_rounds "$repo")"
+  printf '%-40s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s %6s ms/%-4s %7s/%-5s ms = %-5s\n' "$(basename "$(dirname "$bin")")/$(basename "$bin")" \
+    "$pc_w" "$pc_c" "$pre_w" "$pre_c" "$st_w" "$st_c" "$cu_w" "$cu_c" "$c_with" "$c_none" "$c_ratio"
 done
-echo "(wall median ms / mean CPU ms)"
+echo "(wall median ms / mean CPU ms; commit: median ms per commit with init's hooks / with none = ratio)"

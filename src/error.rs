@@ -203,6 +203,7 @@ impl<'a> Known<'a> {
             Known::Git(e) => match e {
                 GitError::BadRevision { .. } | GitError::TooLarge { .. } => USAGE,
                 GitError::NotARepository { .. }
+                | GitError::TooManyCommits { .. }
                 | GitError::Other { .. }
                 | GitError::CannotRun { .. }
                 | GitError::Failed { .. } => ENV,

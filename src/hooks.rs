@@ -318,7 +318,11 @@ mod tests {
     #[test]
     fn shim_quotes_the_path() {
         let s = shim(Path::new("/opt/my \"tools\"/$x/loopguard"));
-        assert!(s.contains(r#"${LOOPGUARD_BIN:-/opt/my \"tools\"/\$x/loopguard}"#));
+        assert!(s.contains(r#"loopguard="/opt/my \"tools\"/\$x/loopguard""#));
+        assert!(
+            !s.contains("LOOPGUARD_BIN"),
+            "no variable points the shim elsewhere"
+        );
         assert!(s.starts_with("#!/bin/sh\n"));
     }
 

@@ -4,6 +4,9 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = loopguard::cli::Cli::parse();
+    // A hook reports its own failures and never fails git for them (`hook` decides); one
+    // that fails before it starts goes on too.
+    let hook = matches!(cli.command, loopguard::cli::Command::Hook(_));
     let result = loopguard::settings::Settings::capture()
         .map_err(|e| anyhow::Error::new(e).context("cannot read the working directory"))
         .and_then(|(settings, problems)| loopguard::commands::run(cli, settings, problems));
@@ -13,6 +16,9 @@ fn main() -> ExitCode {
         Err(err) if loopguard::error::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             loopguard::commands::Ui::error(&err);
+            if hook {
+                return ExitCode::SUCCESS;
+            }
             ExitCode::from(loopguard::error::exit_code_of(&err))
         }
     }

@@ -100,8 +100,15 @@ fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
     Ok(())
 }
 
-/// `runs/<run-id>/iterations/<NN>-<id>/`: `changes.patch`, `errors.json`, `metrics.json`,
-/// `completion_signals.json` for every iteration of the run.
+/// Most iterations a trip writes artifacts for: the newest (the loop), not every commit of
+/// a run that may hold thousands (a catch-up of commits made with the hooks off).
+const ARTIFACT_ITERATIONS: usize = 100;
+/// Most bytes of a `changes.patch`.
+const PATCH_BYTES: u64 = 1 << 20;
+
+/// `runs/<run-id>/iterations/<NN>-<id>/`: `changes.patch` (at most 1 MiB), `errors.json`,
+/// `metrics.json`, `completion_signals.json` for each of the newest
+/// [`ARTIFACT_ITERATIONS`] iterations of the run.
 fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
     // Every directory on the way is one of the store's own (no link followed), and no file
     // is written through a link.
@@ -111,7 +118,8 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
     let write = |path: &Path, bytes: &[u8]| crate::safe_fs::write_in_place(path, bytes);
     let facts = attempts(&ws.config, run.iterations());
     let mut previous_at = None;
-    for (n, it) in run.iterations().iter().enumerate() {
+    let skip = run.iterations().len().saturating_sub(ARTIFACT_ITERATIONS);
+    for (n, it) in run.iterations().iter().enumerate().skip(skip) {
         let dir = base.join(format!("{:03}-{}", n + 1, it.id.short()));
         ws.store.ready_artifact_dir(&dir)?;
         let patch = dir.join("changes.patch");
@@ -156,10 +164,11 @@ fn artifacts(ws: &Workspace<'_>, run: &Run) -> Result<()> {
 /// The change of a commit as a patch (`git show`); empty for iterations that are not
 /// commits (working-tree states, re-runs).
 fn commit_patch(root: &Path, id: &CommitId) -> Vec<u8> {
+    use std::io::Read as _;
     if !id.is_object_id() {
         return Vec::new();
     }
-    std::process::Command::new("git")
+    let child = crate::git::plain_history(&mut std::process::Command::new("git"))
         .args([
             "show",
             "--format=From %H%nSubject: %s%n",
@@ -168,11 +177,21 @@ fn commit_patch(root: &Path, id: &CommitId) -> Vec<u8> {
             id.as_str(),
         ])
         .current_dir(root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| o.stdout)
-        .unwrap_or_default()
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return Vec::new();
+    };
+    let mut patch = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = out.take(PATCH_BYTES).read_to_end(&mut patch);
+    }
+    // Past the bound git is not waited for: its pipe closes and it ends.
+    let _ = child.kill();
+    let _ = child.wait();
+    patch
 }
 
 /// What the next model needs to know: the loop, the looping error, the recent diffs, what

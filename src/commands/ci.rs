@@ -72,7 +72,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
         config.rules.constraint.guard(guarded);
     }
     let head = s.trigger.head_sha.clone();
-    let (mut history, from_api) = s.history(pr.as_ref(), &config, &pr_state.state)?;
+    let history = s.history(pr.as_ref(), &config, &pr_state.state)?;
     if let Some(ev) = s.evidence_of_this_run(&args)? {
         pr_state.state.evidence.insert(head.clone(), ev);
     }
@@ -82,9 +82,10 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     let label_on_pr = pr
         .as_ref()
         .is_some_and(|p| p.has_label(&config.github.label));
-    s.detect_resume(&config, &mut pr_state.state, label_on_pr);
+    s.detect_resume(&config, pr.as_ref(), &mut pr_state.state, label_on_pr)?;
 
-    // Judge.
+    // Judge: what a force-push took away still counts.
+    let mut history = pr_state.state.with_gone(history);
     pr_state.state.apply_to(&mut history);
     let judgement = judge(&config, history, "ci", ctx.settings.now());
     let status = Status::of_judgement(&config, &judgement);
@@ -98,11 +99,11 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     pr_state
         .state
         .retain_history(&ids, decide::keep_evidence(&config));
-    if from_api {
-        pr_state
-            .state
-            .remember_records(&config, judgement.run.iterations());
-    }
+    // Kept with the history from git too: a force-push may take commits the next
+    // checkout does not have.
+    pr_state
+        .state
+        .remember_records(&config, judgement.run.iterations());
     // The run that last changed the state; this one, once it changes it (write_github).
     let previous_run = pr_state.state.last.as_ref().and_then(|v| v.run);
     let mut verdict = plan::verdict(&head, &status, previous_run);
@@ -333,13 +334,13 @@ impl Session<'_> {
     }
 
     /// The PR's history: `base..head` from the checkout when it has both and is not
-    /// shallow, else the API (`true`: records worth keeping).
+    /// shallow, else the API.
     fn history(
         &mut self,
         pr: Option<&PullRequest>,
         config: &Config,
         state: &CiState,
-    ) -> Result<(Vec<Iteration>, bool)> {
+    ) -> Result<Vec<Iteration>> {
         let head = self.trigger.head_sha.clone();
         let base = pr
             .map(|p| p.base.sha.clone())
@@ -350,37 +351,87 @@ impl Session<'_> {
             && repo.resolve(base.as_str()).is_ok()
         {
             let ids = repo.rev_range(&format!("{base}..{head}"))?;
-            return Ok((repo.iterations(&ids)?, false));
+            return repo.iterations(&ids).map_err(Into::into);
         }
         match pr {
             Some(pr) => {
                 let listed = self.client.pull_request_commits(pr.number)?;
                 let client = &self.client;
-                let history =
-                    decide::api_history(config, listed, &head, state, |sha| client.commit(sha))?;
-                Ok((history, true))
+                Ok(decide::api_history(config, listed, &head, state, |sha| {
+                    client.commit(sha)
+                })?)
             }
             None => {
                 let commit = self.client.commit(&head)?;
-                Ok((vec![iteration_from_commit(&commit, None)], true))
+                Ok(vec![iteration_from_commit(&commit, None)])
             }
         }
     }
 
-    /// A maintainer let the agent try again: loopguard's label is gone from an open PR.
-    fn detect_resume(&mut self, config: &Config, state: &mut CiState, label_on_pr: bool) {
+    /// A maintainer let the agent try again: loopguard's label is gone from an open PR,
+    /// taken off by a person with write access who is not the PR's own author (the agent's
+    /// account) — the dashboard's boxes ask the same. Who took it off: the `unlabeled`
+    /// event that triggered this run, or else the PR's newest `unlabeled` event for the
+    /// label (1 request, only when the label is found gone). Anyone else's removal is no
+    /// resume: it is noted, and the label goes back on.
+    fn detect_resume(
+        &mut self,
+        config: &Config,
+        pr: Option<&PullRequest>,
+        state: &mut CiState,
+        label_on_pr: bool,
+    ) -> Result<()> {
+        let label = config.github.label.as_str();
         let unlabeled_now = self.trigger.action.as_deref() == Some("unlabeled")
-            && self.trigger.label.as_deref() == Some(config.github.label.as_str());
-        if let Some(resume) = plan::detect_resume(
-            state,
-            label_on_pr,
-            unlabeled_now,
-            self.trigger.sender.as_deref(),
-            self.ctx.settings.now(),
-        ) && !state.resumes.iter().any(|r| r.after == resume.after)
-        {
-            state.resumes.push(resume);
+            && self.trigger.label.as_deref() == Some(label);
+        let (Some(pr), Some(mut resume)) = (
+            pr,
+            plan::detect_resume(
+                state,
+                label_on_pr,
+                unlabeled_now,
+                None,
+                self.ctx.settings.now(),
+            ),
+        ) else {
+            return Ok(());
+        };
+        if state.resumes.iter().any(|r| r.after == resume.after) {
+            return Ok(());
         }
+        let by = if unlabeled_now {
+            self.trigger.sender.clone()
+        } else {
+            self.client.label_removed_by(pr.number, label)?
+        };
+        match self.who_resumes(pr, by.as_deref())? {
+            Ok(login) => {
+                resume.by = Some(login);
+                state.resumes.push(resume);
+            }
+            Err(why) => self.note(format!(
+                "the label {label} was taken off by {}, {why}: that is no resume (only a person with write access who is not the PR's author resumes it); the label goes back on",
+                by.as_deref().unwrap_or("someone GitHub does not name")
+            )),
+        }
+        Ok(())
+    }
+
+    /// `Ok(login)` when `by` may let the agent try again, else why not.
+    fn who_resumes(&self, pr: &PullRequest, by: Option<&str>) -> Result<Result<String, String>> {
+        let Some(login) = by else {
+            return Ok(Err("who cannot be told".to_owned()));
+        };
+        if login.ends_with("[bot]") {
+            return Ok(Err("a bot, not a person".to_owned()));
+        }
+        if pr.user.as_ref().is_some_and(|u| u.login == login) {
+            return Ok(Err("the PR's own author (the agent's account)".to_owned()));
+        }
+        Ok(match self.client.permission_of(login)?.as_deref() {
+            Some("admin" | "maintain" | "write") => Ok(login.to_owned()),
+            _ => Err("who has no write access here".to_owned()),
+        })
     }
 
     // ---- evidence ----------------------------------------------------------------------

@@ -87,11 +87,7 @@ pub(super) fn catch_up(
     } else {
         Some(head)
     };
-    let mut events = Vec::new();
-    for missed in ws.catch_up(run, from)? {
-        events.extend(run.record(&ws.config, missed, now).events);
-    }
-    Ok(events)
+    ws.record_missed(run, from, now)
 }
 
 /// What the working tree holds compared to HEAD.
@@ -109,7 +105,9 @@ pub(super) fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let head = ws.head.id.clone();
     let git = |args: &[&str], index: Option<&Path>| -> Option<String> {
         let mut cmd = Command::new("git");
-        cmd.args(args).current_dir(&ws.root);
+        crate::git::plain_history(&mut cmd)
+            .args(args)
+            .current_dir(&ws.root);
         if let Some(index) = index {
             cmd.env("GIT_INDEX_FILE", index);
         }
@@ -239,7 +237,7 @@ pub(super) fn record_run(
         it.kind = Some(IterationKind::Context);
     }
     it.test = Some(evidence);
-    Ok(run.record(config, it, now))
+    Ok(run.record_local(config, it, now))
 }
 
 /// The evidence of log and JUnit files, fingerprinted together as one run.

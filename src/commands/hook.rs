@@ -20,8 +20,9 @@ use crate::git::Repo;
 use crate::iteration::{CommitId, IterationKind};
 use crate::report::text;
 use crate::run::Run;
-use crate::store::{Peeked, Store};
+use crate::store::{Peeked, Store, branch_key_bytes};
 
+use super::guard::{Guard, Refusal, Target};
 use super::workspace::{BranchRun, status_of};
 use super::{Ctx, Ui, Workspace, aftermath};
 
@@ -33,38 +34,93 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
         HookName::PrePush => "pre-push",
         HookName::ReferenceTransaction => "reference-transaction",
     };
+    // A gate is a hook whose exit 1 refuses: pre-commit, pre-push, and
+    // reference-transaction in its `prepared` phase.
+    let gate = match args.name {
+        HookName::PreCommit | HookName::PrePush => true,
+        HookName::ReferenceTransaction => {
+            args.args.first().and_then(|a| a.to_str()) == Some("prepared")
+        }
+        HookName::PostCommit | HookName::PostRewrite => false,
+    };
+    give_up_on_panic(ctx, name, gate);
     if let Some(limit) = ctx.settings.hook_timeout {
-        deadline(ctx.ui, name, limit);
+        deadline(ctx, name, gate, limit);
     }
     let result = match args.name {
         HookName::PostCommit => post_commit(ctx).map(|()| exit::OK),
         HookName::PostRewrite => post_rewrite(ctx, &args.args).map(|()| exit::OK),
         HookName::PreCommit => pre_commit(ctx),
-        HookName::PrePush => pre_push(ctx),
+        HookName::PrePush => pre_push(ctx, &args.args),
         HookName::ReferenceTransaction => reference_transaction(ctx, &args.args),
     };
     match result {
         Ok(code) => code,
-        Err(e) => {
-            let e = e.context(format!("the {name} hook could not run"));
-            ctx.ui.warn_error(&e, "; git goes on (fail open)");
-            exit::OK
-        }
+        Err(e) => gave_up(
+            ctx.ui,
+            &ctx.dir,
+            gate,
+            &e.context(format!("the {name} hook could not run")),
+        ),
     }
 }
 
-/// Ends the process with exit 0 and a warning once `limit` has passed: a hook that hangs
-/// (a lock never released, a file that never ends) must not hold git. Writes are atomic
-/// renames behind a journal, so stopping at any point leaves the store readable (the next
-/// writer finishes the change).
-fn deadline(ui: Ui, name: &'static str, limit: Duration) {
+/// What a hook that could not finish its work (`err` says why) exits with. loopguard
+/// breaking never fails git: a hook goes on (exit 0) and says why. Except a gate while
+/// some breaker may be open (an open marker, or a store that cannot be listed): a gate
+/// that cannot judge then refuses, so that nothing an agent can do to a hook (slow it past
+/// its deadline, hold the store's lock, make a file unreadable) lets a known open breaker
+/// through.
+fn gave_up(ui: Ui, dir: &Path, gate: bool, err: &anyhow::Error) -> u8 {
+    if gate && may_be_open(dir) {
+        let shown = crate::error::render(err);
+        ui.note_marked(
+            &format!(
+                "loopguard: refused: {}, and a breaker may be open\nhint: `loopguard status` says which; a person lets the agent go on with `loopguard resume` or `loopguard reset`",
+                shown.message
+            ),
+            "refused",
+        );
+        return exit::TRIPPED;
+    }
+    ui.warn_error(err, "; git goes on (fail open)");
+    exit::OK
+}
+
+/// Whether some run's breaker may be open in the repository at `dir`: an open marker, or
+/// markers that cannot be listed.
+fn may_be_open(dir: &Path) -> bool {
+    let Ok(repo) = Repo::discover_with_env(dir) else {
+        return false;
+    };
+    Store::new(repo.common_dir(), crate::settings::Clock::System)
+        .open_keys()
+        .map_or(true, |keys| !keys.is_empty())
+}
+
+/// A panic in a hook is loopguard breaking: [`gave_up`], not git's business (the release
+/// build aborts on panic, and the shim hands the exit status straight to git).
+fn give_up_on_panic(ctx: &Ctx, name: &'static str, gate: bool) {
+    let (ui, dir) = (ctx.ui, ctx.dir.clone());
+    std::panic::set_hook(Box::new(move |info| {
+        let err = anyhow::anyhow!("the {name} hook failed ({info})");
+        std::process::exit(i32::from(gave_up(ui, &dir, gate, &err)));
+    }));
+}
+
+/// Ends the process once `limit` has passed ([`gave_up`]): a hook that hangs (a lock never
+/// released, a file that never ends) must not hold git. Writes are atomic renames behind a
+/// journal, so stopping at any point leaves the store readable (the next writer finishes
+/// the change).
+fn deadline(ctx: &Ctx, name: &'static str, gate: bool, limit: Duration) {
+    let (ui, dir) = (ctx.ui, ctx.dir.clone());
     std::thread::spawn(move || {
         std::thread::sleep(limit);
-        ui.warn(&format!(
-            "the {name} hook took longer than {}s (LOOPGUARD_HOOK_TIMEOUT); git goes on (fail open)",
+        let err = anyhow::anyhow!(
+            "the {name} hook took longer than {}s (LOOPGUARD_HOOK_TIMEOUT)",
             limit.as_secs()
-        ));
-        std::process::exit(i32::from(exit::OK));
+        );
+        std::process::exit(i32::from(gave_up(ui, &dir, gate, &err)));
     });
 }
 
@@ -101,7 +157,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     let (events, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
         let mut it = ws.repo.iteration(&head)?;
-        if cherry_pick {
+        if cherry_pick && ws.moves_recorded_work(run, &it) {
             it.kind = Some(IterationKind::Rewrite);
         } else {
             ws.classify_setup(run, &mut it);
@@ -118,18 +174,19 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 events.extend(run.commit_tested(&ws.config, tested, it, now).events);
             }
             (None, None) => {
-                // Commits made with the hooks off since the last recorded one, all of them.
-                if run.position(&it.id).is_none() {
+                // Commits made with the hooks off since the last recorded one, all of them
+                // (none before where the run starts: a branch whose run starts at this
+                // commit, one another branch's run recorded, missed nothing).
+                if run.position(&it.id).is_none() && run.start_commit.as_ref() != Some(&it.id) {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
-                    for missed in ws.catch_up(run, parent)? {
-                        events.extend(run.record(&ws.config, missed, now).events);
-                    }
+                    events.extend(ws.record_missed(run, parent, now)?);
                 }
-                events.extend(run.record(&ws.config, it, now).events);
+                events.extend(run.record_local(&ws.config, it, now).events);
             }
         }
         Ok(((events.clone(), run.clone()), events))
     })?;
+    ws.mark_recorded(&run);
     let s = ws.status(&run, &[]);
     aftermath::announce(&ws, &events, &s);
     warn_before_trip(&ws, run, &events);
@@ -233,6 +290,7 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
         let events = outcome.events;
         Ok(((n, events.clone(), run.clone()), events))
     })?;
+    ws.mark_recorded(&run);
     if n > 0 {
         ws.note(&format!(
             "loopguard: {} rewrote {n} recorded iteration(s); rewrites are not new attempts",
@@ -244,17 +302,118 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
     Ok(())
 }
 
+/// How long a gate waits for the store's lock before it judges without it (well within
+/// the hook's deadline: a lock held for ever must not make the gate run out of time).
+const GATE_LOCK_WAIT: Duration = Duration::from_secs(2);
+
 fn pre_commit(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     record_ignored_config(&ws);
     let shown = ws.head.branch.clone();
-    gate(
-        &ws,
-        ws.head.branch_name.as_deref(),
-        ws.head.id.as_ref(),
-        shown.as_deref(),
-        "the commit",
-    )
+    // The commits made since the last one a hook recorded (hooks off, `--no-verify` with a
+    // post-commit that never ran, a held lock) are caught up before the commit is judged.
+    let code = match caught_up(&ws)? {
+        Some(run) => match blocking(&ws, run)? {
+            Some((run, config)) => {
+                let branch = shown.as_deref().unwrap_or("(detached HEAD)");
+                refuse(&ws, &run, &config, branch, "the commit");
+                exit::TRIPPED
+            }
+            None => exit::OK,
+        },
+        None => gate(
+            &ws,
+            ws.head.branch_name.as_deref(),
+            ws.head.id.as_ref(),
+            shown.as_deref(),
+            "the commit",
+        )?,
+    };
+    if code != exit::OK {
+        return Ok(code);
+    }
+    if !ws.store.open_keys()?.is_empty() {
+        // The commit about to be made, by what it builds on: HEAD's commit.
+        let guard = Guard::load(&ws);
+        let own = ws
+            .head
+            .branch_name
+            .as_ref()
+            .and_then(|_| guard.own(&ws.key));
+        let target = Target { own, work: true };
+        if let Some(refusal) = guard.judge_child(&ws.repo, ws.head.id.as_ref(), target)? {
+            let what = format!(
+                "the commit on {}",
+                shown.as_deref().unwrap_or("detached HEAD")
+            );
+            refuse_for(&ws, &refusal, &what);
+            return Ok(exit::TRIPPED);
+        }
+    }
+    if let Ok(Some(run)) = ws.read_run() {
+        ws.mark_recorded(&run);
+    }
+    Ok(exit::OK)
+}
+
+/// HEAD's run with the commits no hook recorded caught up, when there are any: recorded
+/// under the store's lock, or, when another holds the lock past [`GATE_LOCK_WAIT`],
+/// judged in memory (nothing written: the next writer catches them up). `None`: HEAD is a
+/// commit its run knows (or there is no HEAD), nothing to catch up.
+fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
+    let Some(head) = ws.head.id.clone() else {
+        return Ok(None);
+    };
+    let knows =
+        |run: &Run| run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head);
+    let current = ws.current()?;
+    if let BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) = &current
+        && knows(run)
+    {
+        return Ok(None);
+    }
+    let now = ws.now();
+    let catch_up = |run: &mut Run| -> Result<Vec<crate::breaker::Event>> {
+        let mut events = Vec::new();
+        if !knows(run) {
+            events.extend(ws.record_missed(run, Some(head.clone()), now)?);
+        }
+        Ok(events)
+    };
+    let written = ws.with_run_within(now, GATE_LOCK_WAIT, |run| {
+        ws.restart_if_finished(run, now)?;
+        let events = catch_up(run)?;
+        Ok(((events.clone(), run.clone()), events))
+    })?;
+    if let Some((events, run)) = written {
+        let s = ws.status(&run, &[]);
+        aftermath::announce(ws, &events, &s);
+        return Ok(Some(run));
+    }
+    ws.warn(&format!(
+        "another loopguard holds {} for more than {}s: the commits no hook recorded are judged without recording them",
+        ws.store.dir().join("lock").display(),
+        GATE_LOCK_WAIT.as_secs()
+    ));
+    let run = match current {
+        BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => *run,
+        BranchRun::Unusable(_) => ws.rebuild(now)?,
+    };
+    Ok(Some(ws.with_unrecorded(run)?.0))
+}
+
+/// Tells the agent why `what` is refused: the run it would continue, its rule, reason
+/// and ways out.
+fn refuse_for(ws: &Workspace<'_>, refusal: &Refusal<'_>, what: &str) {
+    let known = refusal.run();
+    let branch = known.run.branch.as_deref().unwrap_or("(detached HEAD)");
+    refuse(
+        ws,
+        &known.run,
+        &known.config,
+        branch,
+        &refusal.explain(what),
+    );
 }
 
 /// An edit of the working-tree config that is ignored leaves its event even when no commit
@@ -361,21 +520,36 @@ fn refuse_blind(ws: &Workspace<'_>, why: &str, what: &str) -> Result<u8> {
     Ok(exit::TRIPPED)
 }
 
-fn pre_push(ctx: &Ctx) -> Result<u8> {
+fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let input = match hook_input(ctx) {
         Input::Read(input) => input,
         Input::Lost(why) => return refuse_blind(&ws, &why, "are pushed"),
     };
-    // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed: the branch (its
-    // name's bytes, which need not be UTF-8) and the commit pushed, which decides the run
-    // a branch with none of its own continues.
-    let mut branches: Vec<(Vec<u8>, Option<CommitId>)> = fields(&input)
+    // `<local ref> <local sha> <remote ref> <remote sha>` per ref pushed: every commit
+    // pushed is judged (pushes of `HEAD`, a sha, a tag, `v1:refs/heads/x`), and a branch
+    // (its name's bytes, which need not be UTF-8) by its own run too.
+    let pushed: Vec<Pushed<'_>> = fields(&input)
         .filter_map(|f| {
             let local_ref = *f.first()?;
-            let local_sha = object_id(f.get(1)?).filter(|id| !is_zero(id))?;
-            let branch = local_ref.strip_prefix(b"refs/heads/")?;
-            Some((branch.to_vec(), local_sha.parse().ok()))
+            let local = object_id(f.get(1)?).filter(|id| !is_zero(id))?;
+            let remote = f
+                .get(3)
+                .and_then(|r| object_id(r))
+                .filter(|id| !is_zero(id))
+                .and_then(|id| id.parse().ok());
+            Some(Pushed {
+                local_ref,
+                local: local.parse().ok()?,
+                remote,
+            })
+        })
+        .collect();
+    let mut branches: Vec<(Vec<u8>, Option<CommitId>)> = pushed
+        .iter()
+        .filter_map(|p| {
+            let branch = p.local_ref.strip_prefix(b"refs/heads/")?;
+            Some((branch.to_vec(), Some(p.local.clone())))
         })
         .collect();
     if input.iter().all(u8::is_ascii_whitespace) {
@@ -402,8 +576,56 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
             code = exit::TRIPPED;
         }
     }
-    if branches.is_empty() && ws.head.detached {
+    if branches.is_empty() && pushed.is_empty() && ws.head.detached {
         code = gate(&ws, None, ws.head.id.as_ref(), None, "the push")?;
+    }
+    if code != exit::OK || pushed.is_empty() || ws.store.open_keys()?.is_empty() {
+        return Ok(code);
+    }
+    leaving(&ws, args, &pushed)
+}
+
+/// One line of pre-push's input: a ref pushed and what the remote has there.
+struct Pushed<'i> {
+    local_ref: &'i [u8],
+    local: CommitId,
+    remote: Option<CommitId>,
+}
+
+/// Every commit that leaves by push: none of a blocking run's, none built on them.
+fn leaving(ws: &Workspace<'_>, args: &[OsString], pushed: &[Pushed<'_>]) -> Result<u8> {
+    let guard = Guard::load(ws);
+    let remote_name = args.first().map(|a| a.to_string_lossy().into_owned());
+    let on_remote = match &remote_name {
+        Some(name) if !name.contains(['/', ':']) => {
+            ws.repo.commits_under(&format!("refs/remotes/{name}/"))?
+        }
+        _ => Vec::new(),
+    };
+    let mut code = exit::OK;
+    for p in pushed {
+        let own = p
+            .local_ref
+            .strip_prefix(b"refs/heads/")
+            .and_then(|b| guard.own(&branch_key_bytes(Some(b))));
+        let work =
+            !(p.local_ref.starts_with(b"refs/remotes/") || p.local_ref.starts_with(b"refs/notes/"));
+        let mut there = on_remote.clone();
+        there.extend(p.remote.clone());
+        let target = Target { own, work };
+        let refusal = match guard.leaves(&ws.repo, &p.local, &there)? {
+            Some(r) => Some(r),
+            None => guard.judge(&ws.repo, &p.local, target)?,
+        };
+        if let Some(refusal) = refusal {
+            let what = format!(
+                "the push of {} ({})",
+                String::from_utf8_lossy(p.local_ref),
+                p.local.short()
+            );
+            refuse_for(ws, &refusal, &what);
+            code = exit::TRIPPED;
+        }
     }
     Ok(code)
 }
@@ -427,12 +649,11 @@ fn reference_transaction(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
             return refuse_blind(&ws, &why, "are updated");
         }
     };
-    // (new commit, branch name) of every branch that would point at a commit.
+    // (new value, ref name) of every ref that would point at an object.
     let updates: Vec<(&str, &[u8])> = fields(&input)
         .filter_map(|f| {
             let new = object_id(f.get(1)?).filter(|id| !is_zero(id))?;
-            let branch = f.get(2)?.strip_prefix(b"refs/heads/")?;
-            Some((new, branch))
+            Some((new, *f.get(2)?))
         })
         .collect();
     if updates.is_empty() {
@@ -446,26 +667,59 @@ fn reference_transaction(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
         return Ok(exit::OK);
     }
     let ws = Workspace::open(ctx, None)?;
+    let guard = Guard::load(&ws);
     let mut code = exit::OK;
-    for (new, branch) in updates {
-        // The branch's run as it is before the update: found from its tip, or, for a
-        // branch being made, from the commit it will point at.
-        let tip = match ws.repo.branch_tip(branch).ok().flatten() {
-            Some(tip) => Some(tip),
-            None => new.parse::<CommitId>().ok(),
+    let mut judged: Vec<(Option<Vec<u8>>, &str)> = Vec::new();
+    for (new, name) in updates {
+        // A branch, and `HEAD` while it is on one (git lists both for a commit there).
+        let branch: Option<Vec<u8>> = match name.strip_prefix(b"refs/heads/") {
+            Some(b) => Some(b.to_vec()),
+            None if name == b"HEAD" => ws.head.branch_name.clone(),
+            None => None,
         };
-        let Some((run, config)) = blocking_run(&ws, Some(branch), tip.as_ref())? else {
+        let shown_ref = String::from_utf8_lossy(name).into_owned();
+        if branch.is_some() || name == b"HEAD" {
+            if judged.contains(&(branch.clone(), new)) {
+                continue;
+            }
+            judged.push((branch.clone(), new));
+        }
+        if let Some(branch) = &branch {
+            // A branch whose own run (or the open run it continues) blocks gains no
+            // commit, whatever the commits are.
+            let tip = match ws.repo.branch_tip(branch).ok().flatten() {
+                Some(tip) => Some(tip),
+                None => new.parse::<CommitId>().ok(),
+            };
+            if let Some((run, config)) = blocking_run(&ws, Some(branch), tip.as_ref())?
+                && adds_commits(&ws, &run, branch, new)
+            {
+                let shown = String::from_utf8_lossy(branch);
+                refuse(
+                    &ws,
+                    &run,
+                    &config,
+                    &shown,
+                    "adding commits to it (a commit, merge, revert, cherry-pick or update-ref, with or without --no-verify)",
+                );
+                code = exit::TRIPPED;
+                continue;
+            }
+        }
+        // Whatever the ref: what the commits are. (A tag is judged by its commit; a ref
+        // to a tree or a blob brings no commit.)
+        let Ok(commit) = ws.repo.resolve(new) else {
             continue;
         };
-        if adds_commits(&ws, &run, branch, new) {
-            let shown = String::from_utf8_lossy(branch);
-            refuse(
-                &ws,
-                &run,
-                &config,
-                &shown,
-                "adding commits to it (a commit, merge, revert, cherry-pick or update-ref, with or without --no-verify)",
-            );
+        let target = Target {
+            own: branch
+                .as_deref()
+                .and_then(|b| guard.own(&branch_key_bytes(Some(b)))),
+            work: branch.is_some() || name == b"HEAD",
+        };
+        if let Some(refusal) = guard.judge(&ws.repo, &commit, target)? {
+            let what = format!("moving {shown_ref} to {}", commit.short());
+            refuse_for(&ws, &refusal, &what);
             code = exit::TRIPPED;
         }
     }

@@ -62,7 +62,7 @@ pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
                     it.kind = Some(IterationKind::Context);
                 }
                 it.test = Some(evidence.clone());
-                run.record(&ws.config, it, now)
+                run.record_local(&ws.config, it, now)
             }
         };
         out.events.splice(0..0, caught);

@@ -6,6 +6,7 @@
 
 mod aftermath;
 mod evidence;
+mod guard;
 mod output;
 pub mod progress;
 mod prompt;

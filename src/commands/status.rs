@@ -22,10 +22,17 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
         .map(|(h, _)| (*h).to_owned())
         .collect();
     let some = hooks.iter().any(|(_, on)| *on);
+    // As the next hook will judge it: with the commits no hook recorded.
+    let (run, unrecorded) = ws.with_unrecorded(ws.run_or_new()?)?;
+    if unrecorded > 0 {
+        ws.note(&format!(
+            "loopguard: {unrecorded} commit(s) that no hook recorded are judged here too (the next hook records them)"
+        ));
+    }
     // The agents' sessions on this branch: a trip in either shows in both.
     let sessions = super::session::sessions_of(&ws, ws.head.branch.as_deref());
     let s = ws
-        .status(&ws.run_or_new()?, &[])
+        .status(&run, &[])
         .with_guard(missing, some)
         .with_sessions(sessions);
     if args.json {

@@ -26,7 +26,7 @@ use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::breaker::{Event, EventKind, State};
-use crate::config::{CONFIG_FILE, Config};
+use crate::config::{CONFIG_FILE, Config, TripAction};
 use crate::error::{ConfigFileError, StoreError};
 use crate::git::{Head, Repo};
 use crate::iteration::{CommitId, Iteration, IterationKind};
@@ -36,8 +36,13 @@ use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes}
 
 use super::{Ctx, content_hash};
 
-/// Most commits a catch-up, a rebuild or the search for a branch's start walks.
+/// Most commits a rebuild or the search for a branch's start walks.
 const WALK_LIMIT: usize = 10_000;
+/// Most commits one catch-up records: as many as any budget allows
+/// ([`crate::config::MAX_BUDGET_ITERATIONS`]).
+const CATCH_UP_LIMIT: usize = crate::config::MAX_BUDGET_ITERATIONS as usize;
+/// Newest commits of a catch-up read with their change (the older ones by their header).
+const CATCH_UP_EVIDENCE: usize = 256;
 
 pub struct Workspace<'c> {
     pub ctx: &'c Ctx,
@@ -102,6 +107,32 @@ struct Fork {
     run: usize,
     /// The commit is a recorded iteration of that run (not only where it started).
     recorded: bool,
+}
+
+/// Commits no hook recorded, oldest first: the older ones read by their header only, the
+/// newest with their change ([`Workspace::catch_up`]).
+#[derive(Debug, Default)]
+pub struct Missed {
+    pub unread: Vec<Iteration>,
+    pub read: Vec<Iteration>,
+}
+
+impl Missed {
+    pub fn len(&self) -> usize {
+        self.unread.len() + self.read.len()
+    }
+
+    /// Records them into `run`, as the hooks record commits; the events.
+    pub fn record(self, config: &Config, run: &mut Run, now: Timestamp) -> Vec<Event> {
+        let mut events = Vec::new();
+        if let Some(out) = run.record_unread(config, self.unread, now) {
+            events.extend(out.events);
+        }
+        for it in self.read {
+            events.extend(run.record_local(config, it, now).events);
+        }
+        events
+    }
 }
 
 impl<'c> Workspace<'c> {
@@ -431,10 +462,26 @@ impl<'c> Workspace<'c> {
                     p
                 })
         };
+        // New work: the branch has commits past where it meets the runs (a branch cut at
+        // a commit some run knows brings nothing new).
+        let blocking = match (&fork, tip) {
+            (Some(f), _) if f.recorded && continues(&runs[f.run]) => None,
+            (Some(f), Some(tip)) if &f.commit == tip => None,
+            (_, Some(tip)) => self.continued_by_agents_work(&runs, tip, now)?,
+            (_, None) => None,
+        };
         Ok(match fork {
             Some(f) if f.recorded && continues(&runs[f.run]) => BranchRun::Continues(Box::new(
                 runs[f.run].continued_as(Run::make_id(now, branch.as_deref()), branch, f.commit),
             )),
+            _ if let Some(run) = blocking => {
+                let at = fork.map_or_else(|| tip.cloned(), |f| Some(f.commit));
+                BranchRun::Continues(Box::new(run.continued_as(
+                    Run::make_id(now, branch.as_deref()),
+                    branch,
+                    at.expect("a tip was judged"),
+                )))
+            }
             Some(f) => {
                 let pin = next
                     .or_else(|| repository(Some(&runs[f.run])))
@@ -458,6 +505,39 @@ impl<'c> Workspace<'c> {
                 )))
             }
         })
+    }
+
+    /// The run a branch with no run of its own continues because its tip is the agent's
+    /// work while that run's breaker blocks (the one that tripped last): a new branch, an
+    /// orphan branch or detached `HEAD` is no fresh start for a stuck agent. A person's
+    /// commit (with `agents` configured) starts a run of its own.
+    fn continued_by_agents_work<'r>(
+        &self,
+        runs: &'r [Run],
+        tip: &CommitId,
+        now: Timestamp,
+    ) -> Result<Option<&'r Run>> {
+        let mut blocking: Vec<(&Run, Config)> = Vec::new();
+        for run in runs
+            .iter()
+            .filter(|r| r.breaker().blocks(TripAction::Pause))
+        {
+            let config = self.config_of(run).unwrap_or_default();
+            if run
+                .effective_breaker(&config, now)
+                .blocks(config.on_trip.action)
+            {
+                blocking.push((run, config));
+            }
+        }
+        let Some((run, config)) = blocking
+            .into_iter()
+            .max_by_key(|(r, _)| r.breaker().trip().map(|t| t.at))
+        else {
+            return Ok(None);
+        };
+        let it = self.repo.commit_header(tip.as_str())?;
+        Ok(run.is_agents(&config, &it).then_some(run))
     }
 
     /// Walking first parents from `tip`, the nearest commit one of `runs` recorded or
@@ -547,8 +627,31 @@ impl<'c> Workspace<'c> {
         now: Timestamp,
         f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
+        let waited = self.ctx.settings.lock_timeout;
+        match self.with_run_within(now, waited, f)? {
+            Some(value) => Ok(value),
+            None => Err(StoreError::Locked {
+                path: self.store.dir().join("lock"),
+                waited,
+            }
+            .into()),
+        }
+    }
+
+    /// [`Workspace::with_run`], waiting at most `wait` for the store's lock: `None` when
+    /// another holds it that long (nothing was done).
+    pub fn with_run_within<T>(
+        &self,
+        now: Timestamp,
+        wait: std::time::Duration,
+        f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+    ) -> Result<Option<T>> {
         self.opened.borrow_mut().take();
-        let _lock = self.store.lock(self.ctx.settings.lock_timeout)?;
+        let _lock = match self.store.lock(wait) {
+            Ok(lock) => lock,
+            Err(StoreError::Locked { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
         let tag = crate::store::tag_of(now);
         let recovered = self.store.recover(&self.key, &tag).map_err(StoreError::io(
             "finish the change a loopguard that stopped left in",
@@ -570,7 +673,30 @@ impl<'c> Workspace<'c> {
         if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
             self.commit(&run, before.as_ref(), &events)?;
         }
-        Ok(value)
+        Ok(Some(value))
+    }
+
+    /// Tells the pre-commit shim that HEAD is a commit `run` knows (recorded, or where it
+    /// started), so the next pre-commit need not start loopguard while no breaker may be
+    /// open: `<git dir>/loopguard-recorded` holds `refs/heads/<branch> <commit>`, compared
+    /// with HEAD's loose ref (hooks/loopguard-shim). Best effort: without it the shim
+    /// starts loopguard.
+    pub fn mark_recorded(&self, run: &Run) {
+        let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
+            return;
+        };
+        if run.position(head).is_none() && run.start_commit.as_ref() != Some(head) {
+            return;
+        }
+        let mut line = b"refs/heads/".to_vec();
+        line.extend_from_slice(name);
+        line.push(b' ');
+        line.extend_from_slice(head.as_str().as_bytes());
+        line.push(b'\n');
+        let path = self.repo.git_dir().join("loopguard-recorded");
+        if std::fs::read(&path).ok().as_deref() != Some(line.as_slice()) {
+            let _ = crate::safe_fs::write_atomic(&path, &line, || {});
+        }
     }
 
     /// The current branch's run as stored (under the lock), and the run to change: the
@@ -647,11 +773,51 @@ impl<'c> Workspace<'c> {
     }
 
     /// Commits made after the run's last recorded one that no hook recorded (hooks off,
-    /// `--no-verify` on a merge, a crash), from `from` back, oldest first. Follows first
-    /// parents to the nearest commit the run knows (recorded, or where it started), so a
-    /// merge brings in the merge commit (context), not the other branch's commits. Cheap in
-    /// the usual case: `from` is already known and nothing is read.
-    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Vec<Iteration>> {
+    /// `--no-verify` on a merge, a crash, a held lock), from `from` back, oldest first.
+    /// Follows first parents to the nearest commit the run knows (recorded, or where it
+    /// started), so a merge brings in the merge commit (context), not the other branch's
+    /// commits. Cheap in the usual case: `from` is already known and nothing is read.
+    ///
+    /// Nothing is left out silently. A history that does not lead back to the run
+    /// (replaced, or an orphan under the branch's name) is recorded as it is; past
+    /// [`CATCH_UP_LIMIT`] commits (as many as any budget allows:
+    /// `budget.max_iterations` is at most that) the newest that many are recorded, which
+    /// spends any budget. The newest [`CATCH_UP_EVIDENCE`] are read with their change, the
+    /// older ones by their header (they count; the rules' window looks at the newest), so a
+    /// catch-up of thousands of commits stays within a hook's deadline.
+    pub fn catch_up(&self, run: &Run, from: Option<CommitId>) -> Result<Missed> {
+        let (missed, why) = self.unrecorded(run, from)?;
+        if let Some(why) = why {
+            self.warn(&why);
+        }
+        if missed.len() > 0 {
+            self.note(&format!(
+                "loopguard: {} commit(s) that no hook recorded are recorded now",
+                missed.len()
+            ));
+        }
+        Ok(missed)
+    }
+
+    /// Catches up the commits before `from` that no hook recorded, into `run`
+    /// ([`Workspace::catch_up`], [`Run::record_unread`], [`Run::record_local`]); the events.
+    pub fn record_missed(
+        &self,
+        run: &mut Run,
+        from: Option<CommitId>,
+        now: Timestamp,
+    ) -> Result<Vec<Event>> {
+        let missed = self.catch_up(run, from)?;
+        Ok(missed.record(&self.config, run, now))
+    }
+
+    /// What [`Workspace::catch_up`] would record, and what to say about it, with nothing
+    /// said.
+    pub fn unrecorded(
+        &self,
+        run: &Run,
+        from: Option<CommitId>,
+    ) -> Result<(Missed, Option<String>)> {
         let known =
             |id: &CommitId| run.position(id).is_some() || run.start_commit.as_ref() == Some(id);
         let mut chain: Vec<CommitId> = Vec::new();
@@ -664,36 +830,60 @@ impl<'c> Workspace<'c> {
             if known(&id) {
                 break true;
             }
-            if chain.len() == WALK_LIMIT {
+            if chain.len() == CATCH_UP_LIMIT {
                 break false;
             }
             next = self.first_parent(&id);
             chain.push(id);
         };
         if chain.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Missed::default(), None));
         }
-        if !reached {
-            self.warn(&format!(
-                "{} commit(s) before HEAD do not lead back to what the run recorded (history was replaced, or more than {WALK_LIMIT} commits were made with the hooks off); they are not recorded",
-                if chain.len() == WALK_LIMIT {
-                    format!("more than {WALK_LIMIT}")
-                } else {
-                    chain.len().to_string()
-                }
-            ));
-            return Ok(Vec::new());
-        }
+        let why = if chain.len() == CATCH_UP_LIMIT && !reached {
+            Some(format!(
+                "more than {CATCH_UP_LIMIT} commits before HEAD were made without a hook recording them: the newest {CATCH_UP_LIMIT} are recorded, which spends any budget"
+            ))
+        } else if !reached {
+            Some(format!(
+                "{} commit(s) before HEAD do not lead back to what the run recorded (its history was replaced): they are recorded as they are",
+                chain.len()
+            ))
+        } else {
+            None
+        };
         chain.reverse();
-        let mut missed = self.repo.iterations(&chain)?;
-        for it in &mut missed {
+        let split = chain.len().saturating_sub(CATCH_UP_EVIDENCE);
+        let mut missed = Missed::default();
+        for id in &chain[..split] {
+            let mut it = self.repo.commit_header(id.as_str())?;
+            // Only the subject: thousands of these are kept in the run.
+            it.message = it
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .map(|l| l.chars().take(200).collect());
+            missed.unread.push(it);
+        }
+        missed.read = self.repo.iterations(&chain[split..])?;
+        for it in missed.unread.iter_mut().chain(&mut missed.read) {
             self.classify_setup(run, it);
         }
-        self.note(&format!(
-            "loopguard: {} commit(s) that no hook recorded are recorded now",
-            missed.len()
-        ));
-        Ok(missed)
+        Ok((missed, why))
+    }
+
+    /// `run` with the commits up to HEAD that no hook recorded, recorded in memory
+    /// (nothing is written), and how many: what the next hook judges.
+    pub fn with_unrecorded(&self, mut run: Run) -> Result<(Run, usize)> {
+        let Some(head) = self.head.id.clone() else {
+            return Ok((run, 0));
+        };
+        if run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head) {
+            return Ok((run, 0));
+        }
+        let (missed, _) = self.unrecorded(&run, Some(head))?;
+        let n = missed.len();
+        missed.record(&self.config, &mut run, self.now());
+        Ok((run, n))
     }
 
     /// The run as git history shows it, judged from scratch as the hooks would have: from
@@ -783,6 +973,31 @@ impl<'c> Workspace<'c> {
         chain.truncate(limit);
         chain.reverse();
         Ok(chain)
+    }
+
+    /// Whether a cherry-pick `it` moves work some run recorded (a commit of another branch,
+    /// or one a reset took off this one): that is a rewrite, not a new attempt. It is
+    /// found by its patch id among the recorded commits that `it`'s parent does not
+    /// already have; any other cherry-pick (of a commit made with the hooks off, of an
+    /// empty commit, of a patch this branch has already) is an attempt like a commit.
+    pub fn moves_recorded_work(&self, run: &Run, it: &Iteration) -> bool {
+        let Some(patch) = &it.patch_id else {
+            return false;
+        };
+        let parent = it.parents.as_ref().and_then(|p| p.first());
+        let others = self.store.runs().into_iter().map(|(_, r)| r);
+        std::iter::once(run.clone())
+            .chain(others)
+            .flat_map(|r| r.iterations().to_vec())
+            .filter(|old| old.patch_id.as_ref() == Some(patch) && old.id.is_object_id())
+            .any(|old| {
+                parent.is_none_or(|p| {
+                    !self
+                        .repo
+                        .is_ancestor(old.id.as_str(), p.as_str())
+                        .unwrap_or(true)
+                })
+            })
     }
 
     /// A commit that only adds or updates `.loopguard.yml` to exactly the content the run

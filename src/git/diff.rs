@@ -167,17 +167,10 @@ impl LineDiffer {
     }
 }
 
-/// Whether `a` and `b` are the same once every whitespace byte is removed.
+/// Whether `a` and `b` are the same once everything that shows nothing is removed (every
+/// Unicode blank and invisible character: [`loopguard_core::patch::visible`]).
 pub(super) fn equal_ignoring_whitespace(a: &[u8], b: &[u8]) -> bool {
-    let mut a = a.iter().filter(|c| !c.is_ascii_whitespace());
-    let mut b = b.iter().filter(|c| !c.is_ascii_whitespace());
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return true,
-            (Some(x), Some(y)) if x == y => {}
-            _ => return false,
-        }
-    }
+    loopguard_core::patch::visible::same_visible(a, b)
 }
 
 #[cfg(test)]

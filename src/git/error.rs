@@ -16,6 +16,10 @@ pub enum GitError {
     #[error("{what}: the file is {size} bytes, more than the {max} loopguard reads")]
     TooLarge { what: String, size: u64, max: u64 },
 
+    /// A walk that would read more commits than it may (see `Repo::new_commits`).
+    #[error("{what}: more than {max} commits to read")]
+    TooManyCommits { what: String, max: usize },
+
     #[error("{context}: {message}")]
     Other { context: String, message: String },
 
@@ -44,7 +48,9 @@ impl GitError {
                 Some("a config holds settings and a few globs: use fewer, broader globs")
             }
             GitError::CannotRun { .. } => Some("check that git is installed and on PATH"),
-            GitError::Other { .. } | GitError::Failed { .. } => None,
+            GitError::TooManyCommits { .. } | GitError::Other { .. } | GitError::Failed { .. } => {
+                None
+            }
         }
     }
 

@@ -142,34 +142,43 @@ impl<'r> EvidenceReader<'r> {
         Ok(Some(tree))
     }
 
-    pub(crate) fn iteration(&mut self, id: ObjectId) -> Result<Iteration, GitError> {
-        let (tree, parents, author, at, message) = {
-            let commit = self
-                .repo
-                .objects
-                .find_commit(&id, &mut self.commit_buf)
-                .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
-            let author = gix::actor::SignatureRef::from_bytes(commit.author)
-                .map(|s| {
-                    let s = s.trim();
-                    format!("{} <{}>", lossy(s.name), lossy(s.email))
-                })
-                .unwrap_or_else(|_| lossy(commit.author).trim().to_owned());
-            let at = gix::actor::SignatureRef::from_bytes(commit.committer)
-                .ok()
-                .and_then(|s| jiff::Timestamp::from_second(s.seconds()).ok());
-            let parents: Vec<ObjectId> = commit.parents().collect();
-            let message = lossy(commit.message).trim_end().to_owned();
-            (commit.tree(), parents, author, at, message)
-        };
-        self.trees.insert(id, tree);
-
+    /// What commit `id` says of itself, without its change: author, tree, parents, the
+    /// message (bounded: [`loopguard_core::iteration::bounded_message`]), the time.
+    pub(crate) fn header(&mut self, id: ObjectId) -> Result<Iteration, GitError> {
+        let commit = self
+            .repo
+            .objects
+            .find_commit(&id, &mut self.commit_buf)
+            .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
+        let author = gix::actor::SignatureRef::from_bytes(commit.author)
+            .map(|s| {
+                let s = s.trim();
+                format!("{} <{}>", lossy(s.name), lossy(s.email))
+            })
+            .unwrap_or_else(|_| lossy(commit.author).trim().to_owned());
+        let at = gix::actor::SignatureRef::from_bytes(commit.committer)
+            .ok()
+            .and_then(|s| jiff::Timestamp::from_second(s.seconds()).ok());
         let mut it = Iteration::new(super::repo::cid(&id));
         it.author = Some(author);
-        it.tree = Some(hex(&tree));
-        it.parents = Some(parents.iter().map(super::repo::cid).collect());
-        it.message = Some(message);
+        it.tree = Some(hex(&commit.tree()));
+        it.parents = Some(commit.parents().map(|p| super::repo::cid(&p)).collect());
+        it.message = Some(loopguard_core::iteration::bounded_message(commit.message));
         it.at = at;
+        Ok(it)
+    }
+
+    pub(crate) fn iteration(&mut self, id: ObjectId) -> Result<Iteration, GitError> {
+        let mut it = self.header(id)?;
+        let tree = ObjectId::from_hex(it.tree.as_deref().unwrap_or_default().as_bytes())
+            .map_err(|e| GitError::other(format!("cannot read commit {id}"), e))?;
+        let parents: Vec<ObjectId> = it
+            .parents
+            .iter()
+            .flatten()
+            .filter_map(|p| ObjectId::from_hex(p.as_str().as_bytes()).ok())
+            .collect();
+        self.trees.insert(id, tree);
 
         let parent_tree = match parents.first() {
             None => None,

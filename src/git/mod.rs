@@ -92,4 +92,4 @@ mod repo;
 
 pub use diff::MAX_LINE_DIFF_BYTES;
 pub use error::GitError;
-pub use repo::{Head, ReflogEntry, Repo};
+pub use repo::{Head, ReflogEntry, Repo, plain_history};

@@ -67,6 +67,8 @@ pub(crate) struct Graph<'r> {
     shallow: &'r HashSet<ObjectId>,
     buf: Vec<u8>,
     nodes: HashMap<ObjectId, Node>,
+    /// Most commits one graph reads ([`Graph::with_limit`]).
+    limit: usize,
 }
 
 impl<'r> Graph<'r> {
@@ -76,13 +78,27 @@ impl<'r> Graph<'r> {
             shallow,
             buf: Vec::new(),
             nodes: HashMap::new(),
+            limit: usize::MAX,
         }
+    }
+
+    /// A graph that reads at most `limit` commits: past it, a walk fails with
+    /// [`GitError::TooManyCommits`] instead of going on.
+    pub(crate) fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
     }
 
     /// Reads commit `id` into the graph; `false` when it is not in the repository.
     fn load(&mut self, id: ObjectId) -> Result<bool, GitError> {
         if self.nodes.contains_key(&id) {
             return Ok(true);
+        }
+        if self.nodes.len() >= self.limit {
+            return Err(GitError::TooManyCommits {
+                what: "the history to judge".to_owned(),
+                max: self.limit,
+            });
         }
         let iter = match self.repo.objects.find_commit_iter(&id, &mut self.buf) {
             Ok(iter) => iter,

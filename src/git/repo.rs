@@ -51,6 +51,31 @@ const OBJECT_CACHE_BYTES: usize = 4 << 20;
 /// Bytes of delta bases each range reader keeps (see [`tune_for_ranges`]).
 const PACK_CACHE_BYTES: usize = 64 << 20;
 
+/// How every repository is opened: its history as it is, never as replace refs
+/// (`refs/replace/*`, which `git replace` and `git replace --graft` write) would show it.
+/// Whoever can write to the repository can write those, so a replaced commit, tree or
+/// config would be work the guard never saw, judged in place of the work that is there.
+/// (gix reads no `info/grafts`; the `git` that loopguard runs is told the same by
+/// [`plain_history`].)
+fn open_options() -> gix::sec::trust::Mapping<gix::open::Options> {
+    use gix::sec::trust::DefaultForLevel;
+    let at = |level| {
+        gix::open::Options::default_for_level(level).config_overrides(["core.useReplaceRefs=false"])
+    };
+    gix::sec::trust::Mapping {
+        full: at(gix::sec::Trust::Full),
+        reduced: at(gix::sec::Trust::Reduced),
+    }
+}
+
+/// Tells a `git` that loopguard runs to read history as it is: no replace refs
+/// (`GIT_NO_REPLACE_OBJECTS`), no grafts (`GIT_GRAFT_FILE`, empty), as loopguard's own
+/// reads ([`open_options`]).
+pub fn plain_history(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    cmd.env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_GRAFT_FILE", "/dev/null")
+}
+
 /// `path` made absolute, with `.` and `..` resolved lexically (gix reports a linked
 /// worktree's common dir as `<git dir>/../..`).
 fn absolute(path: &Path) -> PathBuf {
@@ -74,25 +99,47 @@ impl Repo {
     /// environment (`GIT_DIR`) is not consulted; see [`Repo::discover_with_env`].
     pub fn discover(dir: &Path) -> Result<Repo, GitError> {
         let dir = absolute(dir);
-        let repo = gix::discover(&dir).map_err(|e| GitError::NotARepository {
+        let repo = gix::ThreadSafeRepository::discover_opts(
+            &dir,
+            gix::discover::upwards::Options::default(),
+            open_options(),
+        )
+        .map_err(|e| GitError::NotARepository {
             path: dir.clone(),
             reason: e.to_string(),
         })?;
-        Ok(Repo::wrap(repo))
+        Ok(Repo::wrap(repo.into()))
     }
 
     /// Like [`Repo::discover`], but honours `GIT_DIR`, `GIT_WORK_TREE` and their kin as
     /// git does, which is what hooks need: git runs them with `GIT_DIR` set in linked
-    /// worktrees and during rebases.
+    /// worktrees and during rebases, and `receive-pack` (a push into this repository)
+    /// runs them in the git dir with `GIT_DIR=.`. A relative `GIT_DIR` is taken from
+    /// `dir`, as git takes it from its working directory (gix would take `.` for a work
+    /// tree and look for `./.git`).
     pub fn discover_with_env(dir: &Path) -> Result<Repo, GitError> {
         let dir = absolute(dir);
-        let repo = gix::discover_with_environment_overrides(&dir).map_err(|e| {
-            GitError::NotARepository {
-                path: dir.clone(),
-                reason: e.to_string(),
+        let not_a_repository = |reason: String| GitError::NotARepository {
+            path: dir.clone(),
+            reason,
+        };
+        // gix reads the environment itself; so does this, for the one variable it must
+        // resolve first.
+        let git_dir = std::env::var_os("GIT_DIR").filter(|d| !d.is_empty());
+        let repo = match git_dir {
+            Some(git_dir) => {
+                let options = open_options().into_value_by_level(gix::sec::Trust::Full);
+                gix::ThreadSafeRepository::open_opts(absolute(&dir.join(git_dir)), options)
+                    .map_err(|e| not_a_repository(e.to_string()))?
             }
-        })?;
-        Ok(Repo::wrap(repo))
+            None => gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
+                &dir,
+                gix::discover::upwards::Options::default(),
+                open_options(),
+            )
+            .map_err(|e| not_a_repository(e.to_string()))?,
+        };
+        Ok(Repo::wrap(repo.into()))
     }
 
     fn wrap(repo: gix::Repository) -> Repo {
@@ -374,6 +421,67 @@ impl Repo {
         // What `ancestor` reaches and `descendant` does not: nothing when it is an ancestor.
         let mut graph = Graph::new(&self.repo, &self.shallow);
         Ok(graph.reachable(&[a], &[d])?.is_empty())
+    }
+
+    /// The commits reachable from `tip` and from none of `known`, each with its parents,
+    /// newest first in walk order: what moving a ref to `tip` brings that none of `known`
+    /// already has. Ids in `known` that are not in the repository are left out. Reads at
+    /// most `limit` commits, else [`GitError::TooManyCommits`]. Whatever the commit dates
+    /// say, every commit `tip` reaches past `known` is in the answer: a walk stops only when
+    /// nothing it wants is left to read (dates only make it read more).
+    pub fn new_commits(
+        &self,
+        tip: &CommitId,
+        known: &[CommitId],
+        limit: usize,
+    ) -> Result<Vec<(CommitId, Vec<CommitId>)>, GitError> {
+        let tip = self.commit_id(tip.as_str())?;
+        let known: Vec<ObjectId> = known
+            .iter()
+            .filter_map(|id| ObjectId::from_hex(id.as_str().as_bytes()).ok())
+            .filter(|id| self.repo.has_object(*id))
+            .collect();
+        let mut graph = Graph::new(&self.repo, &self.shallow).with_limit(limit);
+        let found = graph.reachable(&[tip], &known)?;
+        found
+            .into_iter()
+            .map(|id| Ok((cid(&id), graph.parents_of(id)?.iter().map(cid).collect())))
+            .collect()
+    }
+
+    /// The commits the refs under `prefix` (`refs/remotes/origin/`) point at, peeled;
+    /// refs that point at no commit are left out.
+    pub fn commits_under(&self, prefix: &str) -> Result<Vec<CommitId>, GitError> {
+        let platform = self
+            .repo
+            .references()
+            .map_err(|e| GitError::other("cannot list references", e))?;
+        let iter = platform
+            .prefixed(prefix)
+            .map_err(|e| GitError::other("cannot list references", e))?;
+        let mut out = Vec::new();
+        for reference in iter {
+            let Ok(mut reference) = reference else {
+                continue;
+            };
+            let Ok(id) = reference.peel_to_id() else {
+                continue;
+            };
+            let name = reference.name().as_bstr().to_str_lossy().into_owned();
+            if let Ok(commit) = self.peel_to_commit(&name, id.detach()) {
+                out.push(cid(&commit));
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// What commit `rev` says of itself, without reading its change: author, tree,
+    /// parents, message (bounded), time. For telling whose a commit is.
+    pub fn commit_header(&self, rev: impl AsRef<str>) -> Result<Iteration, GitError> {
+        let id = self.commit_id(rev.as_ref())?;
+        EvidenceReader::new(&self.repo, &self.shallow).header(id)
     }
 
     /// The parents of commit `rev`, first parent first (cheap: reads one commit, no diff).

@@ -10,7 +10,7 @@ use super::encode;
 use super::error::GitHubError;
 use super::paging::PageShape;
 use super::permissions::Permission;
-use super::types::{Issue, IssueComment, Label, OpenState};
+use super::types::{Issue, IssueComment, IssueEvent, Label, OpenState};
 
 /// How far back an ambiguous create looks for the object it may have made: generous, for
 /// clock skew between this runner and GitHub.
@@ -144,6 +144,21 @@ impl GitHubClient {
     pub fn issue_comments(&self, issue: u64) -> Result<Vec<IssueComment>, GitHubError> {
         let path = format!("{}/issues/{issue}/comments", self.repo_path());
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
+    }
+
+    /// Who last took `label` off issue or PR `issue` — `GET /repos/{o}/{r}/issues/{n}/events`
+    /// (paged, oldest first): the newest `unlabeled` event for it; `None` when there is
+    /// none.
+    pub fn label_removed_by(&self, issue: u64, label: &str) -> Result<Option<String>, GitHubError> {
+        let path = format!("{}/issues/{issue}/events", self.repo_path());
+        let events: Vec<IssueEvent> =
+            self.list(&path, PageShape::Array, Permission::PullRequestsRead)?;
+        Ok(events
+            .into_iter()
+            .rev()
+            .find(|e| e.event == "unlabeled" && e.label.as_ref().is_some_and(|l| l.name == label))
+            .and_then(|e| e.actor)
+            .map(|a| a.login))
     }
 
     /// Comments updated since `since` (RFC 3339).

@@ -380,12 +380,21 @@ fn play(scenario: &Scenario) {
         "" => format!("{}on_trip: {{{notify}}}\n", scenario.config),
         entries => format!("{}on_trip: {{{entries}, {notify}}}\n", scenario.config),
     };
-    repo.git(&["checkout", "-q", &base]);
+    // (With the hooks off: this is the CI fixture, made beside a stuck run the hooks
+    // guard, whose breaker would refuse new work on a new branch.)
+    repo.git(&["-c", "core.hooksPath=/dev/null", "checkout", "-q", &base]);
     repo.author("Maintainer", "maintainer@example.com");
     repo.write(".loopguard.yml", &ci_config);
-    let ci_base = repo.commit("CI config");
+    let ci_base = repo.commit_hooks_off("CI config");
     let mut ci_heads = Vec::new();
-    repo.git(&["checkout", "-q", "-b", BRANCH]);
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "checkout",
+        "-q",
+        "-b",
+        BRANCH,
+    ]);
     for head in &heads {
         // The agent's commits on top of the CI base, same trees as before.
         repo.git(&[

@@ -204,13 +204,22 @@ fn a_branch_from_an_open_run_inherits_its_breaker() {
     let push = repo.try_git(&["push", "-q", "origin", "stuck-4"]);
     assert!(!push.status.success(), "{}", stderr(&push));
 
-    // A branch from main shares only the history from before the run: a run of its own.
+    // A branch from main shares only the history from before the run, but while the
+    // breaker is open the agent's new work there is no fresh start either (issue 16.7):
+    // it continues the stuck run. (A person's, with `agents` configured, is a run of its
+    // own: keeps_its_word.rs.)
     repo.git(&["checkout", "-q", "-f", "main"]);
     repo.checkout_new("fresh");
-    productive(&repo, 1, "f");
-    let s = status(&repo);
-    assert_eq!(s["state"], "closed", "{s}");
-    assert_eq!(s["iterations"], 1);
+    repo.write("src/f.rs", "pub fn f() {}\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.try_commit_staged("start afresh");
+    assert!(!out.status.success(), "a fresh start past an open breaker");
+    assert!(
+        stderr(&out).contains("the agent's new work"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("open on stuck"), "{}", stderr(&out));
 }
 
 // 6. One branch, one state file, over the bytes of its name.
@@ -224,12 +233,15 @@ fn branches_whose_names_differ_in_invalid_utf8_keep_separate_runs() {
     let a = OsStr::from_bytes(b"side\xff");
     let b = OsStr::from_bytes(b"side\xfe");
     let git = |args: &[&OsStr]| repo.git_os(args);
+    // Two branches, each with a run of its own, whose names differ in one byte.
+    git(&["checkout".as_ref(), "-q".as_ref(), "-b".as_ref(), b]);
+    productive(&repo, 1, "b");
+    git(&["checkout".as_ref(), "-q".as_ref(), "main".as_ref()]);
     git(&["checkout".as_ref(), "-q".as_ref(), "-b".as_ref(), a]);
     productive(&repo, 1, "a");
     get_stuck(&repo);
 
-    git(&["checkout".as_ref(), "-q".as_ref(), "main".as_ref()]);
-    git(&["checkout".as_ref(), "-q".as_ref(), "-b".as_ref(), b]);
+    git(&["checkout".as_ref(), "-q".as_ref(), b]);
     repo.write("src/b.rs", "pub fn b() {}\n");
     repo.git(&["add", "-A"]);
     let out = repo.try_commit_staged("Add b");
@@ -241,7 +253,7 @@ fn branches_whose_names_differ_in_invalid_utf8_keep_separate_runs() {
     let s = status(&repo);
     assert_eq!(
         (s["state"].as_str(), s["iterations"].as_u64()),
-        (Some("closed"), Some(1))
+        (Some("closed"), Some(2))
     );
     let runs = store(&repo).join("runs");
     assert!(runs.join("side%FF.json").is_file());
@@ -261,9 +273,19 @@ fn branches_whose_names_differ_in_invalid_utf8_keep_separate_runs() {
 fn fifty_one_commits_made_with_hooks_off_are_all_counted() {
     let repo = guarded("");
     quiet(&repo, 51, "q");
-    productive(&repo, 1, "loud");
+    // The next commit's pre-commit catches them up before it judges (issue 16.14): the
+    // budget is spent, and that commit is refused.
+    repo.write("src/loud.rs", "pub fn loud() {}\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.try_commit_staged("Add loud step");
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("51 commit(s) that no hook recorded"),
+        "{}",
+        stderr(&out)
+    );
     let s = status(&repo);
-    assert_eq!(s["iterations"], 52, "{s}");
+    assert_eq!(s["iterations"], 51, "{s}");
     assert_eq!(s["state"], "open");
     assert_eq!(s["rule"], "budget");
 }
@@ -303,7 +325,7 @@ fn run_and_ingest_on_a_head_made_with_hooks_off_keep_the_commits_before_it() {
 }
 
 #[test]
-fn a_fix_committed_with_hooks_off_and_tested_still_mends_the_trip() {
+fn a_fix_committed_with_hooks_off_mends_nothing_while_commits_are_refused() {
     let repo = guarded("");
     for i in 0..3 {
         repo.write("src/lib.rs", format!("pub fn answer() -> u32 {{ {i} }}\n"));
@@ -312,13 +334,20 @@ fn a_fix_committed_with_hooks_off_and_tested_still_mends_the_trip() {
     }
     assert_eq!(status(&repo)["rule"], "same_error");
     repo.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    // Committed with the hooks off, while the breaker refuses commits: it came around the
+    // gates, and whatever its tests say it mends nothing (issue 16). The ways out are the
+    // fix tested before it is committed (`loopguard run` on the changed working tree:
+    // recovery.rs), and a person.
     repo.commit_hooks_off("Fix it");
-    lg(&repo).args(["run", "--", "true"]).run().ok();
+    lg(&repo).args(["run", "--", "true"]).run().code(86);
     let s = status(&repo);
-    assert_eq!(
-        s["state"], "closed",
-        "the fix arrived with its evidence: {s}"
-    );
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["iterations"], 4, "the commit counts: {s}");
+    lg(&repo).arg("resume").run().ok();
+    repo.write("src/lib.rs", "pub fn answer() -> u32 { 43 }\n");
+    repo.commit("Fix it properly");
+    lg(&repo).args(["run", "--", "true"]).run().ok();
+    assert_eq!(state(&repo), "closed");
 }
 
 // 9. A crash at any write leaves state, event log and report in agreement.
@@ -389,18 +418,17 @@ fn a_crash_at_any_write_point_is_repaired() {
             .unwrap();
         assert!(out.status.success(), "{point}: {}", stderr(&out));
         assert!(
-            stderr(&out).contains("fail open"),
+            stderr(&out).contains(&format!("failpoint {point}: crashing")),
             "{point}: the hook did not crash: {}",
             stderr(&out)
         );
-        // A reader sees what the crashed writer committed to (or nothing at all).
-        let seen = state(&repo);
+        // A reader sees the trip whatever the crashed writer committed to: what it did not
+        // write is a commit no hook recorded, judged by status as the next hook will.
+        assert_eq!(state(&repo), "open", "{point}");
+        // Once the run is written, its open marker was there before it could be read: the
+        // shim cannot skip reference-transaction, so a commit past the other hooks is
+        // refused already.
         if point != "before-journal" && point != "temp-written" {
-            assert_eq!(seen, "open", "{point}");
-        }
-        // The open marker was there before the open run could be read: the shim cannot skip
-        // reference-transaction, so a commit past the other hooks is refused already.
-        if seen == "open" {
             assert!(store(&repo).join("open/main").exists(), "{point}");
             let out = repo.try_git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", "x"]);
             assert!(!out.status.success(), "{point}: {}", stderr(&out));

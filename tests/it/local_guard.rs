@@ -364,7 +364,16 @@ fn an_existing_hook_keeps_running_and_uninstall_restores_it() {
     repo.write("b.txt", "b\n");
     repo.commit("Two");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "ran\nran\n");
-    assert_eq!(status(&repo)["iterations"], 1, "no longer recorded");
+    // No hook recorded it: status judges it as a hook would, and says so.
+    let after = lg(&repo, &["status", "--json"]);
+    assert!(
+        after
+            .stderr
+            .contains("1 commit(s) that no hook recorded are judged here too"),
+        "no longer recorded: {}",
+        after.stderr
+    );
+    assert_eq!(after.json()["guarded"], false);
 }
 
 #[test]

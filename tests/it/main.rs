@@ -26,6 +26,7 @@ mod hard_to_fool;
 mod harness;
 mod hook_gates;
 mod input_limits;
+mod keeps_its_word;
 mod local_guard;
 mod pictures;
 mod progress;

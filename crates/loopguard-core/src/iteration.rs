@@ -37,7 +37,8 @@ pub struct Iteration {
     /// Changed files against the first parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<FileChange>>,
-    /// The full commit message.
+    /// The commit message, whole up to [`MESSAGE_LIMIT`] bytes; a longer one is its start
+    /// and its end ([`bounded_message`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Test evidence attached to this iteration (`run`, `ingest`, CI).
@@ -71,6 +72,11 @@ pub struct Iteration {
     /// mends a trip that only a new commit mends.
     #[serde(default, skip_serializing_if = "is_false")]
     pub uncommitted: bool,
+    /// A commit recorded while the breaker blocked (`pause`, `abort`) where gates refuse
+    /// commits then (locally): it came around them (the hooks off, a ref written by hand).
+    /// It counts like any attempt, and mends nothing.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub around_gates: bool,
     /// What people did to the breaker right after this iteration, in order (`loopguard
     /// resume`, a maintainer removing the label in CI, ...). Replaying them reproduces the
     /// breaker exactly.
@@ -310,6 +316,35 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// Most bytes of a commit message an iteration keeps. A message is read on every commit
+/// and kept in the run, so what an agent writes there is bounded: what a person reads of
+/// it (its start) and where trailers go (its end) are kept.
+pub const MESSAGE_LIMIT: usize = 16 * 1024;
+/// Bytes kept from the end of a message longer than [`MESSAGE_LIMIT`].
+const MESSAGE_TAIL: usize = 4 * 1024;
+
+/// A commit message as an iteration keeps it: the whole text (lossy UTF-8, trailing
+/// whitespace trimmed) up to [`MESSAGE_LIMIT`] bytes; past it, its first and last bytes
+/// (cut at character boundaries) around a line that says how long it was. The completion
+/// claim and the `Co-authored-by:` trailers are read from what is kept.
+pub fn bounded_message(bytes: &[u8]) -> String {
+    if bytes.len() <= MESSAGE_LIMIT {
+        return String::from_utf8_lossy(bytes).trim_end().to_owned();
+    }
+    let head_len = MESSAGE_LIMIT - MESSAGE_TAIL;
+    let head = String::from_utf8_lossy(&bytes[..head_len]);
+    let tail = String::from_utf8_lossy(&bytes[bytes.len() - MESSAGE_TAIL..]);
+    // A character cut at either end shows as U+FFFD: dropped.
+    let head = head.trim_end_matches('\u{FFFD}');
+    let tail = tail.trim_start_matches('\u{FFFD}');
+    format!(
+        "{head}\n[… {} bytes of the message left out: {} in all …]\n{}",
+        bytes.len() - head.len() - tail.len(),
+        bytes.len(),
+        tail.trim_end()
+    )
+}
+
 impl Iteration {
     /// An iteration with nothing known but its id.
     pub fn new(id: CommitId) -> Iteration {
@@ -330,6 +365,7 @@ impl Iteration {
             skips_added: None,
             kind: None,
             uncommitted: false,
+            around_gates: false,
             interventions: Vec::new(),
             call: None,
         }
@@ -439,6 +475,23 @@ pub fn parse_record(line: &str, name: &str, line_no: usize) -> Result<Iteration,
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_message_keeps_its_start_and_its_end() {
+        use super::{MESSAGE_LIMIT, bounded_message};
+        assert_eq!(bounded_message(b"Fix it\n\n"), "Fix it");
+        let mut long = "é".repeat(MESSAGE_LIMIT).into_bytes();
+        long.extend_from_slice(b"\nCo-authored-by: Claude <noreply@anthropic.com>\n");
+        let kept = bounded_message(&long);
+        assert!(kept.len() <= MESSAGE_LIMIT + 100, "{}", kept.len());
+        assert!(kept.starts_with("éé"));
+        assert!(kept.ends_with("Co-authored-by: Claude <noreply@anthropic.com>"));
+        assert!(!kept.contains('\u{FFFD}'));
+        assert!(
+            kept.contains(&format!("{} in all", long.len())),
+            "{kept:.200}"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -502,6 +502,24 @@ impl Run {
         self.derived.facts.all()
     }
 
+    /// Whether `it`, a commit this run has not recorded, would be one of the agent's
+    /// attempts if it were: decided as its recording would decide it (merges and commits
+    /// of others are context).
+    pub fn is_agents(&self, config: &Config, it: &Iteration) -> bool {
+        let filter = self
+            .derived
+            .filter
+            .unwrap_or_else(|| AgentFilter::for_history(config, &self.record.iterations))
+            .with(config, it);
+        filter.kind(config, it) == IterationKind::Attempt
+    }
+
+    /// Whether every commit counts as the agent's in this run (`agents` empty and no known
+    /// agent identity in it): then a commit's author need not be known to tell.
+    pub fn counts_everyone(&self, config: &Config) -> bool {
+        AgentFilter::for_history(config, &self.record.iterations) == AgentFilter::Everyone
+    }
+
     /// Who is an agent over the iterations so far.
     fn filter(&mut self, config: &Config) -> AgentFilter {
         *self
@@ -967,6 +985,63 @@ impl Run {
         self.step(config, now, arrival)
     }
 
+    /// Commits read by their header only (no change, no evidence: the oldest of a large
+    /// catch-up), appended as attempts or context in one step instead of one each. Without
+    /// a change or evidence they are neither progress nor a loop for any rule: they count
+    /// (the budget) and nothing else, so one step judges them as well as one each would,
+    /// in a time that does not grow with their number squared. Like [`Run::record_local`],
+    /// what arrives while the breaker blocks came around the gates.
+    pub fn record_unread(
+        &mut self,
+        config: &Config,
+        commits: Vec<Iteration>,
+        now: Timestamp,
+    ) -> Option<Outcome> {
+        if commits.is_empty() {
+            return None;
+        }
+        let around = self
+            .effective_breaker(config, now)
+            .blocks(config.on_trip.action);
+        let mut filter = self.filter(config);
+        let mut attempt = false;
+        let known: std::collections::HashSet<CommitId> =
+            self.iterations.iter().map(|it| it.id.clone()).collect();
+        for mut it in commits {
+            if known.contains(&it.id) {
+                continue;
+            }
+            it.around_gates |= around;
+            filter = filter.with(config, &it);
+            if it.kind.is_none() {
+                it.kind = Some(filter.kind(config, &it));
+            }
+            attempt |= it.kind == Some(IterationKind::Attempt);
+            self.iterations.push(it);
+        }
+        self.derived.filter = Some(filter);
+        let arrival = if attempt {
+            Arrival::Attempt
+        } else {
+            Arrival::Context
+        };
+        Some(self.step(config, now, arrival))
+    }
+
+    /// [`Run::record`] where gates refuse commits while the breaker blocks (the hooks): a
+    /// commit that arrives while it blocks came around them, and is recorded as such
+    /// ([`Iteration::around_gates`]): it counts, and mends nothing.
+    pub fn record_local(&mut self, config: &Config, mut it: Iteration, now: Timestamp) -> Outcome {
+        if !it.uncommitted
+            && self
+                .effective_breaker(config, now)
+                .blocks(config.on_trip.action)
+        {
+            it.around_gates = true;
+        }
+        self.record(config, it, now)
+    }
+
     /// Attaches test evidence to the iteration `id`.
     pub fn attach_test(
         &mut self,
@@ -1277,6 +1352,9 @@ fn mended(
     it: &Iteration,
     tripped: Option<&str>,
 ) -> Option<&'static str> {
+    if it.around_gates {
+        return None;
+    }
     match recovery {
         Recovery::TestsChange => {
             // A new attempt: code that differs from the code that tripped (a re-run of the

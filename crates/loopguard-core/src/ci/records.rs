@@ -38,7 +38,7 @@ pub fn iteration_from_commit(commit: &Commit, parent_tree: Option<&str>) -> Iter
     it.tree = tree;
     it.parent_tree = parent_tree.map(str::to_owned);
     it.parents = Some(parents);
-    it.message = Some(git.message.clone());
+    it.message = Some(crate::iteration::bounded_message(git.message.as_bytes()));
     it.at = at;
     add_file_evidence(&mut it, &commit.files);
     it

@@ -46,6 +46,16 @@ pub struct CiState {
     /// when it has the base, is read instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guarded: Option<GuardedWorkflows>,
+    /// The ids of the PR's history judged last, oldest first: what a force-push can take
+    /// away.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judged: Vec<CommitId>,
+    /// Commits judged on earlier heads that a force-push took out of the PR (a squash, a
+    /// reset) and that nothing in it rewrites, compacted, oldest first: they are still
+    /// judged, before the PR's commits, so a rewrite erases no counter and a squashed
+    /// commit is one more attempt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gone: Vec<Iteration>,
 }
 
 /// The workflows that run loopguard in the tree of `at` (a base commit or branch).
@@ -178,6 +188,54 @@ impl CiState {
         }
     }
 
+    /// The history to judge: the commits a force-push took away since they were judged
+    /// (kept in [`CiState::gone`]), then `history`, the PR's commits now. A commit that
+    /// left is kept unless one now rewrites it: the same patch (a rebase, a cherry-pick),
+    /// or for an empty change the same subject. Records it has none of are kept by id (an
+    /// attempt of unknown content). Remembers `history` as the one judged last.
+    pub fn with_gone(&mut self, history: Vec<Iteration>) -> Vec<Iteration> {
+        let now: BTreeSet<&CommitId> = history.iter().map(|it| &it.id).collect();
+        let subject = |it: &Iteration| {
+            it.message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .map(str::to_owned)
+        };
+        let rewrite_of = |old: &Iteration| {
+            history
+                .iter()
+                .find(|it| match (&old.patch_id, &it.patch_id) {
+                    (Some(a), Some(b)) => a == b,
+                    (None, None) => subject(old).is_some() && subject(old) == subject(it),
+                    _ => false,
+                })
+                .map(|it| it.id.clone())
+        };
+        for id in std::mem::take(&mut self.judged) {
+            if now.contains(&id) || self.gone.iter().any(|g| g.id == id) {
+                continue;
+            }
+            let old = self
+                .records
+                .remove(&id)
+                .unwrap_or_else(|| Iteration::new(id.clone()));
+            match rewrite_of(&old) {
+                // Rewritten: its test evidence goes with it, as a local rebase keeps it.
+                Some(new) => {
+                    if let Some(ev) = self.evidence.remove(&id) {
+                        self.evidence.entry(new).or_insert(ev);
+                    }
+                }
+                None => self.gone.push(old),
+            }
+        }
+        self.gone.retain(|g| !now.contains(&g.id));
+        self.judged = history.iter().map(|it| it.id.clone()).collect();
+        let mut all = self.gone.clone();
+        all.extend(history);
+        all
+    }
+
     /// Puts what the state remembers onto the PR's history: each commit's evidence, and
     /// each maintainer's resume right after the commit that was the head then.
     pub fn apply_to(&self, history: &mut [Iteration]) {
@@ -208,7 +266,10 @@ impl CiState {
     /// need not read the commits again. A record whose files were shed stays without them:
     /// the state does not grow back every run only to be shed again.
     pub fn remember_records(&mut self, config: &Config, history: &[Iteration]) {
-        for it in history {
+        for it in history
+            .iter()
+            .filter(|it| !self.gone.iter().any(|g| g.id == it.id))
+        {
             let claims = it
                 .claims_done
                 .unwrap_or_else(|| it.message.as_deref().is_some_and(|m| config.claims_done(m)));
@@ -234,6 +295,14 @@ impl CiState {
             {
                 r.files = None;
                 r.skips_added = None;
+                return true;
+            }
+        }
+        for g in &mut self.gone {
+            if g.files.is_some() || g.message.as_ref().is_some_and(|m| m.len() > 80) {
+                g.files = None;
+                g.skips_added = None;
+                g.message = g.message.as_deref().map(|m| m.chars().take(80).collect());
                 return true;
             }
         }

@@ -44,6 +44,9 @@ pub const CONFIG_FILE: &str = ".loopguard.yml";
 
 /// The largest config file, in bytes.
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+/// Most iterations a budget may allow: as many as the hooks catch up at once (commits
+/// made with the hooks off), so that more than that spends any budget.
+pub const MAX_BUDGET_ITERATIONS: u32 = 10_000;
 /// Globs in each of `paths.tests`, `rules.constraint.protected` and `agents`.
 pub const MAX_GLOBS: usize = 64;
 /// The longest glob, in bytes.

@@ -111,6 +111,18 @@ pub struct PullRequestRef {
     pub repo: Option<Repository>,
 }
 
+/// One event of an issue's (or PR's) timeline of changes — `GET /repos/{o}/{r}/issues/{n}/events`:
+/// what happened (`labeled`, `unlabeled`, …), who did it, and the label it was about.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IssueEvent {
+    #[serde(default, deserialize_with = "nullable")]
+    pub event: String,
+    #[serde(default)]
+    pub actor: Option<User>,
+    #[serde(default)]
+    pub label: Option<Label>,
+}
+
 /// A label.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Label {

@@ -3,3 +3,4 @@
 
 pub mod patch_id;
 pub mod skips;
+pub mod visible;

@@ -47,8 +47,7 @@ impl FilePatchHasher {
 
     fn line(&mut self, sign: u8, line: &[u8]) {
         self.scratch.clear();
-        self.scratch
-            .extend(line.iter().copied().filter(|b| !b.is_ascii_whitespace()));
+        super::visible::push_visible(line, &mut self.scratch);
         if self.scratch.is_empty() {
             return;
         }

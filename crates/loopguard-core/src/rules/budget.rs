@@ -9,7 +9,7 @@ use serde_saphyr::Spanned;
 
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
-use crate::config::{Profile, RuleAction, at, positive};
+use crate::config::{MAX_BUDGET_ITERATIONS, Profile, RuleAction, at, positive};
 use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
@@ -78,14 +78,20 @@ impl RuleSettings for BudgetRule {
                 "must be a positive number",
             ));
         }
+        let key = format!("rules.{name}.max_iterations");
+        if let Some(n) = &raw.max_iterations
+            && n.value > MAX_BUDGET_ITERATIONS
+        {
+            return Err(at(
+                path,
+                &key,
+                n,
+                format!("must be at most {MAX_BUDGET_ITERATIONS}"),
+            ));
+        }
         Ok(BudgetRule {
             action: raw.action.unwrap_or(self.action),
-            max_iterations: positive(
-                path,
-                &format!("rules.{name}.max_iterations"),
-                &raw.max_iterations,
-                self.max_iterations,
-            )?,
+            max_iterations: positive(path, &key, &raw.max_iterations, self.max_iterations)?,
             max_tokens: raw.max_tokens,
             max_cost: raw.max_cost.map(|c| c.value),
             max_duration: self.max_duration,

@@ -19,6 +19,21 @@ pub(super) fn route(
                 error(404, "Not Found")
             }
         }
+        ("GET", ["issues", n, "events"]) => {
+            let n: u64 = n.parse().unwrap_or(0);
+            let events: Vec<Value> = s
+                .label_events
+                .get(&n)
+                .into_iter()
+                .flatten()
+                .map(|(event, label, actor)| {
+                    json!({"id": 1, "event": event, "actor": user_json(actor),
+                           "label": {"name": label, "color": "b60205"},
+                           "created_at": "2026-11-25T11:00:00Z"})
+                })
+                .collect();
+            paged(ctx, events, None)
+        }
         ("GET", ["issues"]) => {
             let state = ctx.query("state").unwrap_or_else(|| "open".into());
             let labels: Vec<String> = ctx

@@ -448,8 +448,11 @@ struct State {
     issues: BTreeMap<u64, FakeIssue>,
     files: BTreeMap<(String, String), Vec<u8>>,
     faults: Vec<FaultRule>,
-    /// `GET …/collaborators/{user}/permission` answers; anyone else reads `read`.
+    /// `GET …/collaborators/{user}/permission` answers (`maintainer` writes); anyone else
+    /// reads `read`.
     permissions: BTreeMap<String, String>,
+    /// `GET …/issues/{n}/events`: (event, label, actor), oldest first.
+    label_events: BTreeMap<u64, Vec<(String, String, String)>>,
     requests: Vec<RecordedRequest>,
     next_id: u64,
     ratelimit_remaining: u64,
@@ -518,6 +521,7 @@ impl FakeGitHub {
             bot_login: BOT_LOGIN.into(),
             next_id: 1000,
             ratelimit_remaining: 5000,
+            permissions: [("maintainer".to_owned(), "write".to_owned())].into(),
             ..State::default()
         }));
         Mock::given(any())
@@ -757,10 +761,22 @@ impl FakeGitHub {
 
     /// A person takes `label` off an issue or PR (as the web UI does, not through the
     /// recorded API).
+    /// `maintainer` (who has write access) takes `label` off `issue` in the web UI.
     pub(crate) fn remove_label(&self, issue: u64, label: &str) {
-        if let Some(labels) = self.lock().issue_labels.get_mut(&issue) {
+        self.remove_label_as(issue, label, "maintainer");
+    }
+
+    /// `login` takes `label` off `issue` in the web UI (an `unlabeled` event names them).
+    pub(crate) fn remove_label_as(&self, issue: u64, label: &str, login: &str) {
+        let mut s = self.lock();
+        if let Some(labels) = s.issue_labels.get_mut(&issue) {
             labels.retain(|l| l != label);
         }
+        s.label_events.entry(issue).or_default().push((
+            "unlabeled".into(),
+            label.into(),
+            login.into(),
+        ));
     }
 
     pub(crate) fn requests(&self) -> Vec<RecordedRequest> {

@@ -1,0 +1,822 @@
+//! The breaker keeps its word (issue 16): while a run's breaker is open (`pause` or
+//! `abort`), no commit that continues the run — the stuck tip or anything built on it —
+//! enters any ref of the repository or leaves it by push, whatever the ref's name or
+//! namespace and whoever writes it. One test per way around it that was found (the case
+//! numbers are the issue's), each with real `git` running the hooks `loopguard init`
+//! installs; `model.rs` tries random sequences of the same operations.
+
+use std::fmt::Write as _;
+use std::process::Output;
+
+use crate::support::{TestRepo, guarded, lg, state, status};
+
+pub(crate) fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[track_caller]
+pub(crate) fn refused(out: &Output, what: &str) -> String {
+    let err = stderr(out);
+    assert!(!out.status.success(), "{what} went through:\n{err}");
+    assert!(err.contains("refused"), "{what}: {err}");
+    err
+}
+
+#[track_caller]
+pub(crate) fn allowed(out: &Output, what: &str) {
+    assert!(out.status.success(), "{what} was refused:\n{}", stderr(out));
+}
+
+/// A guarded repository with a remote, whose `main` is stuck: a commit of the agent's
+/// (pushed), then three empty commits trip `stagnation`. `config` is `.loopguard.yml`.
+fn stuck_with_remote(config: &str) -> (TestRepo, TestRepo) {
+    let repo = guarded(config);
+    let remote = repo.with_remote();
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
+    repo.git(&["push", "-q", "origin", "main"]);
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    assert_eq!(state(&repo), "open");
+    (repo, remote)
+}
+
+/// The refs of `remote`, `<id> <name>` per line.
+fn refs_of(remote: &TestRepo) -> String {
+    remote.git(&["for-each-ref", "--format=%(objectname) %(refname)"])
+}
+
+/// A commit made with plumbing on `parent` (no hook runs, no ref moves).
+fn plumbing_commit(repo: &TestRepo, parent: &str, message: &str) -> String {
+    repo.tick();
+    repo.commit_tree(parent, parent, message)
+}
+
+// --- 1. a push is judged by every commit it sends ------------------------------------
+
+#[test]
+fn case_01_every_form_of_push_of_the_stuck_commits_is_refused() {
+    let (repo, remote) = stuck_with_remote("");
+    let before = refs_of(&remote);
+    let tip = repo.head();
+    repo.git(&["tag", "v1"]);
+    repo.git(&["tag", "-a", "-m", "annotated", "v2"]);
+    for spec in [
+        "HEAD",
+        "@",
+        "main~0:refs/heads/main",
+        "main@{0}:refs/heads/at",
+        &format!("{tip}:refs/heads/from-sha"),
+        "v1",
+        "v2",
+        "v1:refs/heads/x",
+        "HEAD:refs/heads/main",
+        "+main:refs/heads/forced",
+        "refs/heads/main:refs/heads/other",
+    ] {
+        refused(
+            &repo.try_git(&["push", "-q", "origin", spec]),
+            &format!("git push origin {spec}"),
+        );
+        assert_eq!(refs_of(&remote), before, "{spec} reached the remote");
+    }
+    // One of the run's earlier commits (not the tip) does not leave either; what the
+    // remote has, and history from before the run, may.
+    refused(
+        &repo.try_git(&["push", "-q", "origin", "main~1:refs/heads/earlier"]),
+        "a commit of the run that is not its tip",
+    );
+    allowed(
+        &repo.try_git(&["push", "-q", "origin", "main~3:refs/heads/pushed-before"]),
+        "the commit the remote already has",
+    );
+    allowed(
+        &repo.try_git(&["push", "-q", "origin", "main~4:refs/heads/base"]),
+        "the commit where the run started",
+    );
+}
+
+// --- 2. detached HEAD is a ref like any other ------------------------------------------
+
+#[test]
+fn case_02_commits_on_a_detached_stuck_tip_are_refused_and_cannot_become_a_branch() {
+    let (repo, remote) = stuck_with_remote("");
+    let tip = repo.head();
+    repo.git(&["checkout", "-q", "--detach"]);
+    repo.tick();
+    refused(
+        &repo.try_git(&[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "--no-verify",
+            "-m",
+            "detached",
+        ]),
+        "commit --no-verify on detached HEAD at the stuck tip",
+    );
+    refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "detached"]),
+        "commit on detached HEAD at the stuck tip",
+    );
+    assert_eq!(repo.head(), tip);
+    // Made with every hook off, the commits are there; no branch and no push takes them.
+    for i in 0..3 {
+        repo.commit_hooks_off(&format!("off {i}"));
+    }
+    let off = repo.head();
+    refused(
+        &repo.try_git(&["checkout", "-q", "-b", "feat"]),
+        "a branch at commits built on the stuck tip",
+    );
+    refused(
+        &repo.try_git(&["push", "-q", "origin", &format!("{off}:refs/heads/feat")]),
+        "their sha pushed as a new branch",
+    );
+    refused(
+        &repo.try_git(&["push", "-q", "origin", "HEAD:refs/heads/feat"]),
+        "detached HEAD pushed as a new branch",
+    );
+    assert!(!refs_of(&remote).contains("feat"));
+}
+
+// --- 3. any namespace: refs/wip, tags, notes, a stash ---------------------------------
+
+#[test]
+fn case_03_a_commit_built_on_the_stuck_tip_enters_no_ref_in_any_namespace() {
+    let (repo, remote) = stuck_with_remote("");
+    let wip = plumbing_commit(&repo, "HEAD", "work in progress");
+    for name in [
+        "refs/wip/x",
+        "refs/heads/new",
+        "refs/tags/t",
+        "refs/notes/commits",
+        "refs/anything/else",
+        "refs/remotes/origin/main",
+    ] {
+        refused(
+            &repo.try_git(&["update-ref", name, &wip]),
+            &format!("update-ref {name}"),
+        );
+    }
+    refused(
+        &repo.try_git(&["tag", "-a", "-m", "annotated", "t2", &wip]),
+        "an annotated tag of it",
+    );
+    repo.append("src/lib.rs", "// stashed\n");
+    refused(
+        &repo.try_git(&["stash", "-q"]),
+        "git stash on the stuck tip",
+    );
+    repo.git(&["checkout", "-q", "--", "src/lib.rs"]);
+    // Written with the hooks off, it still leaves by no push.
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "update-ref",
+        "refs/wip/x",
+        &wip,
+    ]);
+    refused(
+        &repo.try_git(&["push", "-q", "origin", "refs/wip/x:refs/heads/x"]),
+        "push of refs/wip/x",
+    );
+    assert!(!refs_of(&remote).contains("refs/heads/x"));
+    // What builds on nothing of the run's moves freely (notes, tags of old history).
+    allowed(
+        &repo.try_git(&["notes", "add", "-m", "a note", "main~4"]),
+        "git notes",
+    );
+    allowed(
+        &repo.try_git(&["tag", "old", "main~4"]),
+        "a tag of old history",
+    );
+}
+
+// --- 4. a push into the guarded repository ---------------------------------------------
+
+#[test]
+fn case_04_a_push_into_the_guarded_repository_adds_nothing_to_the_stuck_branch() {
+    let (repo, _remote) = stuck_with_remote("");
+    repo.git(&["config", "receive.denyCurrentBranch", "ignore"]);
+    let tip = repo.head();
+    let other = TestRepo::clone_from(&repo, &[]);
+    other.write("src/more.rs", "pub fn more() {}\n");
+    other.commit_hooks_off("more work from another clone");
+    let out = other.try_git(&["push", "-q", "origin", "main"]);
+    let err = refused(&out, "a push into the guarded repository");
+    assert!(!err.contains("not a git repository"), "{err}");
+    assert_eq!(
+        repo.rev_parse("main"),
+        tip,
+        "the stuck branch gained a commit"
+    );
+    // Nor under another name.
+    refused(
+        &other.try_git(&["push", "-q", "origin", "main:refs/heads/elsewhere"]),
+        "a push into the guarded repository under another name",
+    );
+    assert!(
+        repo.try_git(&["rev-parse", "--verify", "-q", "elsewhere"])
+            .stdout
+            .is_empty()
+    );
+}
+
+// --- 5. replace refs are not history ----------------------------------------------------
+
+#[test]
+fn case_05_a_replaced_commit_does_not_change_what_the_guard_sees() {
+    let repo = guarded("");
+    repo.commit_empty("nothing 1");
+    repo.commit_empty("nothing 2");
+    // The agent swaps its last commit for one with another tree: for git (and a reader
+    // that honours replace refs) the next empty commit changes a file.
+    let listing = format!(
+        "{}\n100644 blob {}\tswapped.rs\n",
+        repo.git(&["ls-tree", "HEAD"]),
+        git_with_input(&repo, &["hash-object", "-w", "--stdin"], "swapped\n"),
+    );
+    let tree = git_with_input(&repo, &["mktree"], &listing);
+    let swapped = repo.git(&["commit-tree", "-p", "HEAD~1", "-m", "swapped", &tree]);
+    repo.git(&["replace", "HEAD", &swapped]);
+    assert!(repo.git(&["show", "--stat", "HEAD"]).contains("swapped.rs"));
+    repo.commit_empty("nothing 3");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["rule"], "stagnation", "{s}");
+    // A graft (the deprecated file) changes nothing either.
+    std::fs::write(
+        repo.path().join(".git/info/grafts"),
+        format!("{} {}\n", repo.head(), repo.rev_parse("HEAD~3")),
+    )
+    .unwrap();
+    assert_eq!(state(&repo), "open");
+    lg(&repo).args(["check", "--json"]).run().code(1);
+}
+
+// --- 6. a cherry-pick of new work is an attempt ----------------------------------------
+
+#[test]
+fn case_06_commits_made_with_the_hooks_off_and_cherry_picked_are_attempts() {
+    let repo = guarded("");
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "checkout",
+        "-q",
+        "-b",
+        "scratch",
+    ]);
+    let mut scratch = Vec::new();
+    for i in 0..6 {
+        scratch.push(repo.commit_hooks_off(&format!("scratch {i}")));
+    }
+    repo.git(&["-c", "core.hooksPath=/dev/null", "checkout", "-q", "main"]);
+    for (i, c) in scratch.iter().enumerate() {
+        repo.tick();
+        let out = repo.try_git(&["cherry-pick", "--allow-empty", c]);
+        if i < 3 {
+            allowed(&out, &format!("cherry-pick {i}"));
+        } else {
+            refused(&out, &format!("cherry-pick {i}"));
+            repo.git(&["cherry-pick", "--abort"]);
+            break;
+        }
+    }
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["iterations"], 3, "{s}");
+    // Moving recorded work from another branch is still a rewrite, not an attempt.
+    let moved = guarded("");
+    moved.checkout_new("feature");
+    moved.write("src/f.rs", "pub fn f() {}\n");
+    let f = moved.commit("Feature");
+    moved.checkout("main");
+    moved.tick();
+    moved.git(&["cherry-pick", &f]);
+    assert_eq!(status(&moved)["iterations"], 0);
+}
+
+// --- 7. a new branch is no fresh start --------------------------------------------------
+
+#[test]
+fn case_07_a_new_branch_an_orphan_or_the_start_commit_continue_the_stuck_run() {
+    let (repo, remote) = stuck_with_remote("");
+    let start = repo.rev_parse("main~4");
+    repo.tick();
+    repo.git(&["switch", "-q", "--orphan", "fresh"]);
+    refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "fresh start"]),
+        "a commit on an orphan branch",
+    );
+    refused(
+        &repo.try_git(&[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "--no-verify",
+            "-m",
+            "fresh start",
+        ]),
+        "a commit --no-verify on an orphan branch",
+    );
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "checkout",
+        "-q",
+        "-f",
+        "main",
+    ]);
+    repo.git(&["checkout", "-q", "-b", "from-start", &start]);
+    repo.write("src/again.rs", "pub fn again() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "-m", "start again"]),
+        "a commit on a branch from the run's start",
+    );
+    refused(
+        &repo.try_git(&["commit", "-q", "--no-verify", "-m", "start again"]),
+        "a commit --no-verify on a branch from the run's start",
+    );
+    // Made with the hooks off, it continues the stuck run: the next commit, the
+    // run's bookkeeping, and the push say so.
+    repo.commit_hooks_off("start again, hooks off");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["inherited"]["branch"], "main", "{s}");
+    lg(&repo).args(["run", "--", "true"]).run().code(86);
+    assert_eq!(state(&repo), "open");
+    refused(
+        &repo.try_git(&["push", "-q", "origin", "from-start"]),
+        "a push of the new branch",
+    );
+    assert!(!refs_of(&remote).contains("from-start"));
+}
+
+#[test]
+fn case_07_a_persons_commits_start_their_own_run_when_agents_are_configured() {
+    let (repo, _remote) = stuck_with_remote("agents: [\"Agent <agent@example.com>\"]\n");
+    let start = repo.rev_parse("main~4");
+    repo.git(&["checkout", "-q", "-b", "hotfix", &start]);
+    repo.author("Maintainer", "maintainer@example.com");
+    repo.write("src/fix.rs", "pub fn fix() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.tick();
+    allowed(
+        &repo.try_git(&["commit", "-q", "-m", "A person's fix"]),
+        "a person's commit on a new branch",
+    );
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    assert!(s.get("inherited").is_none(), "{s}");
+}
+
+/// `git ARGS` with `input` on its stdin; its output.
+pub(crate) fn git_with_input(repo: &TestRepo, args: &[&str], input: &str) -> String {
+    use std::io::Write as _;
+    let mut child = repo
+        .command("git")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(input.as_bytes())
+        .expect("git reads its input");
+    let out = child.wait_with_output().expect("git ends");
+    assert!(out.status.success(), "git {args:?} failed");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+// --- 13. no silent cap ---------------------------------------------------------------------
+
+/// `n` empty commits on the current branch made by `git fast-import` (no hook runs).
+fn fast_import(repo: &TestRepo, n: usize) {
+    let head = repo.head();
+    let mut stream = String::new();
+    for i in 0..n {
+        let when = repo.now() + 1 + i as i64;
+        let message = format!("fast {i}\n");
+        let _ = write!(
+            stream,
+            "commit refs/heads/main\ncommitter Agent <agent@example.com> {when} +0000\ndata {}\n{message}",
+            message.len()
+        );
+        if i == 0 {
+            let _ = writeln!(stream, "from {head}");
+        }
+        stream.push('\n');
+    }
+    git_with_input(
+        repo,
+        &["-c", "core.hooksPath=/dev/null", "fast-import", "--quiet"],
+        &stream,
+    );
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "reset",
+        "-q",
+        "--hard",
+        "main",
+    ]);
+    repo.set_now(repo.now() + n as i64 + 1);
+}
+
+#[test]
+fn case_13_ten_thousand_commits_made_with_the_hooks_off_spend_the_budget() {
+    let repo = guarded("rules:\n  stagnation: {action: off}\n  oscillation: {action: off}\n");
+    fast_import(&repo, 10_001);
+    repo.tick();
+    // (A debug build on a busy machine reads them in more than the default 10 s.)
+    let out = repo
+        .command("git")
+        .args(["commit", "-q", "--allow-empty", "-m", "and one more"])
+        .env("LOOPGUARD_HOOK_TIMEOUT", "300")
+        .output()
+        .unwrap();
+    let err = refused(&out, "a commit after 10,001 made with the hooks off");
+    assert!(err.contains("more than 10000 commits"), "{err}");
+    let s = status(&repo);
+    assert_eq!(s["state"], "open", "{s}");
+    assert_eq!(s["rule"], "budget", "{s}");
+    assert_eq!(s["counters"]["budget"]["count"], 10_000, "{s}");
+    // The bound is the budget's too: no budget is larger than a catch-up.
+    repo.write(
+        ".loopguard.yml",
+        "rules:\n  budget: {max_iterations: 10001}\n",
+    );
+    lg(&repo)
+        .args(["check", "--config", ".loopguard.yml"])
+        .run()
+        .code(2)
+        .stderr_has("rules.budget.max_iterations")
+        .stderr_has("at most 10000");
+}
+
+// --- 14. pre-commit catches up first -------------------------------------------------------
+
+#[test]
+fn case_14_a_trip_made_with_the_hooks_off_refuses_the_next_commit() {
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.commit_hooks_off(&format!("nothing {i}"));
+    }
+    assert_eq!(state(&repo), "open", "status judges what no hook recorded");
+    repo.tick();
+    let err = refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "one more"]),
+        "the next commit with the hooks on",
+    );
+    assert!(err.contains("3 commit(s) that no hook recorded"), "{err}");
+    assert_eq!(status(&repo)["iterations"], 3);
+}
+
+// --- 15. a held lock never makes a gate pass ----------------------------------------------
+
+#[test]
+fn case_15_a_held_lock_is_judged_around_and_never_lets_a_commit_through() {
+    use std::process::{Command, Stdio};
+    let repo = guarded("");
+    let lock = repo.path().join(".git/loopguard/lock");
+    let flock = |args: &[&str]| {
+        let mut cmd = Command::new("flock");
+        cmd.args(args).arg(&lock);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
+    };
+    let mut holder = flock(&["-o"])
+        .args(["sleep", "120"])
+        .spawn()
+        .expect("flock(1) is needed for this test (util-linux)");
+    while flock(&["-n"]).arg("true").status().unwrap().success() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let commit = |message: &str| {
+        repo.tick();
+        repo.command("git")
+            .args(["commit", "-q", "--allow-empty", "-m", message])
+            .env("LOOPGUARD_LOCK_TIMEOUT_MS", "300")
+            .output()
+            .unwrap()
+    };
+    for i in 0..3 {
+        allowed(&commit(&format!("nothing {i}")), "an empty commit");
+    }
+    let out = commit("one more");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let err = refused(
+        &out,
+        "a commit while the lock is held and the breaker would be open",
+    );
+    assert!(err.contains("judged without recording"), "{err}");
+    assert_eq!(state(&repo), "open");
+    // Once the lock is free, the next hook records them.
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "again"]),
+        "the next commit",
+    );
+    assert_eq!(status(&repo)["iterations"], 3);
+}
+
+// --- 16. every branch has a state file ------------------------------------------------------
+
+#[test]
+fn case_16_a_branch_with_a_long_name_is_guarded_like_any_other() {
+    for name in ["功能分支".repeat(8), format!("{}x", "agent/".repeat(42))] {
+        let repo = guarded("");
+        repo.checkout_new(&name);
+        for i in 0..3 {
+            repo.tick();
+            let out = repo.try_git(&[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("nothing {i}"),
+            ]);
+            allowed(&out, "an empty commit on a long-named branch");
+            assert!(!stderr(&out).contains("could not run"), "{}", stderr(&out));
+        }
+        let s = status(&repo);
+        assert_eq!(s["state"], "open", "{s}");
+        repo.tick();
+        refused(
+            &repo.try_git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", "more"]),
+            "a commit on the stuck long-named branch",
+        );
+    }
+}
+
+// --- 17. a huge message is summarised -------------------------------------------------------
+
+#[cfg(target_os = "linux")]
+#[test]
+fn case_17_an_80_mb_commit_message_is_kept_as_a_bounded_summary() {
+    let repo = guarded("");
+    let message = repo.home().join("message.txt");
+    let mut text = "Fix the parser\n\n".to_owned();
+    text.push_str(&"x".repeat(80 << 20));
+    text.push_str("\n\nThe end.\n");
+    std::fs::write(&message, &text).unwrap();
+    // (A debug build on a busy machine reads an 80 MB commit in more than the default 10 s.)
+    let commit = |args: &[&str]| {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args(["commit", "-q", "--allow-empty"])
+            .args(args)
+            .env("LOOPGUARD_HOOK_TIMEOUT", "300")
+            .output()
+            .unwrap();
+        allowed(&out, "a commit");
+    };
+    commit(&["-F", &message.display().to_string()]);
+    for i in 0..2 {
+        commit(&["-m", &format!("nothing {i}")]);
+    }
+    let (ran, kib) = lg(&repo)
+        .args(["hook", "pre-commit"])
+        .env("LOOPGUARD_HOOK_TIMEOUT", "300")
+        .run_measured();
+    ran.code(1);
+    assert!(kib < 64 << 10, "a later hook held {kib} KiB");
+    let store: u64 = walk_size(&repo.path().join(".git/loopguard"));
+    assert!(store < 4 << 20, "the store holds {store} bytes");
+    let (ran, _) = lg(&repo).args(["status", "--json"]).run_measured();
+    let s = ran.ok().json();
+    assert_eq!(s["state"], "open", "status and the hooks agree: {s}");
+    let report = lg(&repo).args(["report", "--json"]).run().ok().json();
+    let kept = report["history"][0]["message"].as_str().unwrap().to_owned();
+    assert!(kept.starts_with("Fix the parser"), "{kept:.100}");
+    assert!(kept.ends_with("The end."), "{}", &kept[kept.len() - 100..]);
+    assert!(kept.len() < 20 << 10, "{} bytes kept", kept.len());
+}
+
+fn walk_size(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| {
+                    let m = e.metadata().unwrap();
+                    if m.is_dir() {
+                        walk_size(&e.path())
+                    } else {
+                        m.len()
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+// --- 18. progress is a change of what shows -------------------------------------------------
+
+#[test]
+fn case_18_invisible_characters_are_no_progress() {
+    for blank in [
+        "\u{00A0}", "\u{200B}", "\u{3000}", "\u{FEFF}", "\u{2060}", "\t",
+    ] {
+        let repo = guarded("");
+        for i in 0..3 {
+            repo.append("src/lib.rs", blank);
+            repo.commit(&format!("Tweak {i}"));
+        }
+        let s = status(&repo);
+        assert_eq!(s["state"], "open", "{blank:?}: {s}");
+        assert_eq!(s["rule"], "stagnation", "{blank:?}: {s}");
+    }
+}
+
+// --- 10. in CI, only a person who may write and is not the PR's agent resumes ---------------
+
+mod ci_cases {
+    use super::git_with_input;
+    use crate::support::ci::{
+        BRANCH, CONFIG, LABEL, Project, SAME, SAME_LOGS, commit_spec, log_path, payload, run_ci,
+    };
+    use crate::support::github_fake::{FakeGitHub, PrSpec};
+
+    /// A PR stuck on `same_error` (three pushes failing the same way), labelled.
+    fn stuck_pr(gh: &FakeGitHub) -> (Project, String) {
+        let mut p = Project::new(CONFIG);
+        let mut head = String::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            p.ci_on_push(gh, &head, log);
+        }
+        assert_eq!(gh.labels(7), [LABEL]);
+        (p, head)
+    }
+
+    /// The `unlabeled` event of loopguard's label, sent by `login`.
+    fn unlabeled_by(p: &Project, head: &str, login: &str) -> String {
+        payload(
+            "pull_request.unlabeled.json",
+            &[("{{HEAD_SHA}}", head), ("{{BASE_SHA}}", &p.base)],
+        )
+        .replace(
+            "\"login\": \"maintainer\"",
+            &format!("\"login\": \"{login}\""),
+        )
+    }
+
+    #[test]
+    fn case_10_removing_the_label_resumes_only_for_a_maintainer_who_is_not_the_agent() {
+        let gh = FakeGitHub::start_blocking().with_permission("drive-by", "read");
+        let (p, head) = stuck_pr(&gh);
+        for (who, why) in [
+            ("Copilot", "the PR's own author"),
+            ("drive-by", "no write access"),
+            ("github-actions[bot]", "a bot"),
+        ] {
+            gh.remove_label_as(7, LABEL, who);
+            let out = run_ci(
+                &gh,
+                &p.repo,
+                "pull_request",
+                &unlabeled_by(&p, &head, who),
+                &["--log", &log_path(SAME_LOGS[0])],
+            );
+            assert_eq!(out.code, 1, "{who}: {out:#?}");
+            assert_eq!(out.outputs["state"], "open", "{who}");
+            assert!(out.summary.contains(why), "{who}: {}", out.summary);
+            assert_eq!(gh.labels(7), [LABEL], "{who}: the label is back");
+        }
+        // Found gone on a later run with no event: the PR's events say who took it off.
+        gh.remove_label_as(7, LABEL, "Copilot");
+        let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert_eq!(gh.labels(7), [LABEL]);
+        // A maintainer's removal is a resume.
+        gh.remove_label(7, LABEL);
+        let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
+        assert_eq!(out.outputs["state"], "half_open", "{out:#?}");
+    }
+
+    // --- 11. a force-push erases no counter --------------------------------------------
+
+    #[test]
+    fn case_11_a_squash_force_pushed_over_a_stuck_pr_is_one_more_attempt() {
+        let gh = FakeGitHub::start_blocking();
+        let (p, _) = stuck_pr(&gh);
+        // One commit with everything, failing the same way, force-pushed.
+        p.repo.git(&["reset", "-q", "--soft", &p.base]);
+        p.repo.append("src/lib.rs", "// squashed\n");
+        let squash = p.repo.commit("Fix word counting");
+        gh.add_pr(
+            PrSpec::new(7, &squash)
+                .base("main", &p.base)
+                .head_ref(BRANCH)
+                .commits(vec![commit_spec(&p.repo, &squash)]),
+        );
+        let out = p.ci_on_push(&gh, &squash, SAME_LOGS[1]);
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["state"], "open");
+        assert_eq!(out.outputs["rule"], "same_error");
+        assert_eq!(gh.labels(7), [LABEL]);
+        assert!(out.stdout.contains("iterations: 4 "), "{}", out.stdout);
+        // A rebase (the same patches on a new base) is no new attempt, and keeps their
+        // test evidence: still stuck, on three attempts.
+        let mut q = Project::new(CONFIG);
+        let gh2 = FakeGitHub::start_blocking();
+        let mut head = String::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            head = q.attempt(body, &format!("Try {i}"));
+            gh2.add_pr(q.pr(7, &head));
+            q.ci_on_push(&gh2, &head, log);
+        }
+        q.repo.git(&["checkout", "-q", "main"]);
+        q.repo.write("README.md", "moved on\n");
+        let new_base = q.repo.commit("Base moves");
+        q.repo.git(&["checkout", "-q", BRANCH]);
+        let rebased = q.repo.rebase("main");
+        let commits: Vec<_> = q
+            .repo
+            .rev_list(&["--reverse", &format!("{new_base}..{rebased}")])
+            .iter()
+            .map(|c| commit_spec(&q.repo, c))
+            .collect();
+        gh2.add_pr(
+            PrSpec::new(7, &rebased)
+                .base("main", &new_base)
+                .head_ref(BRANCH)
+                .commits(commits),
+        );
+        let event = payload(
+            "pull_request.synchronize.json",
+            &[
+                ("{{HEAD_SHA}}", &rebased),
+                ("{{BASE_SHA}}", &new_base),
+                ("{{BEFORE}}", &head),
+            ],
+        );
+        let out = run_ci(
+            &gh2,
+            &q.repo,
+            "pull_request",
+            &event,
+            &["--log", &log_path(SAME_LOGS[0])],
+        );
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert!(out.stdout.contains("iterations: 3 "), "{}", out.stdout);
+    }
+
+    // --- 12. the PR's code cannot rewrite the base or the history loopguard reads ----------
+
+    #[test]
+    fn case_12_replace_refs_and_grafts_in_the_checkout_change_nothing() {
+        let gh = FakeGitHub::start_blocking();
+        let mut p = Project::new(CONFIG);
+        for (i, (body, log)) in SAME[..2].iter().enumerate() {
+            let head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            p.ci_on_push(&gh, &head, log);
+        }
+        let head = p.attempt(SAME[2].0, "Try 2");
+        gh.add_pr(p.pr(7, &head));
+        // The PR's own test step, in the same job: a base with a looser config, and the
+        // head grafted onto the base (one commit instead of three).
+        let repo = &p.repo;
+        let loose = git_with_input(
+            repo,
+            &["hash-object", "-w", "--stdin"],
+            "rules:\n  same_error: {action: off}\n",
+        );
+        let listing = repo
+            .git(&["ls-tree", &p.base])
+            .lines()
+            .map(|l| {
+                if l.ends_with("\t.loopguard.yml") {
+                    format!("100644 blob {loose}\t.loopguard.yml")
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let tree = git_with_input(repo, &["mktree"], &format!("{listing}\n"));
+        let fake_base = repo.git(&["commit-tree", "-m", "Word counter", &tree]);
+        repo.git(&["replace", &p.base, &fake_base]);
+        repo.git(&["replace", "--graft", &head, &p.base]);
+        assert_eq!(repo.rev_list(&[&format!("{}..{head}", p.base)]).len(), 1);
+        let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["rule"], "same_error");
+        assert!(out.stdout.contains("iterations: 3 "), "{}", out.stdout);
+    }
+}
