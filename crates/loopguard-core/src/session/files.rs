@@ -138,7 +138,9 @@ impl Files {
 
     /// The state of the file at `path` (untouched when the session did not change it).
     pub fn get(&self, path: &str) -> FileState {
-        self.find(&line_key(path)).map(|(_, s)| s).unwrap_or_default()
+        self.find(&line_key(path))
+            .map(|(_, s)| s)
+            .unwrap_or_default()
     }
 
     /// Where the line of the file keyed `key` is in [`Files::states`], and its state.
