@@ -11,3 +11,4 @@ pub mod evidence;
 pub mod plan;
 pub mod records;
 pub mod state;
+pub mod turns;

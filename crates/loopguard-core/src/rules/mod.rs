@@ -339,6 +339,9 @@ pub struct Count {
     /// Something the reader should know even when the rule does not fire (e.g. that it
     /// cannot judge).
     pub note: Option<String>,
+    /// What the rule warns of without counting it (a test taken away with no evidence
+    /// either way): a warning, whatever the rule's action, unless it is off.
+    pub warning: Option<String>,
 }
 
 impl Count {
@@ -352,11 +355,17 @@ impl Count {
                 String::new()
             },
             note: None,
+            warning: None,
         }
     }
 
     pub fn with_note(mut self, note: Option<String>) -> Count {
         self.note = note;
+        self
+    }
+
+    pub fn with_warning(mut self, warning: Option<String>) -> Count {
+        self.warning = warning;
         self
     }
 }
@@ -501,6 +510,13 @@ pub fn evaluate(
                 rule,
                 action,
                 reason: count.reason,
+            });
+        }
+        if let Some(reason) = count.warning {
+            eval.fired.push(Firing {
+                rule,
+                action: RuleAction::Warn,
+                reason,
             });
         }
     }
