@@ -735,6 +735,7 @@ impl<'c> Workspace<'c> {
         let change = Change {
             run,
             events,
+            calls: &[],
             start,
             report,
         };

@@ -20,6 +20,20 @@ fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
     for (i, (body, log)) in SAME.iter().enumerate() {
         let head = p.attempt(body, &format!("Fix word counting, try {}", i + 1));
         gh.add_pr(p.pr(7, &head));
+        // The tests of each push ran for 4 minutes (a run of another branch does not count);
+        // the first push's were re-run: an attempt of 2 minutes before.
+        let start = format!("2026-11-25T1{i}:00:00Z");
+        let mut run = RunSpec::new(6000 + i as u64, &head)
+            .head(BRANCH, None)
+            .timing(&start, &start.replace(":00:00Z", ":04:00Z"));
+        if i == 0 {
+            run = run.earlier_attempt("2026-11-25T09:50:00Z", "2026-11-25T09:52:00Z");
+        }
+        gh.add_run(run);
+        gh.add_run(
+            RunSpec::new(7000 + i as u64, &"f".repeat(40))
+                .timing("2026-11-25T09:00:00Z", "2026-11-25T09:30:00Z"),
+        );
         let out = p.ci_on_push(&gh, &head, log);
         match i {
             0 | 1 => {
@@ -68,6 +82,15 @@ fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
                     "{comment}"
                 );
                 assert!(comment.contains("| `same_error` ⛔ |"), "{comment}");
+                // What the loop cost in CI, from the runs' own timings, the re-run's first
+                // attempt included.
+                let cost = format!(
+                    "**What the loop cost:** {} runs, {} CI minutes since its first repeated failure ({})",
+                    i + 2,
+                    4 * (i + 1) + 2,
+                    &p.attempts[0][..7]
+                );
+                assert!(comment.contains(&cost), "{comment}");
                 assert!(comment.contains("## Recent iterations"), "{comment}");
                 assert!(comment.contains(&format!("Stuck-loop issue: #{}", issue.number)));
                 assert!(
