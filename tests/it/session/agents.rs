@@ -709,7 +709,7 @@ fn a_session_counts_tool_calls_and_a_branch_iterations() {
     let out = |args: &[&str]| lg(&repo).args(args).run().ok().stdout;
     let text = out(&["status", "--session", "units"]);
     assert!(text.contains("tool calls: 4 (profile"), "{text}");
-    assert!(text.contains("in 3 tool calls in a row"), "{text}");
+    assert!(text.contains("in 3 test runs in a row"), "{text}");
     let md = out(&["report", "--session", "units", "--markdown"]);
     assert!(md.contains("- **Tool calls:** 4"), "{md}");
     assert!(md.contains("## Recent tool calls\n\n| # | call |"), "{md}");

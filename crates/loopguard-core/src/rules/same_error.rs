@@ -40,7 +40,10 @@ pub(super) fn count(w: &Window<'_>) -> Count {
         return Count::new(calls.counter, || calls.reason);
     }
     Count::new(tests, || {
-        let runs = if streak.attempts == streak.runs {
+        let runs = if w.config.unit == crate::config::Unit::ToolCall {
+            // A session's test runs are some of its calls, with edits between them.
+            format!("{} test runs in a row", streak.runs)
+        } else if streak.attempts == streak.runs {
             format!("{} in a row", w.attempts(streak.runs as usize))
         } else {
             format!(

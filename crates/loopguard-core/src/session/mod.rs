@@ -646,8 +646,14 @@ pub fn on_stop(
         .map(|c| format!("`{c}`: "))
         .unwrap_or_default();
     let claim: String = message.chars().take(80).collect();
+    // With the breaker open every tool call is refused: the only way on is to tell the truth.
+    let what_now = if run.is_open() {
+        "Tool calls stay refused while this session's breaker is open: tell the user plainly that the tests still fail, and what you tried."
+    } else {
+        "Fix it and run the tests again, or tell the user plainly that the tests still fail."
+    };
     let reason = format!(
-        "loopguard (false_completion): you are stopping as if the work were done (\"{}\"), but the last test run after your last edit failed: {command}{}. Fix it and run the tests again, or tell the user plainly that the tests still fail. loopguard blocks this stop once.",
+        "loopguard (false_completion): you are stopping as if the work were done (\"{}\"), but the last test run after your last edit failed: {command}{}. {what_now} loopguard blocks this stop once.",
         crate::sanitize::printable(claim.trim()),
         describe_failure(&test)
     );

@@ -163,9 +163,9 @@ fn the_same_failure_however_spelled_warns_then_trips_and_denies() {
     assert_eq!(s.rule(), None);
     let tripped = s.post(bash("pytest", FAIL_LOG, 1));
     assert_eq!(s.rule(), Some(RuleName::SameError));
-    // Counted in the session's unit: tool calls, not iterations.
+    // Counted as what they are: test runs (among other calls), not iterations.
     let reason = s.run.breaker().reason().unwrap();
-    assert!(reason.ends_with("in 3 tool calls in a row"), "{reason}");
+    assert!(reason.ends_with("in 3 test runs in a row"), "{reason}");
     let text = context(&tripped);
     assert!(
         text.contains("rule: same_error") && text.contains("what the loop cost"),
@@ -330,6 +330,29 @@ fn the_stop_is_blocked_once_on_a_false_completion() {
     s.post(bash("pytest -q", FAIL_LOG, 1));
     s.post(edit("src/wc.py", "return n", "return n + 1"));
     assert_eq!(stop(&mut s, false, "Done"), Answer::Nothing);
+}
+
+/// Stuck on a failure, the breaker open, and the agent says "done": the stop is blocked once
+/// for the false claim, and the block does not ask for the tool calls the breaker refuses.
+#[test]
+fn a_false_done_with_the_breaker_open_asks_only_for_the_truth() {
+    let mut s = S::new();
+    for i in 0..3 {
+        s.post(edit(
+            "src/wc.py",
+            &format!("n + {i}"),
+            &format!("n + {}", i + 1),
+        ));
+        s.post(bash("pytest -q", FAIL_LOG, 1));
+    }
+    assert_eq!(s.rule(), Some(RuleName::SameError));
+    let reason = s.run.breaker().reason().unwrap();
+    assert!(reason.ends_with("in 3 test runs in a row"), "{reason}");
+    let Answer::Block(r) = s.stop("Done! The word count is fixed.") else {
+        panic!("not blocked")
+    };
+    assert!(r.contains("tell the user plainly"), "{r}");
+    assert!(!r.contains("run the tests again"), "{r}");
 }
 
 #[test]
