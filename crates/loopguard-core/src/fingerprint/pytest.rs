@@ -412,15 +412,18 @@ ERROR tests/test_parse.py\n\
     /// A `-v` session of `n` passing tests, without its closing rule; ids hold no run byte
     /// but every tenth (`F`).
     fn passing_session(n: usize) -> String {
+        use std::fmt::Write;
         let mut log = String::from(
             "============================= test session starts =============================\n",
         );
         for i in 0..n {
             let name = if i % 10 == 0 { "Feature" } else { "case" };
-            log += &format!(
-                "tests/test_m.py::test_{name}_{i} PASSED [{:3}%]\n",
-                i * 100 / n
-            );
+            let percent = i * 100 / n;
+            writeln!(
+                log,
+                "tests/test_m.py::test_{name}_{i} PASSED [{percent:3}%]"
+            )
+            .expect("because writing to a String does not fail");
         }
         log
     }
