@@ -20,7 +20,7 @@ pub(crate) trait LineParser {
     fn wants_every_line(&self) -> bool {
         false
     }
-    /// Inside the runner's own run, while only its passing lines go by: the bytes (1 to 3)
+    /// Inside the runner's own run, while only its passing lines go by: the bytes (1 to 4)
     /// that every line it must still see holds (its failures, the end of the run, a
     /// GitHub Actions marker). The front end then looks for these bytes alone. A parser
     /// that gets a line in this state it cannot call harmless must stop narrowing.
