@@ -396,6 +396,97 @@ pub(crate) fn git_with_input(repo: &TestRepo, args: &[&str], input: &str) -> Str
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+// --- 9. nothing the agent controls switches the guard off -----------------------------------
+
+/// A guarded repository whose `main` is stuck on three empty commits, with a cooldown of a
+/// minute: a clock a day ahead would half-open it.
+fn stuck_with_a_cooldown() -> TestRepo {
+    let repo = guarded("on_trip: {cooldown: 1m}\n");
+    for i in 0..3 {
+        repo.commit_empty(&format!("nothing {i}"));
+    }
+    assert_eq!(state(&repo), "open");
+    repo
+}
+
+#[test]
+fn case_09_the_tests_knobs_and_another_binary_are_not_honoured_by_the_hooks() {
+    let repo = stuck_with_a_cooldown();
+    let future = "2099-01-01T00:00:00Z";
+    for (name, value) in [
+        ("LOOPGUARD_NOW", future),
+        ("LOOPGUARD_BIN", "/bin/true"),
+        ("LOOPGUARD_FAILPOINT", "before-journal"),
+    ] {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args(["commit", "-q", "--allow-empty", "-m", "past the cooldown"])
+            .env(name, value)
+            .output()
+            .unwrap();
+        let err = refused(&out, &format!("a commit with {name}={value}"));
+        if name != "LOOPGUARD_BIN" {
+            assert!(
+                err.contains(&format!("{name} is a test knob, not honoured here")),
+                "{name}: {err}"
+            );
+        }
+        assert_eq!(state(&repo), "open", "{name}");
+    }
+    // A failpoint does not crash a hook either: the trip it would have lost is recorded.
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args([
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("nothing {i}"),
+            ])
+            .env("LOOPGUARD_FAILPOINT", "before-journal")
+            .output()
+            .unwrap();
+        allowed(&out, "an empty commit");
+        assert!(!stderr(&out).contains("crashing"), "{}", stderr(&out));
+    }
+    assert!(repo.path().join(".git/loopguard/open/main").exists());
+}
+
+#[test]
+fn case_09_status_never_says_guarded_while_a_hook_cannot_guard() {
+    let guarded_now = |repo: &TestRepo| -> (bool, String) {
+        let out = lg(repo).args(["status", "--json"]).run().ok();
+        (out.json()["guarded"] == true, out.stderr)
+    };
+    let repo = guarded("");
+    assert!(guarded_now(&repo).0);
+    // git skips a hook that is not executable (with a hint it may not even show).
+    let hook = repo.path().join(".git/hooks/reference-transaction");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let (on, err) = guarded_now(&repo);
+        assert!(!on && err.contains("not executable"), "{err}");
+    }
+    // A shim with an early way out.
+    lg(&repo).arg("init").run().ok();
+    let text = std::fs::read_to_string(&hook).unwrap();
+    std::fs::write(&hook, text.replacen("hook=", "exit 0\nhook=", 1)).unwrap();
+    let (on, err) = guarded_now(&repo);
+    assert!(!on && err.contains("edited"), "{err}");
+    // A test repository's shims, which honour the knobs.
+    lg(&repo).args(["--test-knobs", "init"]).run().ok();
+    let (on, err) = guarded_now(&repo);
+    assert!(!on && err.contains("knobs"), "{err}");
+    lg(&repo).arg("init").run().ok();
+    assert!(guarded_now(&repo).0);
+}
+
 // --- 13. no silent cap ---------------------------------------------------------------------
 
 /// `n` empty commits on the current branch made by `git fast-import` (no hook runs).
@@ -646,7 +737,8 @@ fn case_18_invisible_characters_are_no_progress() {
 mod ci_cases {
     use super::git_with_input;
     use crate::support::ci::{
-        BRANCH, CONFIG, LABEL, Project, SAME, SAME_LOGS, commit_spec, log_path, payload, run_ci,
+        BRANCH, CONFIG, CiStep, LABEL, Project, SAME, SAME_LOGS, commit_spec, log_path, payload,
+        run_ci, run_ci_at,
     };
     use crate::support::github_fake::{FakeGitHub, PrSpec};
 
@@ -706,6 +798,67 @@ mod ci_cases {
         gh.remove_label(7, LABEL);
         let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
         assert_eq!(out.outputs["state"], "half_open", "{out:#?}");
+    }
+
+    // --- 9. in CI, a knob in $GITHUB_ENV changes nothing ---------------------------------
+
+    #[test]
+    fn case_09_a_clock_the_prs_steps_set_does_not_walk_past_the_cooldown() {
+        let gh = FakeGitHub::start_blocking();
+        let config = format!("{CONFIG}  cooldown: 30m\n");
+        let mut p = Project::new(&config);
+        // Stuck now, by the runner's clock (the commits say 2023: what CI saw counts).
+        let now = jiff::Timestamp::now().to_string();
+        let mut head = String::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            run_ci_at(
+                &gh,
+                &p.repo,
+                "pull_request",
+                &p.sync_event(&head),
+                &["--log", &log_path(log)],
+                &now,
+            );
+        }
+        assert_eq!(gh.labels(7), [LABEL]);
+        // The PR's own test step wrote LOOPGUARD_NOW, a day ahead, into $GITHUB_ENV: the
+        // loopguard step gets it in its environment, and no --test-knobs.
+        let out = CiStep::new(&gh, &p.repo)
+            .event("pull_request", &p.sync_event(&head))
+            .args(["ci", "--log", &log_path(SAME_LOGS[0])])
+            .env("LOOPGUARD_NOW", "2099-01-01T00:00:00Z")
+            .without_test_knobs()
+            .run();
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert!(
+            out.stderr
+                .contains("LOOPGUARD_NOW is a test knob, not honoured here"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(gh.labels(7), [LABEL]);
+    }
+
+    // --- found since: a backdated commit does not put its trip behind a cooldown ---------
+
+    #[test]
+    fn a_trip_on_backdated_commits_counts_from_when_ci_saw_them() {
+        let gh = FakeGitHub::start_blocking();
+        let mut p = Project::new(&format!("{CONFIG}  cooldown: 30m\n"));
+        // The commits say 2023 (what their author wrote); CI runs in 2026.
+        let mut out = None;
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            let head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            out = Some(p.ci_on_push(&gh, &head, log));
+        }
+        let out = out.unwrap();
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert_eq!(gh.labels(7), [LABEL]);
     }
 
     // --- 11. a force-push erases no counter --------------------------------------------
