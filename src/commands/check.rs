@@ -19,7 +19,7 @@ pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     let mut ws = Workspace::open(ctx, args.config.as_deref())?;
     let run = ws.read_run().ok().flatten();
     let ids = match &args.range {
-        Some(range) => ws.repo.rev_range(range)?,
+        Some(range) => ws.repo.rev_range_line(range)?,
         None => default_range(&ws, run.as_ref())?,
     };
     let mut progress = Progress::new(&ctx.settings, args.json);
@@ -95,7 +95,7 @@ fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Ve
     if let Some(start) = run.and_then(|r| r.start_commit.clone())
         && ws.repo.resolve(start.as_str()).is_ok()
     {
-        return Ok(ws.repo.rev_range(&format!("{start}..{head}"))?);
+        return Ok(ws.repo.rev_range_line(&format!("{start}..{head}"))?);
     }
     let limit = ws.config.rules.budget.max_iterations as usize + 1;
     Ok(ws

@@ -30,7 +30,7 @@ use crate::github::sticky::{
     STICKY_MARKER, StickyState, TrustedAuthors, find_issue_for_pr, find_sticky_comment,
     issue_marker, parse_sticky_state, render_issue_body,
 };
-use crate::github::types::OpenState;
+use crate::github::types::{IssueComment, OpenState};
 use crate::github::{
     CiContext, GitHubClient, GitHubClientBuilder, IssueUpdate, JobLog, PullRequest, RunFilter,
     WorkflowRun,
@@ -81,6 +81,9 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
         .as_ref()
         .is_some_and(|p| p.has_label(&config.github.label));
     s.detect_resume(&config, pr.as_ref(), &mut pr_state.state, label_on_pr)?;
+    if let Some(pr) = &pr {
+        s.detect_turns(pr, &mut pr_state, &history)?;
+    }
 
     // Judge: what a force-push took away still counts.
     let mut history = pr_state.state.with_gone(history);
@@ -169,6 +172,8 @@ struct PrState {
     /// A state was read from the comment.
     restored: bool,
     trusted: TrustedAuthors,
+    /// The PR's comments, when they were read (comments are on), loopguard's own left out.
+    comments: Option<Vec<IssueComment>>,
 }
 
 impl Session<'_> {
@@ -294,6 +299,7 @@ impl Session<'_> {
             comment_writable: channels.comment,
             restored: false,
             trusted: TrustedAuthors::default(),
+            comments: None,
         };
         let Some(pr) = pr.filter(|_| channels.comment) else {
             return Ok(out);
@@ -301,7 +307,7 @@ impl Session<'_> {
         if let Some(login) = self.client.own_login()? {
             out.trusted = out.trusted.with(login);
         }
-        let comments = self.client.issue_comments(pr.number)?;
+        let mut comments = self.client.issue_comments(pr.number)?;
         if let Some(c) = find_sticky_comment(&comments, &out.trusted) {
             out.sticky = Some((c.id, c.body.clone()));
             match parse_sticky_state::<CiState>(&c.body) {
@@ -321,7 +327,60 @@ impl Session<'_> {
                 }
             }
         }
+        let sticky = out.sticky.as_ref().map(|(id, _)| *id);
+        comments.retain(|c| Some(c.id) != sticky);
+        out.comments = Some(comments);
         Ok(out)
+    }
+
+    /// A person's turn between two runs (see [`crate::ci::turns`]): the reviews and
+    /// comments since the last turn kept, by people with write access (asked once each
+    /// per PR), each a new episode after the head they saw. Only where loopguard keeps its
+    /// state in its comment, as a maintainer's resume.
+    fn detect_turns(
+        &mut self,
+        pr: &PullRequest,
+        pr_state: &mut PrState,
+        history: &[Iteration],
+    ) -> Result<()> {
+        let Some(comments) = &pr_state.comments else {
+            return Ok(());
+        };
+        let reviews = self.client.pull_request_reviews(pr.number)?;
+        let author = pr
+            .user
+            .as_ref()
+            .map(|u| u.login.as_str())
+            .unwrap_or_default();
+        let state = &mut pr_state.state;
+        let since = state.turns.last().map(|t| t.at);
+        let said: Vec<_> = crate::ci::turns::candidates(comments, &reviews, &[author])
+            .into_iter()
+            .filter(|s| since.is_none_or(|t| s.at > t))
+            .collect();
+        let mut writers = Vec::new();
+        for s in said {
+            if state.not_writers.contains(&s.by) {
+                continue;
+            }
+            if !state.writers.contains(&s.by) {
+                let permission = self.client.permission_of(&s.by)?;
+                if matches!(permission.as_deref(), Some("admin" | "maintain" | "write")) {
+                    state.writers.push(s.by.clone());
+                } else {
+                    state.not_writers.push(s.by.clone());
+                    continue;
+                }
+            }
+            writers.push(s);
+        }
+        let known: Vec<CommitId> = state.turns.iter().map(|t| t.after.clone()).collect();
+        for turn in crate::ci::turns::place(&writers, history) {
+            if !known.contains(&turn.after) {
+                state.turns.push(turn);
+            }
+        }
+        Ok(())
     }
 
     /// The PR's history: `base..head` from the checkout when it has both and is not
@@ -336,12 +395,15 @@ impl Session<'_> {
         let base = pr
             .map(|p| p.base.sha.clone())
             .or_else(|| self.trigger.base_sha.clone());
+        if let Some(repo) = &mut self.repo {
+            repo.read_tests_as(config.tests.clone());
+        }
         if let (Some(repo), Some(base)) = (&self.repo, &base)
             && !repo.is_shallow()
             && repo.resolve(head.as_str()).is_ok()
             && repo.resolve(base.as_str()).is_ok()
         {
-            let ids = repo.rev_range(&format!("{base}..{head}"))?;
+            let ids = repo.rev_range_line(&format!("{base}..{head}"))?;
             return repo.iterations(&ids).map_err(Into::into);
         }
         match pr {
@@ -354,7 +416,7 @@ impl Session<'_> {
             }
             None => {
                 let commit = self.client.commit(&head)?;
-                Ok(vec![iteration_from_commit(&commit, None)])
+                Ok(vec![iteration_from_commit(&commit, None, &config.tests)])
             }
         }
     }

@@ -1,4 +1,5 @@
-//! `resume`: open → half-open; the next iteration decides.
+//! `resume`: open → half-open; the next iteration decides. On a run that is not stuck, a
+//! person's turn: a new episode.
 
 use anyhow::Result;
 
@@ -15,15 +16,31 @@ pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
         match run.resume(&ws.config, now) {
             Ok(e) => {
                 events.extend(e);
-                Ok((Ok(()), events))
+                Ok((Ok(false), events))
+            }
+            // A person resuming a run that is not stuck takes a turn: a new episode.
+            Err(ResumeError::NotOpen(State::Closed)) if !run.iterations().is_empty() => {
+                match run.new_episode(&ws.config, now, None) {
+                    Ok(e) => {
+                        events.extend(e);
+                        Ok((Ok(true), events))
+                    }
+                    Err(e) => Ok((Err(e), events)),
+                }
             }
             Err(e) => Ok((Err(e), events)),
         }
     })?;
     match result {
-        Ok(()) => {
+        Ok(false) => {
             print(
                 "breaker half-open: the agent may commit again; the next iteration decides (progress closes the breaker, none opens it again)",
+            )?;
+            Ok(exit::OK)
+        }
+        Ok(true) => {
+            print(
+                "breaker closed: a new episode; the loop counters start again (the budget keeps counting the whole run)",
             )?;
             Ok(exit::OK)
         }

@@ -19,9 +19,10 @@ use super::diff::{
     lines as text_lines,
 };
 use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
-use crate::iteration::{FileChange, FileStatus, Iteration, SkipAdded};
+use crate::config::TestPaths;
+use crate::iteration::{FileChange, FileStatus, Iteration, skips_of};
 use loopguard_core::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
-use loopguard_core::patch::skips::{may_hold_skips, skips_added};
+use loopguard_core::suite::{ChangedFile, Role, TakenTest, taken};
 
 /// Buffers kept between commits, at most (pool and previous blobs each).
 const MAX_KEPT_BLOBS: usize = 64;
@@ -72,13 +73,14 @@ impl FilePair {
 struct ChangeSummary {
     files: Vec<FileChange>,
     patch: PatchIdBuilder,
-    skips: Vec<SkipAdded>,
+    taken: Vec<TakenTest>,
     whitespace_only: bool,
 }
 
 pub(crate) struct EvidenceReader<'r> {
     repo: &'r gix::Repository,
     shallow: &'r HashSet<ObjectId>,
+    tests: &'r TestPaths,
     state: State,
     recorder: Recorder,
     commit_buf: Vec<u8>,
@@ -103,10 +105,15 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 impl<'r> EvidenceReader<'r> {
-    pub(crate) fn new(repo: &'r gix::Repository, shallow: &'r HashSet<ObjectId>) -> Self {
+    pub(crate) fn new(
+        repo: &'r gix::Repository,
+        shallow: &'r HashSet<ObjectId>,
+        tests: &'r TestPaths,
+    ) -> Self {
         EvidenceReader {
             repo,
             shallow,
+            tests,
             state: State::default(),
             recorder: Recorder::default(),
             commit_buf: Vec::new(),
@@ -223,7 +230,7 @@ impl<'r> EvidenceReader<'r> {
             ChangeSummary {
                 files: Vec::new(),
                 patch: PatchIdBuilder::default(),
-                skips: Vec::new(),
+                taken: Vec::new(),
                 whitespace_only: false,
             }
         } else {
@@ -235,7 +242,8 @@ impl<'r> EvidenceReader<'r> {
         it.whitespace_only = Some(summary.whitespace_only);
         it.patch_id = if merge { None } else { summary.patch.finish() };
         it.files = Some(summary.files);
-        it.skips_added = Some(summary.skips);
+        it.skips_added = Some(skips_of(&summary.taken));
+        it.tests_taken = Some(summary.taken);
         Ok(())
     }
 
@@ -299,11 +307,13 @@ impl<'r> EvidenceReader<'r> {
         // The size from the object's header first: a blob too big to diff is never
         // loaded (a 500 MB binary would otherwise take twice that in memory); it is opaque,
         // its ids all it contributes.
-        let size = self
-            .repo
-            .find_header(id)
-            .map_err(|e| GitError::other(format!("cannot read {path} ({id})"), e))?
-            .size();
+        let size = match self.repo.find_header(id) {
+            Ok(header) => header.size(),
+            // Not in this clone (a partial clone's filtered blob, a mirror without its
+            // large files): opaque, as a blob too big to read is.
+            Err(_) if !self.repo.has_object(id) => u64::MAX,
+            Err(e) => return Err(GitError::other(format!("cannot read {path} ({id})"), e)),
+        };
         if size > MAX_LINE_DIFF_BYTES as u64 {
             self.give_back(data);
             return Ok(Side {
@@ -434,14 +444,51 @@ impl<'r> EvidenceReader<'r> {
         Ok(())
     }
 
+    /// The tests the change takes away (see [`loopguard_core::suite`]), read from both
+    /// sides of every file, when a file that bears tests changed at all.
+    fn taken(&self, pairs: &[FilePair]) -> Vec<TakenTest> {
+        let bears = |side: &Option<Side>| {
+            side.as_ref().is_some_and(|s| {
+                let path = String::from_utf8_lossy(&s.path);
+                matches!(self.tests.role(&path), Some(Role::Tests(_))) || path.ends_with(".rs")
+            })
+        };
+        if !pairs.iter().any(|p| bears(&p.old) || bears(&p.new)) {
+            return Vec::new();
+        }
+        fn text(side: &Option<Side>) -> Option<std::borrow::Cow<'_, str>> {
+            side.as_ref()
+                .filter(|s| !s.too_big && !s.mode.is_commit() && !is_binary(&s.data))
+                .map(|s| String::from_utf8_lossy(&s.data))
+        }
+        let paths: Vec<(Option<String>, Option<String>)> = pairs
+            .iter()
+            .map(|p| {
+                let path = |s: &Option<Side>| s.as_ref().map(|s| lossy(&s.path));
+                (path(&p.old), path(&p.new))
+            })
+            .collect();
+        let texts: Vec<_> = pairs.iter().map(|p| (text(&p.old), text(&p.new))).collect();
+        let files: Vec<ChangedFile<'_>> = paths
+            .iter()
+            .zip(&texts)
+            .map(|((old_path, new_path), (old, new))| ChangedFile {
+                old_path: old_path.as_deref(),
+                new_path: new_path.as_deref(),
+                old: old.as_deref(),
+                new: new.as_deref(),
+            })
+            .collect();
+        taken(&files, |p| self.tests.role(p))
+    }
+
     fn summarise(&mut self, pairs: &[FilePair]) -> ChangeSummary {
         let mut summary = ChangeSummary {
             files: Vec::with_capacity(pairs.len()),
             patch: PatchIdBuilder::default(),
-            skips: Vec::new(),
+            taken: self.taken(pairs),
             whitespace_only: !pairs.is_empty(),
         };
-        let mut lines = Lines::default();
         for pair in pairs {
             let path = pair.path();
             let old_path = pair.old.as_ref().map_or(path, |s| &s.path);
@@ -471,18 +518,9 @@ impl<'r> EvidenceReader<'r> {
                 }
                 file.binary = binary;
             } else {
-                lines.collect_skips = may_hold_skips(&file.path);
-                let (added, removed) =
-                    self.diff_lines(old, new, &mut hasher, &mut lines, &mut ws_equal);
+                let (added, removed) = self.diff_lines(old, new, &mut hasher, &mut ws_equal);
                 file.added = Some(added);
                 file.deleted = Some(removed);
-                if lines.collect_skips && !lines.added.is_empty() {
-                    summary.skips.extend(skips_added(
-                        &file.path,
-                        lines.added.iter().copied(),
-                        lines.removed.iter().copied(),
-                    ));
-                }
             }
             summary.whitespace_only &= ws_equal;
             summary.patch.push(hasher);
@@ -491,28 +529,20 @@ impl<'r> EvidenceReader<'r> {
         summary
     }
 
-    /// The lines a text file's change adds and removes, into its patch id (and, when
-    /// `lines.collect_skips`, into `lines`): their counts. `ws_equal` turns false when the
-    /// change is more than whitespace.
-    fn diff_lines<'p>(
+    /// The lines a text file's change adds and removes, into its patch id: their counts.
+    /// `ws_equal` turns false when the change is more than whitespace.
+    fn diff_lines(
         &mut self,
-        old: Option<&'p Side>,
-        new: Option<&'p Side>,
+        old: Option<&Side>,
+        new: Option<&Side>,
         hasher: &mut FilePatchHasher,
-        lines: &mut Lines<'p>,
         ws_equal: &mut bool,
     ) -> (u64, u64) {
-        lines.added.clear();
-        lines.removed.clear();
-        let collect = lines.collect_skips;
         match (old, new) {
             (None, Some(n)) => {
                 let mut count = 0;
                 for l in text_lines(&n.data) {
                     hasher.added(l);
-                    if collect {
-                        lines.added.push(l);
-                    }
                     count += 1;
                 }
                 (count, 0)
@@ -527,18 +557,8 @@ impl<'r> EvidenceReader<'r> {
             }
             (Some(o), Some(n)) if o.id != n.id => {
                 let diff = self.differ.diff(&o.data, &n.data, |line| match line {
-                    ChangedLine::Added(l) => {
-                        hasher.added(l);
-                        if collect {
-                            lines.added.push(l);
-                        }
-                    }
-                    ChangedLine::Removed(l) => {
-                        hasher.removed(l);
-                        if collect {
-                            lines.removed.push(l);
-                        }
-                    }
+                    ChangedLine::Added(l) => hasher.added(l),
+                    ChangedLine::Removed(l) => hasher.removed(l),
                 });
                 // Outside the changed ranges both sides are identical.
                 if *ws_equal
@@ -554,15 +574,6 @@ impl<'r> EvidenceReader<'r> {
             _ => (0, 0),
         }
     }
-}
-
-/// The changed lines of the file being summarised, kept for the test-skip scan (buffers
-/// reused from file to file).
-#[derive(Default)]
-struct Lines<'p> {
-    collect_skips: bool,
-    added: Vec<&'p [u8]>,
-    removed: Vec<&'p [u8]>,
 }
 
 /// Pairs renames among the deleted and added files (into `pairs`, as renames), and puts

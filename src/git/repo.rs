@@ -9,6 +9,7 @@ use gix::bstr::ByteSlice;
 use super::GitError;
 use super::evidence::{EvidenceReader, shallow_set};
 use super::range::Graph;
+use crate::config::TestPaths;
 use crate::iteration::{CommitId, Iteration};
 
 /// What `HEAD` is.
@@ -44,6 +45,8 @@ pub struct Repo {
     common_dir: PathBuf,
     workdir: Option<PathBuf>,
     shallow: HashSet<ObjectId>,
+    /// What a test is, for the tests a commit takes away (`paths.tests`).
+    tests: TestPaths,
 }
 
 /// Bytes of decoded objects each range reader keeps (see [`tune_for_ranges`]).
@@ -153,7 +156,14 @@ impl Repo {
             common_dir,
             workdir,
             shallow,
+            tests: TestPaths::Discovered,
         }
+    }
+
+    /// Reads the tests commits take away with `tests` (the config's `paths.tests`) rather
+    /// than each ecosystem's discovery rules.
+    pub fn read_tests_as(&mut self, tests: TestPaths) {
+        self.tests = tests;
     }
 
     /// The repository's own git directory (`.git`, or `.git/worktrees/<name>` in a linked
@@ -302,6 +312,14 @@ impl Repo {
         Ok(ids.iter().map(cid).collect())
     }
 
+    /// The commits of a range on its own first-parent line, oldest first: [`Repo::rev_range`]
+    /// without the commits a merge brought in (see
+    /// [`loopguard_core::first_parent::on_line`]).
+    pub fn rev_range_line(&self, spec: &str) -> Result<Vec<CommitId>, GitError> {
+        let ids = self.rev_range_ids(spec)?;
+        line_of_ids(&mut Graph::new(&self.repo, &self.shallow), ids)
+    }
+
     fn rev_range_ids(&self, spec: &str) -> Result<Vec<ObjectId>, GitError> {
         use gix::revision::plumbing::Spec;
         let parsed = self
@@ -352,8 +370,9 @@ impl Repo {
         let mut graph = Graph::new(&self.repo, &self.shallow);
         let walk_order = graph.reachable(&[tip], &others)?;
         let ordered = graph.topo_oldest_first(&walk_order);
-        let skip = ordered.len().saturating_sub(limit);
-        Ok(ordered[skip..].iter().map(cid).collect())
+        let line = line_of_ids(&mut graph, ordered)?;
+        let skip = line.len().saturating_sub(limit);
+        Ok(line[skip..].to_vec())
     }
 
     fn other_branch_tips(
@@ -458,7 +477,7 @@ impl Repo {
     /// parents, message (bounded), time. For telling whose a commit is.
     pub fn commit_header(&self, rev: impl AsRef<str>) -> Result<Iteration, GitError> {
         let id = self.commit_id(rev.as_ref())?;
-        EvidenceReader::new(&self.repo, &self.shallow).header(id)
+        EvidenceReader::new(&self.repo, &self.shallow, &self.tests).header(id)
     }
 
     /// The parents of commit `rev`, first parent first (cheap: reads one commit, no diff).
@@ -474,14 +493,14 @@ impl Repo {
     /// The evidence of commit `id` (any revision) against its first parent.
     pub fn iteration(&self, rev: impl AsRef<str>) -> Result<Iteration, GitError> {
         let id = self.commit_id(rev.as_ref())?;
-        EvidenceReader::new(&self.repo, &self.shallow).iteration(id)
+        EvidenceReader::new(&self.repo, &self.shallow, &self.tests).iteration(id)
     }
 
     /// The evidence of a change no commit holds, from `it`'s `parent_tree` to its `tree`
     /// (a working-tree state): files and their lines, patch id, added test skips, whether
     /// it is whitespace only — what a commit of that tree would carry.
     pub fn describe_tree_change(&self, it: &mut Iteration) -> Result<(), GitError> {
-        EvidenceReader::new(&self.repo, &self.shallow).tree_change(it)
+        EvidenceReader::new(&self.repo, &self.shallow, &self.tests).tree_change(it)
     }
 
     /// The evidence of many commits, in the given order. Runs on up to four threads when
@@ -498,9 +517,9 @@ impl Repo {
             .min(4)
             .min(ids.len() / MIN_PER_THREAD)
             .max(1);
-        let shallow = &self.shallow;
+        let (shallow, tests) = (&self.shallow, &self.tests);
         let read = |repo: &gix::Repository, ids: &[ObjectId]| {
-            let mut reader = EvidenceReader::new(repo, shallow);
+            let mut reader = EvidenceReader::new(repo, shallow, tests);
             ids.iter()
                 .map(|id| reader.iteration(*id))
                 .collect::<Result<Vec<_>, _>>()
@@ -656,4 +675,19 @@ fn tune_for_ranges(repo: &mut gix::Repository) {
             PACK_CACHE_BYTES,
         ))
     });
+}
+
+/// Of `ids` (oldest first), those on their own first-parent line (see
+/// [`loopguard_core::first_parent::on_line`]).
+fn line_of_ids(graph: &mut Graph<'_>, ids: Vec<ObjectId>) -> Result<Vec<CommitId>, GitError> {
+    let commits = ids
+        .iter()
+        .map(|id| Ok((cid(id), graph.parents_of(*id)?.iter().map(cid).collect())))
+        .collect::<Result<Vec<(CommitId, Vec<CommitId>)>, GitError>>()?;
+    let keep = loopguard_core::first_parent::on_line(&commits, |c| &c.0, |c| Some(c.1.as_slice()));
+    Ok(commits
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(c, keep)| keep.then_some(c.0))
+        .collect())
 }

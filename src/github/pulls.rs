@@ -5,7 +5,7 @@ use super::encode;
 use super::error::GitHubError;
 use super::paging::{PageShape, next_link};
 use super::permissions::Permission;
-use super::types::{Commit, CommitFile, PullRequest};
+use super::types::{Commit, CommitFile, PullRequest, Review};
 use crate::iteration::CommitId;
 
 impl GitHubClient {
@@ -23,6 +23,13 @@ impl GitHubClient {
     /// `GET /repos/{o}/{r}/pulls/{number}/commits`, 1 request per 100 commits.
     pub fn pull_request_commits(&self, number: u64) -> Result<Vec<Commit>, GitHubError> {
         let path = format!("{}/pulls/{number}/commits", self.repo_path());
+        self.list(&path, PageShape::Array, Permission::PullRequestsRead)
+    }
+
+    /// The PR's reviews, oldest first — `GET /repos/{o}/{r}/pulls/{number}/reviews`, 1
+    /// request per 100 reviews.
+    pub fn pull_request_reviews(&self, number: u64) -> Result<Vec<Review>, GitHubError> {
+        let path = format!("{}/pulls/{number}/reviews", self.repo_path());
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 

@@ -383,8 +383,8 @@ fn a_shallow_checkout_reads_history_from_the_api_and_a_steady_run_is_cheap() {
     );
     assert_eq!(
         requests.len(),
-        4,
-        "pull, commits, config, comments: {list:#?}"
+        5,
+        "pull, commits, config, comments, reviews: {list:#?}"
     );
     println!(
         "steady-state requests (API history, 10 iterations): {}",
@@ -427,7 +427,11 @@ fn a_steady_run_with_full_history_in_the_checkout_is_cheaper_still() {
     assert_eq!(again.code, 0);
     let requests = gh.requests();
     assert!(gh.writes().is_empty());
-    assert_eq!(requests.len(), 2, "pull and comments: {requests:#?}");
+    assert_eq!(
+        requests.len(),
+        3,
+        "pull, comments and reviews: {requests:#?}"
+    );
     println!(
         "steady-state requests (git history, 10 iterations): {}",
         requests.len()
@@ -500,6 +504,42 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
         "{}",
         issues[0].body
     );
+}
+
+#[test]
+fn a_review_by_a_maintainer_between_two_runs_is_a_new_episode() {
+    // Two attempts fail the same way; someone reviews; the third fails the same way too.
+    // A maintainer's review is a person's turn: the loop counters start again. A review by
+    // someone who may not write to the repository is not.
+    for (reviewer, permission, trips) in [("maintainer", "write", false), ("visitor", "read", true)]
+    {
+        let mut p = Project::new(CONFIG);
+        let gh = FakeGitHub::start_blocking().with_permission(reviewer, permission);
+        let mut outs = Vec::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            if i == 2 {
+                // Between the second run and the third commit.
+                let at = jiff::Timestamp::from_second(p.repo.now() + 30).unwrap();
+                gh.add_review(7, reviewer, "CHANGES_REQUESTED", &at.to_string());
+            }
+            let head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            outs.push(p.ci_on_push(&gh, &head, log));
+        }
+        let last = outs.last().unwrap();
+        if trips {
+            assert_eq!(last.code, 1, "{reviewer}: {last:#?}");
+            assert_eq!(last.outputs["rule"], "same_error");
+        } else {
+            assert_eq!(last.code, 0, "{reviewer}: {last:#?}");
+            assert_eq!(last.outputs["state"], "closed");
+            let body = sticky_body(&gh, 7);
+            assert!(
+                body.contains("| 3 |"),
+                "the budget counts all three: {body}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -14,10 +14,8 @@ const MAX_LINES: usize = 100;
 /// Functions over the limit in code others are changing now (the runners' parsers, the
 /// HTML report), with their length today: each may only shrink, and must leave this list
 /// once it is within the limit.
-const KNOWN_LONG: &[(&str, &str, usize)] = &[
-    ("crates/loopguard-core/src/fingerprint/xml.rs", "feed", 104),
-    ("crates/loopguard-core/src/report/html.rs", "svg", 105),
-];
+const KNOWN_LONG: &[(&str, &str, usize)] =
+    &[("crates/loopguard-core/src/fingerprint/xml.rs", "feed", 104)];
 
 /// One function: where it starts, its name and its length in lines.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -308,6 +308,31 @@ fn huge_files_are_not_diffed_by_line() {
     assert_ne!(again.patch_id, it.patch_id);
 }
 
+#[test]
+fn a_blob_the_clone_does_not_have_is_opaque() {
+    // A partial clone (`--filter=blob:limit=…`), or a mirror without its largest files:
+    // the commit is still read, the missing blob by its id only.
+    let r = TestRepo::new();
+    r.write("small.txt", "x\n");
+    r.commit("Start");
+    r.write("data.bin", "large enough to be filtered\n");
+    let commit = r.commit("Add data");
+    let blob = r.git(&["rev-parse", "HEAD:data.bin"]);
+    let loose = r
+        .path()
+        .join(".git/objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    std::fs::remove_file(loose).expect("the blob is a loose object");
+    let it = open(&r).iteration(&commit).unwrap();
+    let f = &it.files.as_ref().unwrap()[0];
+    assert_eq!(
+        (f.path.as_str(), f.added, f.deleted),
+        ("data.bin", None, None)
+    );
+    assert!(it.patch_id.is_some());
+}
+
 /// Each patch id, compared in pairs: ours are equal exactly when git's `--stable` ones are.
 #[test]
 fn patch_ids_agree_with_git_patch_id_on_equal_changes() {
@@ -401,30 +426,58 @@ fn whitespace_reformat_of_the_change_keeps_the_patch_id() {
 }
 
 #[test]
-fn added_test_skips_are_reported_net() {
+fn tests_taken_away_are_reported_as_each_ecosystem_means_them() {
+    use loopguard_core::suite::{Doubt, TakenHow};
     let r = TestRepo::new();
-    r.write("tests/it.rs", "#[test]\nfn a() {}\n")
-        .write("t/test_x.py", "def test_x():\n    pass\n");
+    r.write("tests/it.rs", "#[test]\nfn a() {}\n").write(
+        "t/test_x.py",
+        "def test_x():\n    pass\n\ndef test_y():\n    pass\n",
+    );
     r.commit("Tests");
     r.write("tests/it.rs", "#[test]\n#[ignore]\nfn a() {}\n")
         .write(
             "t/test_x.py",
-            "import pytest\n\n@pytest.mark.skipif(True, reason='c')\ndef test_x():\n    pass\n",
+            "import pytest, sys\n\n@pytest.mark.skipif(True, reason='c')\ndef test_x():\n    pass\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='posix')\ndef test_y():\n    pass\n",
         );
-    let skip = r.commit("Skip a test");
+    let skip = r.commit("Skip tests");
     r.write(
         "tests/it.rs",
         "#[test]\nfn b() {}\n\n#[test]\n#[ignore]\nfn a() {}\n",
     );
     let moved = r.commit("Move the skipped test");
     let repo = open(&r);
-    let got = repo.iteration(&skip).unwrap().skips_added.unwrap();
-    assert_eq!(got.len(), 1, "skipif is conditional, not a skip: {got:?}");
+    let it = repo.iteration(&skip).unwrap();
+    let taken: Vec<_> = it
+        .tests_taken
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.path, t.name, t.how, t.doubt))
+        .collect();
     assert_eq!(
-        (got[0].path.as_str(), got[0].line.as_str()),
-        ("tests/it.rs", "#[ignore]")
+        taken,
+        [
+            (
+                "t/test_x.py".into(),
+                "test_x".into(),
+                TakenHow::Skipped,
+                None
+            ),
+            (
+                "t/test_x.py".into(),
+                "test_y".into(),
+                TakenHow::Skipped,
+                Some(Doubt::Conditional)
+            ),
+            ("tests/it.rs".into(), "a".into(), TakenHow::Skipped, None),
+        ],
+        "skipif(True) is a skip, skipif(a platform) a conditional one"
     );
-    assert_eq!(repo.iteration(&moved).unwrap().skips_added, Some(vec![]));
+    let skips = it.skips_added.unwrap();
+    assert_eq!(skips.len(), 3, "{skips:?}");
+    assert_eq!(skips[2].line, "#[ignore]");
+    let moved = repo.iteration(&moved).unwrap();
+    assert_eq!(moved.tests_taken, Some(vec![]), "a test already skipped");
+    assert_eq!(moved.skips_added, Some(vec![]));
 }
 
 fn topo(r: &TestRepo, spec: &str) -> Vec<String> {

@@ -168,16 +168,42 @@ fn committing_the_config_loopguard_started_with_is_setup() {
 }
 
 #[test]
-fn adding_an_ignore_attribute_trips_constraint() {
+fn ignoring_the_test_that_fails_trips_constraint_and_one_with_no_evidence_warns() {
+    let tests = |ignore: &str| {
+        format!(
+            "pub fn count(s: &str) -> usize {{\n    s.split(' ').count()\n}}\n\n#[cfg(test)]\nmod tests {{\n    #[test]\n    {ignore}fn counts_three_words() {{\n        assert_eq!(super::count(\"a b  c\"), 3);\n    }}\n\n    #[test]\n    fn parses_pair() {{}}\n}}\n"
+        )
+    };
     let repo = guarded();
-    repo.write(
-        "src/lib.rs",
-        "pub fn answer() -> u32 {\n    41\n}\n\n#[test]\n#[ignore]\nfn answer_is_42() {\n    assert_eq!(answer(), 42);\n}\n",
-    );
+    repo.write("src/lib.rs", tests(""));
+    repo.commit("Count words");
+    // cargo's own output: tests::counts_three_words fails.
+    crate::support::run_log(&repo, "cargo/assert-count/plain.log", 101);
+    repo.write("src/lib.rs", tests("#[ignore]\n    "));
     repo.commit("Skip the flaky test");
     let s = status(&repo);
     assert_eq!(s["rule"], "constraint", "{s}");
-    assert!(s["reason"].as_str().unwrap().contains("#[ignore]"), "{s}");
+    let reason = s["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("skipped the failing test counts_three_words in src/lib.rs: #[ignore]"),
+        "{reason}"
+    );
+
+    // The same skip with no evidence either way: a warning, not a trip.
+    let repo = guarded();
+    repo.write("src/lib.rs", tests(""));
+    repo.commit("Count words");
+    repo.write("src/lib.rs", tests("#[ignore]\n    "));
+    repo.commit("Skip the slow test");
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed", "{s}");
+    let events: Value = serde_json::from_str(&ok(&lg(&repo, &["report", "--json"]))).unwrap();
+    let warned = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "warn" && e["rule"] == "constraint");
+    assert!(warned, "{events}");
 }
 
 #[test]

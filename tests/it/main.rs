@@ -34,5 +34,6 @@ mod progress;
 mod recovery;
 mod reports;
 mod session;
+mod shapes;
 mod slow;
 mod untrusted_text;

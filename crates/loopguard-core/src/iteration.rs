@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::RecordError;
 use crate::fingerprint::{Fingerprint, Runner};
 pub use crate::ids::{CommitId, Signature};
+use crate::suite::TakenTest;
 
 /// One attempt (a commit locally, a PR head commit in CI) and its evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +64,11 @@ pub struct Iteration {
     /// Test skips this change adds (`#[ignore]`, `@pytest.mark.skip`, `it.skip`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skips_added: Option<Vec<SkipAdded>>,
+    /// The tests this change takes away, each as its ecosystem means it: deleted, moved or
+    /// renamed out of discovery, skipped, … (see [`crate::suite`]). `None`: unknown, and
+    /// then `skips_added` and the deleted test files are what is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_taken: Option<Vec<TakenTest>>,
     /// Whether this iteration is one of the agent's attempts. `None`: decided by the
     /// `agents` config from `author` when the iteration is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,6 +196,21 @@ pub enum FileStatus {
     Modified,
     Deleted,
     Renamed,
+}
+
+/// The skips among the tests a change takes away (the record's `skips_added`): each test
+/// still there but out of the run, with the line that did it.
+pub fn skips_of(taken: &[TakenTest]) -> Vec<SkipAdded> {
+    taken
+        .iter()
+        .filter(|t| t.how.is_skip())
+        .filter_map(|t| {
+            Some(SkipAdded {
+                path: t.path.clone(),
+                line: t.line.clone()?,
+            })
+        })
+        .collect()
 }
 
 /// A test skip added by a change.
@@ -363,6 +384,7 @@ impl Iteration {
             at: None,
             whitespace_only: None,
             skips_added: None,
+            tests_taken: None,
             kind: None,
             uncommitted: false,
             around_gates: false,

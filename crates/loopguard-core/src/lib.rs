@@ -4,8 +4,10 @@
 //! shell that does the I/O).
 //!
 //! - [`iteration`] — the record of one attempt, and the `replay` input format;
+//! - [`first_parent`] — the branch's own line: attempts, and what merges brought in;
 //! - [`config`] — `.loopguard.yml` parsed and resolved (profiles, rules, patterns);
 //! - [`rules`] — one pure function per rule over the window of attempts;
+//! - [`suite`] — what a test is per ecosystem, and which tests a change takes away;
 //! - [`breaker`] — the circuit breaker and its transitions;
 //! - [`run`] — a run of attempts and the one function that steps its breaker;
 //! - [`report`] — the status document every renderer consumes;
@@ -26,6 +28,7 @@ pub mod config;
 pub mod documents;
 pub mod error;
 pub mod fingerprint;
+pub mod first_parent;
 pub mod github;
 pub mod ids;
 pub mod iteration;
@@ -37,5 +40,6 @@ pub mod rules;
 pub mod run;
 pub mod sanitize;
 pub mod session;
+pub mod suite;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::AgentFilter;
 use crate::breaker::{At, Breaker, Event, EventKind, ResumeError, State, TerminalStatus};
 use crate::config::{Config, TripAction};
+use crate::first_parent;
 use crate::ids::CommitId;
 use crate::iteration::{Intervention, InterventionKind, Iteration, IterationKind, TestEvidence};
 use crate::rules::{self, EdgeCount, Evaluation, Facts, FactsLog, Recovery, Usage};
@@ -784,21 +785,88 @@ impl Run {
                 Arrival::Context
             }
             None => {
-                let filter = self.filter(config).with(config, &it);
+                let before = self.filter(config);
+                let filter = before.with(config, &it);
+                if filter != before {
+                    self.attribute_again(config, filter);
+                }
                 self.derived.filter = Some(filter);
                 if it.kind.is_none() {
                     it.kind = Some(filter.kind(config, &it));
                 }
+                let turn = self.persons_turn(config, filter, &it);
                 self.iterations.push(it);
                 let kind = self.iterations.last().and_then(|it| it.kind);
                 if kind == Some(IterationKind::Attempt) {
                     Arrival::Attempt
                 } else {
-                    Arrival::Context
+                    let mut outcome = self.step(config, now, Arrival::Context);
+                    if let Some(by) = turn {
+                        outcome.events.extend(self.turn_taken(&by, now));
+                    }
+                    return outcome;
                 }
             }
         };
         self.step(config, now, arrival)
+    }
+
+    /// Whether `it`, arriving, is a person's turn: a commit of their own (not a merge, not
+    /// the agent's, by someone the run can tell from the agent: `agents` is set or the
+    /// agent's identity is known) after an attempt of the agent's in this episode. Who, if
+    /// so.
+    fn persons_turn(
+        &mut self,
+        config: &Config,
+        filter: AgentFilter,
+        it: &Iteration,
+    ) -> Option<String> {
+        let told_apart = match filter {
+            AgentFilter::Configured | AgentFilter::KnownAgents => true,
+            AgentFilter::Everyone => false,
+        };
+        let own_commit = !it.uncommitted
+            && it.parents.as_ref().is_none_or(|p| p.len() <= 1)
+            && it.kind != Some(IterationKind::Attempt)
+            && it.kind != Some(IterationKind::Rewrite)
+            && !filter.is_agent(config, it);
+        let baseline = self.breaker.baseline();
+        let after_an_attempt = self.facts(config).iter().any(|f| f.index >= baseline);
+        let author = it.author.as_deref()?;
+        (told_apart && own_commit && after_an_attempt).then(|| {
+            let name = author.split(" <").next().unwrap_or(author);
+            format!("{name}'s commit {}", it.id.short())
+        })
+    }
+
+    /// A person's turn taken by a commit of theirs: a new episode (see
+    /// [`Run::new_episode`]), derived from the commit itself, so a history judged again
+    /// takes it at the same point.
+    fn turn_taken(&mut self, by: &str, now: Timestamp) -> Option<Event> {
+        let at = self.at(now);
+        let e = self.record.breaker.new_episode(by, &at).ok()?;
+        self.reset_edges();
+        Some(e)
+    }
+
+    /// The first known agent identity arrived in a run that took every commit for the
+    /// agent's: who made each commit is a property of the commit, so the earlier commits
+    /// that are not the agent's are context now, as `check` sees them over the whole
+    /// history. (Test runs on the working tree stay the agent's attempts.)
+    fn attribute_again(&mut self, config: &Config, filter: AgentFilter) {
+        let mut first = None;
+        for (i, it) in self.record.iterations.iter_mut().enumerate() {
+            if it.kind == Some(IterationKind::Attempt)
+                && !it.uncommitted
+                && !filter.is_agent(config, it)
+            {
+                it.kind = Some(IterationKind::Context);
+                first.get_or_insert(i);
+            }
+        }
+        if let Some(first) = first {
+            self.forget_from(first);
+        }
     }
 
     /// Commits read by their header only (no change, no evidence: the oldest of a large
@@ -1228,6 +1296,11 @@ pub struct Judgement {
 /// iteration steps at its own time (`now` for those without one), its interventions right
 /// after it; the cooldown is applied at `now` at the end.
 ///
+/// Only the branch's own line is judged ([`first_parent::line_of`]): the commits a merge
+/// brought in are carried by the merge. Who is the agent is a property of each commit,
+/// decided over the whole history before the first step ([`AgentFilter::for_history`]),
+/// never by where in the history the first agent commit happens to be.
+///
 /// A commit arrives as the hooks see it: the commit first, then its test evidence. The
 /// verdict on an attempt is made when it is committed, and evidence that comes after is
 /// evidence about that commit, never a way out of a trip it caused; judged in one piece,
@@ -1247,6 +1320,13 @@ pub fn judge_seen(
     now: Timestamp,
     seen: impl Fn(&CommitId) -> Option<Timestamp>,
 ) -> Judgement {
+    let mut history = first_parent::line_of(history);
+    let filter = AgentFilter::for_history(config, &history);
+    for it in &mut history {
+        if it.kind.is_none() {
+            it.kind = Some(filter.kind(config, it));
+        }
+    }
     let start = history.first().and_then(|it| it.at).unwrap_or(now);
     let mut run = Run::new(run_id, None, start, None);
     let mut events = Vec::new();

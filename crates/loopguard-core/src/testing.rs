@@ -21,6 +21,7 @@ use crate::iteration::{
     SkipAdded, TestEvidence,
 };
 use crate::rules::{Evaluation, RuleName, evaluate_history};
+use crate::suite::{Doubt, TakenHow, TakenTest};
 
 /// A commit id from a test's text (panics on an invalid one: tests only).
 pub fn id(s: &str) -> CommitId {
@@ -177,6 +178,48 @@ impl History {
             path: path.into(),
             line: line.into(),
         }]);
+        self
+    }
+
+    /// The commit takes the test `name` of `path` away, as `how` says.
+    pub fn takes(mut self, path: &str, name: &str, how: TakenHow) -> History {
+        self.last()
+            .tests_taken
+            .get_or_insert_with(Vec::new)
+            .push(TakenTest {
+                path: path.into(),
+                name: name.into(),
+                how,
+                line: None,
+                doubt: None,
+                because: None,
+                replaced: false,
+            });
+        self
+    }
+
+    /// The last test taken away is doubtful: `doubt`, `because`.
+    pub fn doubtful(mut self, doubt: Doubt, because: &str) -> History {
+        let t = self
+            .last()
+            .tests_taken
+            .as_mut()
+            .and_then(|t| t.last_mut())
+            .expect("a test taken away first");
+        t.doubt = Some(doubt);
+        t.because = Some(because.into());
+        self
+    }
+
+    /// As many new tests came in place of the last test taken away.
+    pub fn replaced(mut self) -> History {
+        let t = self
+            .last()
+            .tests_taken
+            .as_mut()
+            .and_then(|t| t.last_mut())
+            .expect("a test taken away first");
+        t.replaced = true;
         self
     }
 

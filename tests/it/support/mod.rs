@@ -12,6 +12,7 @@
 //! Every module of the test binary reaches it as `crate::support`.
 
 pub(crate) mod ci;
+pub(crate) mod fast_import;
 pub(crate) mod github_fake;
 pub(crate) mod gitrepo;
 pub(crate) mod snapshots;

@@ -103,6 +103,18 @@ pub fn api_history<E>(
     if let Some(end) = listed.iter().position(|c| &c.sha == head) {
         listed.truncate(end + 1);
     }
+    // Only the PR's own line is judged: what a merge brought in is carried by the merge.
+    let parents: Vec<Vec<CommitId>> = listed
+        .iter()
+        .map(|c| c.parents.iter().map(|p| p.sha.clone()).collect())
+        .collect();
+    let keep = crate::first_parent::on_line(
+        &listed.iter().zip(&parents).collect::<Vec<_>>(),
+        |(c, _)| &c.sha,
+        |(_, p)| Some(p.as_slice()),
+    );
+    let mut keep = keep.into_iter();
+    listed.retain(|_| keep.next().unwrap_or(true));
     let read_from = listed.len().saturating_sub(2 * config.window as usize);
     let mut trees: HashMap<CommitId, String> = HashMap::new();
     let mut out = Vec::with_capacity(listed.len());
@@ -119,7 +131,9 @@ pub fn api_history<E>(
                 ..state.records[&c.sha].clone()
             },
             RecordSource::Listed => iteration_from_listed_commit(c, parent_tree.as_deref()),
-            RecordSource::Fetch => iteration_from_commit(&fetch(&c.sha)?, parent_tree.as_deref()),
+            RecordSource::Fetch => {
+                iteration_from_commit(&fetch(&c.sha)?, parent_tree.as_deref(), &config.tests)
+            }
         };
         if let Some(t) = &it.tree {
             trees.insert(it.id.clone(), t.clone());

@@ -10,3 +10,4 @@ pub mod evidence;
 pub mod plan;
 pub mod records;
 pub mod state;
+pub mod turns;

@@ -7,15 +7,20 @@
 //! tree of a commit whose parent is outside the PR, and whatever a file without a `patch`
 //! (binary, or too large) changed line by line.
 
+use crate::config::TestPaths;
 use crate::github::types::FileChangeStatus;
 use crate::github::{Commit, CommitFile};
-use crate::iteration::{FileChange, FileStatus, Iteration};
+use crate::iteration::{FileChange, FileStatus, Iteration, skips_of};
 use crate::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
-use crate::patch::skips::skips_added;
+use crate::suite::{ChangedFile, TakenTest, taken};
 
 /// A record for `commit` (with its `files` when it was fetched alone); `parent_tree` is the
-/// tree of its first parent when known.
-pub fn iteration_from_commit(commit: &Commit, parent_tree: Option<&str>) -> Iteration {
+/// tree of its first parent when known; `tests` says what a test is (`paths.tests`).
+pub fn iteration_from_commit(
+    commit: &Commit,
+    parent_tree: Option<&str>,
+    tests: &TestPaths,
+) -> Iteration {
     let git = &commit.commit;
     let author = git
         .author
@@ -40,17 +45,18 @@ pub fn iteration_from_commit(commit: &Commit, parent_tree: Option<&str>) -> Iter
     it.parents = Some(parents);
     it.message = Some(crate::iteration::bounded_message(git.message.as_bytes()));
     it.at = at;
-    add_file_evidence(&mut it, &commit.files);
+    add_file_evidence(&mut it, &commit.files, tests);
     it
 }
 
 /// The list form of a commit (PR commits) carries no files: only what that says.
 pub fn iteration_from_listed_commit(commit: &Commit, parent_tree: Option<&str>) -> Iteration {
-    let mut it = iteration_from_commit(commit, parent_tree);
+    let mut it = iteration_from_commit(commit, parent_tree, &TestPaths::Discovered);
     it.files = None;
     it.patch_id = None;
     it.whitespace_only = None;
     it.skips_added = None;
+    it.tests_taken = None;
     it
 }
 
@@ -86,6 +92,68 @@ fn changed_lines(patch: &str) -> (Vec<&str>, Vec<&str>) {
     (added, removed)
 }
 
+/// What a `patch` shows of each side of the file: its hunks' context and removed lines
+/// (before), context and added lines (after), a blank line between hunks.
+fn sides(patch: &str) -> (String, String) {
+    let (mut old, mut new) = (String::new(), String::new());
+    let mut in_hunk = false;
+    for line in patch.lines() {
+        if line.starts_with("@@") {
+            if in_hunk {
+                old.push('\n');
+                new.push('\n');
+            }
+            in_hunk = true;
+            continue;
+        }
+        if !in_hunk || line.starts_with('\\') {
+            continue;
+        }
+        let (mark, rest) = line.split_at(line.len().min(1));
+        for (side, wanted) in [(&mut old, "-"), (&mut new, "+")] {
+            if mark == wanted || mark == " " || mark.is_empty() {
+                side.push_str(rest);
+                side.push('\n');
+            }
+        }
+    }
+    (old, new)
+}
+
+/// The tests the files of a commit take away, from what their patches show.
+fn taken_from_patches(files: &[CommitFile], tests: &TestPaths) -> Vec<TakenTest> {
+    let shown: Vec<Option<(String, String)>> = files
+        .iter()
+        .map(|f| f.patch.as_deref().map(sides))
+        .collect();
+    let changed: Vec<ChangedFile<'_>> = files
+        .iter()
+        .zip(&shown)
+        .filter_map(|(f, shown)| {
+            let status = status_of(f)?;
+            let old_path = match status {
+                FileStatus::Added => None,
+                FileStatus::Renamed => f.previous_filename.as_deref().or(Some(&f.filename)),
+                FileStatus::Modified | FileStatus::Deleted => Some(f.filename.as_str()),
+            };
+            let new_path = (status != FileStatus::Deleted).then_some(f.filename.as_str());
+            Some(ChangedFile {
+                old_path,
+                new_path,
+                old: shown
+                    .as_ref()
+                    .filter(|_| old_path.is_some())
+                    .map(|s| s.0.as_str()),
+                new: shown
+                    .as_ref()
+                    .filter(|_| new_path.is_some())
+                    .map(|s| s.1.as_str()),
+            })
+        })
+        .collect();
+    taken(&changed, |p| tests.role(p))
+}
+
 fn squeeze(lines: &[&str]) -> String {
     lines
         .iter()
@@ -94,10 +162,9 @@ fn squeeze(lines: &[&str]) -> String {
         .collect()
 }
 
-fn add_file_evidence(it: &mut Iteration, files: &[CommitFile]) {
+fn add_file_evidence(it: &mut Iteration, files: &[CommitFile], tests: &TestPaths) {
     let mut changes = Vec::new();
     let mut patch_id = PatchIdBuilder::default();
-    let mut skips = Vec::new();
     let mut whitespace_only = true;
     for file in files {
         let Some(status) = status_of(file) else {
@@ -118,11 +185,6 @@ fn add_file_evidence(it: &mut Iteration, files: &[CommitFile]) {
                 for line in &added {
                     hasher.added(line.as_bytes());
                 }
-                skips.extend(skips_added(
-                    &file.filename,
-                    added.iter().map(|l| l.as_bytes()),
-                    removed.iter().map(|l| l.as_bytes()),
-                ));
                 whitespace_only &= status == FileStatus::Modified
                     && !(added.is_empty() && removed.is_empty())
                     && squeeze(&added) == squeeze(&removed);
@@ -146,7 +208,10 @@ fn add_file_evidence(it: &mut Iteration, files: &[CommitFile]) {
     }
     it.whitespace_only = Some(!changes.is_empty() && whitespace_only);
     it.patch_id = patch_id.finish();
+    let taken = taken_from_patches(files, tests);
+    let skips = skips_of(&taken);
     it.skips_added = (!skips.is_empty()).then_some(skips);
+    it.tests_taken = Some(taken);
     it.files = Some(changes);
 }
 
@@ -172,7 +237,11 @@ mod tests {
 
     #[test]
     fn fields_from_the_payload() {
-        let it = iteration_from_commit(&commit(serde_json::json!([])), Some("tree0"));
+        let it = iteration_from_commit(
+            &commit(serde_json::json!([])),
+            Some("tree0"),
+            &TestPaths::Discovered,
+        );
         assert_eq!(it.id, "c1");
         assert_eq!(
             it.author.as_deref(),
@@ -183,7 +252,8 @@ mod tests {
         assert_eq!(it.parents, Some(vec![crate::testing::id("p1")]));
         assert_eq!(it.at.unwrap().to_string(), "2026-11-25T10:01:00Z");
         assert_eq!(it.files, Some(vec![]));
-        let unknown_parent = iteration_from_commit(&commit(serde_json::json!([])), None);
+        let unknown_parent =
+            iteration_from_commit(&commit(serde_json::json!([])), None, &TestPaths::Discovered);
         assert!(unknown_parent.is_empty_change(), "no files: empty");
         assert_eq!(it.patch_id, None, "an empty change has no patch id");
     }
@@ -202,8 +272,8 @@ mod tests {
             {"filename": "src/a.rs", "status": "modified", "additions": 1, "deletions": 1,
              "patch": "@@ -7,2 +7,2 @@\n fn a() {\n-  1\n+  2\n"}
         ]);
-        let x = iteration_from_commit(&commit(a), None);
-        let y = iteration_from_commit(&commit(b), None);
+        let x = iteration_from_commit(&commit(a), None, &TestPaths::Discovered);
+        let y = iteration_from_commit(&commit(b), None, &TestPaths::Discovered);
         assert!(x.patch_id.is_some());
         assert_eq!(x.patch_id, y.patch_id);
         assert_eq!(x.whitespace_only, Some(false));
@@ -219,7 +289,7 @@ mod tests {
              "patch": "@@ -1 +1 @@\n-fn a(){}\n+fn a() {}\n"}
         ]);
         assert_eq!(
-            iteration_from_commit(&commit(ws), None).whitespace_only,
+            iteration_from_commit(&commit(ws), None, &TestPaths::Discovered).whitespace_only,
             Some(true)
         );
         let skip = serde_json::json!([
@@ -229,7 +299,7 @@ mod tests {
              "additions": 0, "deletions": 0},
             {"filename": "logo.png", "status": "modified", "additions": 0, "deletions": 0}
         ]);
-        let it = iteration_from_commit(&commit(skip), None);
+        let it = iteration_from_commit(&commit(skip), None, &TestPaths::Discovered);
         let skips = it.skips_added.unwrap();
         assert_eq!(skips[0].path, "tests/count.rs");
         assert_eq!(skips[0].line, "#[ignore]");

@@ -33,6 +33,15 @@ pub struct CiState {
     /// A maintainer let the agent try again (removed the label), oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumes: Vec<Resume>,
+    /// A person took a turn (a review or comment by someone with write access between two
+    /// runs, see [`super::turns`]): a new episode after the commit `after`, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Resume>,
+    /// Who was asked about and has write access, and who has not: asked once per PR.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writers: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_writers: Vec<String>,
     /// loopguard put its label on the PR (so its absence now means someone removed it).
     #[serde(default, skip_serializing_if = "is_false")]
     pub labelled: bool,
@@ -239,15 +248,19 @@ impl CiState {
     /// Puts what the state remembers onto the PR's history: each commit's evidence, and
     /// each maintainer's resume right after the commit that was the head then.
     pub fn apply_to(&self, history: &mut [Iteration]) {
+        use crate::iteration::{Intervention, InterventionKind};
         for it in history.iter_mut() {
             it.test = self.evidence.get(&it.id).cloned();
-            for r in self.resumes.iter().filter(|r| r.after == it.id) {
-                it.interventions.push(crate::iteration::Intervention {
-                    action: crate::iteration::InterventionKind::Resume,
+            let resumes = self.resumes.iter().map(|r| (r, InterventionKind::Resume));
+            let turns = self.turns.iter().map(|r| (r, InterventionKind::NewEpisode));
+            for (r, action) in resumes.chain(turns).filter(|(r, _)| r.after == it.id) {
+                it.interventions.push(Intervention {
+                    action,
                     at: r.at,
                     by: r.by.clone(),
                 });
             }
+            it.interventions.sort_by_key(|iv| iv.at);
         }
     }
 
@@ -261,6 +274,7 @@ impl CiState {
         self.records.retain(|id, _| all.contains(id));
         self.seen.retain(|id, _| all.contains(id));
         self.resumes.retain(|r| all.contains(&r.after));
+        self.turns.retain(|r| all.contains(&r.after));
     }
 
     /// Remembers the records of a history read from the API, compacted, so the next run

@@ -31,6 +31,7 @@ pub use crate::rules::test_only::TestOnlyRule;
 pub use crate::rules::{CountRule, Rules};
 
 use crate::error::ConfigError;
+use crate::suite::{Lang, Role};
 
 /// The file name at the repository root.
 pub const CONFIG_FILE: &str = ".loopguard.yml";
@@ -182,10 +183,10 @@ impl PatternSet {
     }
 
     /// Compiles glob patterns that are known to be valid (built-in defaults).
-    pub(crate) fn builtin(patterns: &[&str], case_insensitive: bool) -> PatternSet {
+    pub(crate) fn builtin(patterns: &[&str], kind: GlobKind) -> PatternSet {
         let mut builder = GlobSetBuilder::new();
         for p in patterns {
-            builder.add(compile_glob(p, case_insensitive).expect("built-in globs are valid"));
+            builder.add(compile_glob(p, kind).expect("built-in globs are valid"));
         }
         PatternSet {
             patterns: patterns.iter().map(|p| (*p).to_owned()).collect(),
@@ -194,10 +195,20 @@ impl PatternSet {
     }
 }
 
-fn compile_glob(pattern: &str, case_insensitive: bool) -> Result<Glob, globset::Error> {
+/// What a glob list matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GlobKind {
+    /// Paths in the repository: `*` stays within one directory, `**` crosses them
+    /// (`**/test_*.py` matches `a/test_b.py`, not `test_a/b.py`); case matters.
+    Path,
+    /// `Name <email>` identities (`agents`): any case, `*` matches anything.
+    Identity,
+}
+
+fn compile_glob(pattern: &str, kind: GlobKind) -> Result<Glob, globset::Error> {
     GlobBuilder::new(pattern)
-        .case_insensitive(case_insensitive)
-        .literal_separator(false)
+        .case_insensitive(kind == GlobKind::Identity)
+        .literal_separator(kind == GlobKind::Path)
         .backslash_escape(true)
         .build()
 }
@@ -241,7 +252,8 @@ pub struct Config {
     pub rules: Rules,
     /// `Name <email>` globs of the agent's commits; empty: see [`crate::agents`].
     pub agents: PatternSet,
-    pub tests: PatternSet,
+    /// What a test is (`paths.tests`).
+    pub tests: TestPaths,
     pub completion_patterns: Vec<CompletionPattern>,
     pub on_trip: OnTrip,
     pub escalation_models: Vec<String>,
@@ -252,14 +264,35 @@ pub struct Config {
     pub session: SessionSettings,
 }
 
-pub const DEFAULT_TEST_PATHS: &[&str] = &[
-    "tests/**",
-    "test/**",
-    "**/*_test.*",
-    "**/test_*.py",
-    "**/*.test.*",
-    "**/*.spec.*",
-];
+/// What a test is (`paths.tests`; docs/rules.md, "What a test is").
+#[derive(Debug, Clone)]
+pub enum TestPaths {
+    /// Each ecosystem's own discovery rules ([`crate::suite::discovery`]): the default.
+    Discovered,
+    /// The configured globs: the files they match hold tests, in a language whose tests
+    /// loopguard reads; fixtures, snapshots and data under them stay support.
+    Globs(PatternSet),
+}
+
+impl TestPaths {
+    /// What `path` is to the tests: a file of tests, one that serves them (fixtures,
+    /// snapshots, helpers), or neither.
+    pub fn role(&self, path: &str) -> Option<Role> {
+        let discovered = crate::suite::role(path);
+        match self {
+            TestPaths::Discovered => discovered,
+            TestPaths::Globs(globs) => {
+                if discovered == Some(Role::Support) {
+                    Some(Role::Support)
+                } else if globs.is_match(path) {
+                    Some(Lang::of(path).map_or(Role::Support, Role::Tests))
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
 pub const DEFAULT_PROTECTED: &[&str] = &[".loopguard.yml"];
 pub const DEFAULT_COMPLETION: &str = r"(?i)\b(done|completed?|all tests pass(ing)?|fixed)\b";
 pub const DEFAULT_MODELS: &[&str] = &["haiku", "sonnet", "opus"];
@@ -321,8 +354,8 @@ impl Config {
             profile,
             window: profile.window(),
             rules: Rules::for_profile(profile),
-            agents: PatternSet::builtin(&[], true),
-            tests: PatternSet::builtin(DEFAULT_TEST_PATHS, false),
+            agents: PatternSet::builtin(&[], GlobKind::Identity),
+            tests: TestPaths::Discovered,
             completion_patterns: vec![default_completion()],
             on_trip: OnTrip {
                 action: TripAction::Pause,
@@ -368,9 +401,14 @@ impl Config {
         self.completion_patterns.iter().any(|r| r.is_match(message))
     }
 
-    /// Whether a path is a test path (`paths.tests`).
+    /// What `path` is to the tests (see [`TestPaths::role`]).
+    pub fn test_role(&self, path: &str) -> Option<Role> {
+        self.tests.role(path)
+    }
+
+    /// Whether a path belongs to the tests: a test file or what serves them (`test_only`).
     pub fn is_test_path(&self, path: &str) -> bool {
-        self.tests.is_match(path)
+        self.test_role(path).is_some()
     }
 }
 
@@ -464,7 +502,7 @@ pub(crate) fn patterns(
     key: &str,
     list: &Option<Globs>,
     default: &PatternSet,
-    case_insensitive: bool,
+    kind: GlobKind,
 ) -> Result<PatternSet, ConfigError> {
     let Some(raw::Bounded(list)) = list else {
         return Ok(default.clone());
@@ -472,7 +510,7 @@ pub(crate) fn patterns(
     let mut builder = GlobSetBuilder::new();
     for (i, p) in list.iter().enumerate() {
         not_too_long(path, &format!("{key}[{i}]"), p, "glob", MAX_GLOB_BYTES)?;
-        let glob = compile_glob(&p.value, case_insensitive).map_err(|e| {
+        let glob = compile_glob(&p.value, kind).map_err(|e| {
             at(
                 path,
                 &format!("{key}[{i}]"),

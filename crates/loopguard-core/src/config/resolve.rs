@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::raw;
 use super::{
-    Config, MAX_NAME_BYTES, MAX_REGEX_BYTES, at, completion_pattern, not_too_long, nowhere,
-    parse_duration, patterns, positive,
+    Config, GlobKind, MAX_NAME_BYTES, MAX_REGEX_BYTES, PatternSet, TestPaths, at,
+    completion_pattern, not_too_long, nowhere, parse_duration, patterns, positive,
 };
 use crate::error::ConfigError;
 
@@ -17,9 +17,18 @@ pub(super) fn resolve(raw: raw::RawConfig, path: &Path) -> Result<Config, Config
     if let Some(r) = raw.rules {
         c.rules = c.rules.resolve(r, path)?;
     }
-    c.agents = patterns(path, "agents", &raw.agents, &c.agents, true)?;
-    if let Some(p) = raw.paths {
-        c.tests = patterns(path, "paths.tests", &p.tests, &c.tests, false)?;
+    c.agents = patterns(path, "agents", &raw.agents, &c.agents, GlobKind::Identity)?;
+    if let Some(p) = raw.paths
+        && p.tests.is_some()
+    {
+        let none = PatternSet::builtin(&[], GlobKind::Path);
+        c.tests = TestPaths::Globs(patterns(
+            path,
+            "paths.tests",
+            &p.tests,
+            &none,
+            GlobKind::Path,
+        )?);
     }
     if let Some(raw::Bounded(list)) = raw.completion_patterns {
         c.completion_patterns = list

@@ -8,6 +8,6 @@ pub mod types;
 
 pub use event::{CiContext, EventKind};
 pub use types::{
-    Commit, CommitFile, Issue, IssueComment, Job, JobLog, Label, PullRequest, RepoId, User,
+    Commit, CommitFile, Issue, IssueComment, Job, JobLog, Label, PullRequest, RepoId, Review, User,
     WorkflowRun,
 };

@@ -484,6 +484,27 @@ pub struct IssueComment {
     /// `…/repos/{o}/{r}/issues/{n}`: the issue or PR it is on (repository-wide listings).
     #[serde(default)]
     pub issue_url: Option<String>,
+    /// `OWNER`, `MEMBER`, `COLLABORATOR`, `CONTRIBUTOR`, `NONE`, …
+    #[serde(default)]
+    pub author_association: Option<String>,
+}
+
+/// A review of a pull request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    #[serde(default, deserialize_with = "nullable")]
+    pub id: u64,
+    /// `None` for a deleted account ("ghost").
+    #[serde(default)]
+    pub user: Option<User>,
+    /// `APPROVED`, `CHANGES_REQUESTED`, `COMMENTED`, `PENDING`, `DISMISSED`.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// `None` while pending.
+    #[serde(default)]
+    pub submitted_at: Option<Timestamp>,
+    #[serde(default)]
+    pub author_association: Option<String>,
 }
 
 impl IssueComment {

@@ -249,50 +249,8 @@ pub fn svg(points: &[Point]) -> String {
     let every = if slot >= 24 { 1 } else { 5 };
     for (i, p) in shown.iter().enumerate() {
         let cx = LEFT + i * slot + slot / 2;
-        match p.tests {
-            Tests::Fail(count) => {
-                let count = count.unwrap_or(1).max(1);
-                let bh = ((count as usize * PLOT_H) / max as usize).max(3);
-                let _ = writeln!(
-                    h,
-                    "<rect x=\"{}\" y=\"{}\" width=\"{bar_w}\" height=\"{bh}\" fill=\"#cf222e\"><title>attempt {}: {count} failing</title></rect>",
-                    cx - bar_w / 2,
-                    base - bh,
-                    p.number
-                );
-            }
-            Tests::Pass => {
-                let _ = writeln!(
-                    h,
-                    "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" class=\"mark\" style=\"fill:#1a7f37\">✓<title>attempt {}: pass</title></text>",
-                    base - 5,
-                    p.number
-                );
-            }
-            Tests::Unknown => {
-                let _ = writeln!(
-                    h,
-                    "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">·<title>attempt {}: no test run</title></text>",
-                    base - 5,
-                    p.number
-                );
-            }
-        }
-        let marks = p.marks();
-        let step = (slot / marks.len().max(1)).min(15);
-        let first = cx as isize - ((marks.len().saturating_sub(1) * step) / 2) as isize;
-        for (k, m) in marks.iter().enumerate() {
-            let _ = writeln!(
-                h,
-                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"mark\" style=\"fill:{}\">{}<title>attempt {}: {}</title></text>",
-                first + (k * step) as isize,
-                TOP - 12,
-                color(*m),
-                m.symbol(),
-                p.number,
-                m.meaning()
-            );
-        }
+        svg_bar(&mut h, p, cx, bar_w, max);
+        svg_marks(&mut h, p, cx, slot);
         if every == 1 || p.number % every == 0 || i == 0 || i + 1 == shown.len() {
             let _ = writeln!(
                 h,
@@ -304,6 +262,60 @@ pub fn svg(points: &[Point]) -> String {
     }
     h.push_str("</svg>\n");
     h
+}
+
+/// The bar of attempt `p` centred at `cx` (`max`: the top of the scale), or its mark when
+/// it passed or ran no tests.
+fn svg_bar(h: &mut String, p: &Point, cx: usize, bar_w: usize, max: u64) {
+    let base = TOP + PLOT_H;
+    match p.tests {
+        Tests::Fail(count) => {
+            let count = count.unwrap_or(1).max(1);
+            let bh = ((count as usize * PLOT_H) / max as usize).max(3);
+            let _ = writeln!(
+                h,
+                "<rect x=\"{}\" y=\"{}\" width=\"{bar_w}\" height=\"{bh}\" fill=\"#cf222e\"><title>attempt {}: {count} failing</title></rect>",
+                cx - bar_w / 2,
+                base - bh,
+                p.number
+            );
+        }
+        Tests::Pass => {
+            let _ = writeln!(
+                h,
+                "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\" class=\"mark\" style=\"fill:#1a7f37\">✓<title>attempt {}: pass</title></text>",
+                base - 5,
+                p.number
+            );
+        }
+        Tests::Unknown => {
+            let _ = writeln!(
+                h,
+                "<text x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">·<title>attempt {}: no test run</title></text>",
+                base - 5,
+                p.number
+            );
+        }
+    }
+}
+
+/// The marks of attempt `p` above its bar, spread over its slot.
+fn svg_marks(h: &mut String, p: &Point, cx: usize, slot: usize) {
+    let marks = p.marks();
+    let step = (slot / marks.len().max(1)).min(15);
+    let first = cx as isize - ((marks.len().saturating_sub(1) * step) / 2) as isize;
+    for (k, m) in marks.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"mark\" style=\"fill:{}\">{}<title>attempt {}: {}</title></text>",
+            first + (k * step) as isize,
+            TOP - 12,
+            color(*m),
+            m.symbol(),
+            p.number,
+            m.meaning()
+        );
+    }
 }
 
 fn color(m: Mark) -> &'static str {

@@ -8,9 +8,10 @@
 use std::collections::HashSet;
 
 use crate::agents::AgentFilter;
-use crate::config::Config;
+use crate::config::{Config, RuleAction};
 use crate::ids::CommitId;
 use crate::iteration::{FileStatus, Iteration, IterationKind, Outcome, TestEvidence};
+use crate::suite::{Doubt, Role, TakenHow, TakenTest};
 
 /// A state the code returned to: the tree of a commit, or the tree before it when the
 /// commit before it is not known.
@@ -67,8 +68,13 @@ pub struct Facts {
     pub evidence_seen: bool,
     /// Non-empty change that only touched test paths.
     pub test_only: bool,
-    /// Constraint violations, human-readable.
+    /// Constraint violations, human-readable: protected paths touched, tests taken away
+    /// that were failing (and, when `without_evidence` trips, those with no evidence).
     pub violations: Vec<String>,
+    /// Tests taken away with no evidence either way (warned of, by default).
+    pub unproven: Vec<String>,
+    /// Tests taken away in a way that may be fine (a note).
+    pub doubtful: Vec<String>,
     /// CI configuration the attempt changed that is not protected (a note, not a trip).
     pub ci_files: Vec<String>,
     /// A tool call: how many calls in a row by the same agent, ending with this one, were
@@ -214,10 +220,193 @@ fn facts_of(
 
     if let Some(files) = &it.files {
         f.test_only = !files.is_empty() && files.iter().all(|c| config.is_test_path(&c.path));
-        f.violations = violations(config, it);
+        f.violations = protected_paths(config, it);
         f.ci_files = ci_files(config, it);
     }
+    // What was failing just before: the newest test run before this attempt's own.
+    let failing = earlier_evidence()
+        .next()
+        .filter(|t| t.fails())
+        .map(|t| t.failures.clone().unwrap_or_default())
+        .unwrap_or_default();
+    judge_taken(config, it, &failing, &mut f);
     f
+}
+
+/// The tests an attempt took away, judged (see [`crate::rules::constraint`]): a violation
+/// when the test was failing, a note when it is doubtful, and as `without_evidence` says
+/// otherwise.
+fn judge_taken(config: &Config, it: &Iteration, failing: &[String], f: &mut Facts) {
+    let rule = &config.rules.constraint;
+    let allowed = |how: TakenHow| {
+        if how.is_skip() {
+            rule.forbid_test_skips
+        } else {
+            rule.forbid_test_deletions
+        }
+    };
+    let taken: Vec<TakenTest> = match &it.tests_taken {
+        Some(t) => t.clone(),
+        None => legacy_taken(config, it),
+    };
+    // (certain, unproven, doubtful), grouped by how and where.
+    let mut groups: Vec<(Verdict, TakenHow, &str, Vec<&TakenTest>)> = Vec::new();
+    for t in taken.iter().filter(|t| allowed(t.how)) {
+        let verdict = if failing.iter().any(|id| fails_as(id, t)) {
+            Verdict::Failing
+        } else if t.replaced {
+            continue;
+        } else if t.doubt.is_some() {
+            Verdict::Doubtful
+        } else {
+            Verdict::Unproven
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == verdict && g.1 == t.how && g.2 == t.path)
+        {
+            Some(g) => g.3.push(t),
+            None => groups.push((verdict, t.how, &t.path, vec![t])),
+        }
+    }
+    for (verdict, how, path, tests) in groups {
+        let text = describe_taken(verdict, how, path, &tests);
+        match verdict {
+            Verdict::Failing => f.violations.push(text),
+            Verdict::Doubtful => f.doubtful.push(text),
+            Verdict::Unproven => match rule.without_evidence {
+                RuleAction::Trip => f.violations.push(text),
+                RuleAction::Warn => f.unproven.push(text),
+                RuleAction::Off => {}
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Failing,
+    Unproven,
+    Doubtful,
+}
+
+/// `deleted the failing test test_parse in tests/test_parser.py`, `skipped 2 tests
+/// (test_a, test_b) in tests/test_x.py: @pytest.mark.skip`, `deleted the test file
+/// pkg/x_test.go`, `skipped the test x in a.rs on a condition (windows)`.
+fn describe_taken(verdict: Verdict, how: TakenHow, path: &str, tests: &[&TakenTest]) -> String {
+    const NAMED: usize = 3;
+    let failing = if verdict == Verdict::Failing {
+        "failing "
+    } else {
+        ""
+    };
+    if tests.iter().all(|t| t.name == path) {
+        // Which tests the file held is not known.
+        if how.is_skip() {
+            let lines: Vec<&str> = tests.iter().filter_map(|t| t.line.as_deref()).collect();
+            return format!("added a test skip in {path}: {}", lines.join("; "));
+        }
+        return format!("{} the {failing}test file {path}", how.verb());
+    }
+    let mut names: Vec<&str> = tests.iter().take(NAMED).map(|t| t.name.as_str()).collect();
+    let more = tests.len().saturating_sub(NAMED);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let what = if tests.len() == 1 {
+        format!("the {failing}test {}", names[0])
+    } else {
+        names.truncate(NAMED);
+        format!(
+            "{} {failing}tests ({}{more})",
+            tests.len(),
+            names.join(", ")
+        )
+    };
+    let first = tests[0];
+    let line = match (&first.line, how) {
+        (Some(line), TakenHow::Focused) => format!(" ({line})"),
+        (Some(line), _) => format!(": {line}"),
+        (None, _) => String::new(),
+    };
+    let because = first.because.as_deref().unwrap_or("");
+    let doubt = match first.doubt.filter(|_| verdict == Verdict::Doubtful) {
+        Some(Doubt::Conditional) => format!(", on a condition ({because})"),
+        Some(Doubt::Quarantined) => format!(", quarantined ({because})"),
+        Some(Doubt::WithCode) => format!(", with the code it tests ({because})"),
+        None => String::new(),
+    };
+    format!("{} {what} in {path}{line}{doubt}", how.verb())
+}
+
+/// Whether the failing test `id` (as the runner names it: `tests/a.py::TestX::test_y[1]`,
+/// `describe › it`, `TestX/sub`, `mod::tests::name`, `Class.method`) is `t`.
+fn fails_as(id: &str, t: &TakenTest) -> bool {
+    if t.name == t.path {
+        return id.contains(&t.path);
+    }
+    let name = t.name.as_str();
+    if name.is_empty() {
+        return false;
+    }
+    id.match_indices(name).any(|(at, _)| {
+        let before = id[..at].chars().next_back();
+        let after = id[at + name.len()..].chars().next();
+        let starts = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        let ends = after.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        starts && ends
+    })
+}
+
+/// What a record without `tests_taken` (an older loopguard, a converter) shows: its
+/// `skips_added`, and the files of tests it deleted, unknown beyond their paths.
+fn legacy_taken(config: &Config, it: &Iteration) -> Vec<TakenTest> {
+    let skips = it.skips_added.iter().flatten().map(|s| TakenTest {
+        path: s.path.clone(),
+        name: s.path.clone(),
+        how: TakenHow::Skipped,
+        line: Some(s.line.clone()),
+        doubt: None,
+        because: None,
+        replaced: false,
+    });
+    let deleted = it
+        .files
+        .iter()
+        .flatten()
+        .filter(|c| {
+            c.status == Some(FileStatus::Deleted)
+                && matches!(config.test_role(&c.path), Some(Role::Tests(_)))
+        })
+        .map(|c| TakenTest {
+            path: c.path.clone(),
+            name: c.path.clone(),
+            how: TakenHow::Deleted,
+            line: None,
+            doubt: None,
+            because: None,
+            replaced: false,
+        });
+    skips.chain(deleted).collect()
+}
+
+/// The tree `history[i]` started from: its parent tree, or when the record does not say,
+/// the tree of its first parent in the history, or with no parents known the tree of the
+/// iteration before it.
+fn started_from(history: &[Iteration], i: usize) -> Option<&str> {
+    let it = &history[i];
+    if let Some(p) = &it.parent_tree {
+        return Some(p);
+    }
+    let before = &history[..i];
+    let parent = match it.parents.as_deref() {
+        Some([first, ..]) => before.iter().rev().find(|e| &e.id == first),
+        Some([]) => None,
+        None => before.last(),
+    };
+    parent.and_then(|p| p.tree.as_deref())
 }
 
 /// The facts of attempt `i`'s tree against the states of the window from `first`: whether
@@ -230,7 +419,10 @@ fn tree_facts(
     before: &[Facts],
     f: &mut Facts,
 ) {
-    let it = &history[i];
+    let adjacent = started_from(history, i);
+    // A known empty change whose tree is the one it started from moved nowhere, so it
+    // returned nowhere either (a replay record without `parent_tree`, `files: []`).
+    f.empty = f.empty || adjacent == Some(tree);
     let mut states: HashSet<&str> = HashSet::new();
     // (state, its position, the commit whose tree it is or which started from it)
     let mut non_adjacent: Vec<(&str, usize, usize)> = Vec::new();
@@ -239,17 +431,22 @@ fn tree_facts(
         for (t, pos) in [(&earlier.parent_tree, at), (&earlier.tree, at + 1)] {
             let Some(t) = t else { continue };
             states.insert(t);
-            if Some(t) != it.parent_tree.as_ref() {
+            if Some(t.as_str()) != adjacent {
                 non_adjacent.push((t, pos, first + k));
             }
         }
     }
-    if let Some(p) = &it.parent_tree {
+    if let Some(p) = adjacent {
         states.insert(p);
     }
     f.tree_novel = Some(!states.contains(tree));
     // The newest earlier occurrence of this state.
-    if let Some(&(_, pos, k)) = non_adjacent.iter().rev().find(|(t, _, _)| *t == tree) {
+    let empty = f.empty;
+    if let Some(&(_, pos, k)) = non_adjacent
+        .iter()
+        .rev()
+        .find(|(t, _, _)| !empty && *t == tree)
+    {
         f.returns_to = Some(name_state(history, first, i, tree, pos, k));
         f.state_position = Some(pos);
         let previous = before.iter().rev().find(|p| !p.empty);
@@ -348,24 +545,13 @@ fn ci_files(config: &Config, it: &Iteration) -> Vec<String> {
         .collect()
 }
 
-fn violations(config: &Config, it: &Iteration) -> Vec<String> {
+fn protected_paths(config: &Config, it: &Iteration) -> Vec<String> {
     let rule = &config.rules.constraint;
     let mut out = Vec::new();
     for file in it.files.iter().flatten() {
         let paths = std::iter::once(&file.path).chain(file.old_path.as_ref());
         if let Some(p) = paths.into_iter().find(|p| rule.protects(p)) {
             out.push(format!("touched the protected path {p}"));
-        }
-        if rule.forbid_test_deletions
-            && file.status == Some(FileStatus::Deleted)
-            && config.is_test_path(&file.path)
-        {
-            out.push(format!("deleted the test file {}", file.path));
-        }
-    }
-    if rule.forbid_test_skips {
-        for skip in it.skips_added.iter().flatten() {
-            out.push(format!("added a test skip in {}: {}", skip.path, skip.line));
         }
     }
     out

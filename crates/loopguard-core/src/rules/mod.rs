@@ -337,6 +337,9 @@ pub struct Count {
     /// Something the reader should know even when the rule does not fire (e.g. that it
     /// cannot judge).
     pub note: Option<String>,
+    /// What the rule warns of without counting it (a test taken away with no evidence
+    /// either way): a warning, whatever the rule's action, unless it is off.
+    pub warning: Option<String>,
 }
 
 impl Count {
@@ -350,11 +353,17 @@ impl Count {
                 String::new()
             },
             note: None,
+            warning: None,
         }
     }
 
     pub fn with_note(mut self, note: Option<String>) -> Count {
         self.note = note;
+        self
+    }
+
+    pub fn with_warning(mut self, warning: Option<String>) -> Count {
+        self.warning = warning;
         self
     }
 }
@@ -485,6 +494,13 @@ pub fn evaluate(
                 rule,
                 action,
                 reason: count.reason,
+            });
+        }
+        if let Some(reason) = count.warning {
+            eval.fired.push(Firing {
+                rule,
+                action: RuleAction::Warn,
+                reason,
             });
         }
     }

@@ -156,3 +156,52 @@ fn counters_serialise_as_the_contract_says() {
         serde_json::json!({"count": 2, "threshold": 0.5, "of": 6, "min_iterations": 3})
     );
 }
+
+#[test]
+fn an_empty_record_without_its_parent_tree_is_an_empty_change_not_a_return() {
+    // The shape of a re-trigger loop (empty commits to run CI again) as a converter writes
+    // it: no `parent_tree`, `files: []`, the tree of the commit before.
+    let record = |n: usize, tree: &str, files: Vec<crate::iteration::FileChange>| {
+        let mut it = Iteration::new(id(&format!("c{n:02}aaaaaaa")));
+        it.tree = Some(tree.into());
+        it.files = Some(files);
+        it.message = Some(if it.files.as_ref().unwrap().is_empty() {
+            "ci: re-trigger".into()
+        } else {
+            format!("fix {n}")
+        });
+        it
+    };
+    let change = || {
+        vec![crate::iteration::FileChange {
+            path: "src/lib.py".into(),
+            status: Some(crate::iteration::FileStatus::Modified),
+            ..Default::default()
+        }]
+    };
+    for with_parents in [false, true] {
+        let mut its = vec![record(0, "A", change()), record(1, "B", change())];
+        for n in 2..6 {
+            its.push(record(n, "B", vec![]));
+        }
+        if with_parents {
+            let mut parent = id("base");
+            for it in &mut its {
+                it.parents = Some(vec![parent.clone()]);
+                parent = it.id.clone();
+            }
+        }
+        let h = History::of(its);
+        let facts = attempts(&Config::default(), &h.its);
+        assert!(facts[2..].iter().all(|f| f.empty && f.returns_to.is_none()));
+        assert_eq!(h.count(RuleName::Oscillation), 0);
+        // Three empty changes in a row: stagnation, and it says what happened.
+        assert_eq!(
+            h.first_trip(),
+            Some((5, RuleName::Stagnation)),
+            "{with_parents}"
+        );
+        let reason = h.eval().trip().unwrap().reason.clone();
+        assert!(!reason.contains("returned"), "{reason}");
+    }
+}

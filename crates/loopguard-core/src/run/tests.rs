@@ -640,3 +640,112 @@ fn a_persons_turn_starts_the_loop_counters_again_but_not_the_budget() {
     let reopened = both(&Config::default(), &h.empty(), 100);
     assert_eq!(reopened.run.breaker().state(), State::Open);
 }
+
+#[test]
+fn who_made_a_commit_is_its_own_property_not_its_place_in_the_history() {
+    const HUMAN: &str = "Jane <jane@example.com>";
+    const AGENT: &str = "Copilot <198982749+Copilot@users.noreply.github.com>";
+    // Two empty commits by a person, then the agent's first commit, empty too: before,
+    // the known identities took effect only from that commit, and the person's commits
+    // were the agent's first two attempts (three empty attempts in a row).
+    let h = History::new()
+        .empty()
+        .author(HUMAN)
+        .empty()
+        .author(HUMAN)
+        .empty()
+        .author(AGENT)
+        .fresh()
+        .author(AGENT);
+    let j = both(&Config::default(), &h, 1000);
+    assert_eq!(j.run.breaker().state(), State::Closed, "{:?}", j.events);
+    assert_eq!(j.evaluation.attempts, 2);
+    let kinds: Vec<_> = j.run.iterations().iter().map(|it| it.kind).collect();
+    use crate::iteration::IterationKind::{Attempt, Context};
+    assert_eq!(
+        kinds,
+        [Some(Context), Some(Context), Some(Attempt), Some(Attempt)]
+    );
+    // The same commits in another order are judged the same, commit by commit.
+    let mut reordered = h.its.clone();
+    reordered.swap(1, 2);
+    let j = judge(&Config::default(), reordered, "r", ts(1000));
+    assert_eq!(j.evaluation.attempts, 2);
+}
+
+#[test]
+fn commits_a_merge_brought_in_are_not_attempts() {
+    // The agent's branch merges a side branch whose two commits were also rebased onto
+    // the branch: the copies on the side are not the agent's patches applied again, and
+    // not attempts.
+    let side = |h: History, parent: &str| {
+        let mut h = h;
+        h.last().parents = Some(vec![crate::testing::id(parent)]);
+        h
+    };
+    let mut h = History::new().fresh().to("t1", "pa").to("t2", "pb");
+    h = h.with_parents("base0000");
+    // The side branch's copies of the same patches, from the first commit.
+    h = side(h.to("s1", "pa"), "c00aaaaaaa");
+    let s1 = h.its.last().unwrap().id.clone();
+    h = side(h.to("s2", "pb"), s1.as_str());
+    let s2 = h.its.last().unwrap().id.clone();
+    // The merge: first parent the branch's tip, second the side's tip.
+    h = h.fresh();
+    h.last().parents = Some(vec![crate::testing::id("c02aaaaaaa"), s2.clone()]);
+    h.last().patch_id = None;
+    let merge = h.its.last().unwrap().id.clone();
+    h = side(h.fresh(), merge.as_str());
+    let j = judge(&Config::default(), h.its.clone(), "r", ts(1000));
+    assert_eq!(j.run.breaker().state(), State::Closed, "{:?}", j.events);
+    assert_eq!(j.evaluation.counters[&RuleName::RepeatedPatch].count, 0);
+    assert_eq!(j.evaluation.attempts, 4);
+    assert!(
+        j.run
+            .iterations()
+            .iter()
+            .all(|it| it.id != s1 && it.id != s2)
+    );
+}
+
+#[test]
+fn a_persons_commit_between_the_agents_attempts_is_a_new_episode() {
+    const AGENT: &str = "Agent <agent@example.com>";
+    const PERSON: &str = "Jane <jane@example.com>";
+    let c = Config::parse(
+        "agents: ['Agent <*>']\n",
+        std::path::Path::new(".loopguard.yml"),
+    )
+    .unwrap();
+    // Two failing attempts, a person's commit, one more failing attempt: no three in a
+    // row in one episode; without the person's commit, same_error trips.
+    let failing = |h: History| h.fresh().author(AGENT).fail("a1", 1);
+    let h = failing(failing(History::new()));
+    let with_person = failing(h.clone().fresh().author(PERSON));
+    let j = both(&c, &with_person, 1000);
+    assert_eq!(j.run.breaker().state(), State::Closed, "{:?}", j.events);
+    assert_eq!(kinds(&j), [EventKind::Episode]);
+    assert!(
+        j.events[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("Jane's commit c02aaaa"),
+        "{:?}",
+        j.events[0].reason
+    );
+    assert_eq!(j.evaluation.counters[&RuleName::SameError].count, 1);
+    let j = both(&c, &failing(h.clone()), 1000);
+    assert_eq!(j.run.breaker().rule(), Some(RuleName::SameError));
+    // The budget counts the whole run.
+    assert_eq!(
+        both(&c, &with_person, 1000).evaluation.counters[&RuleName::Budget].count,
+        3
+    );
+    // A person's commit before the agent's first attempt is no turn: nothing to restart.
+    let first = failing(History::new().fresh().author(PERSON));
+    assert_eq!(kinds(&both(&c, &first, 1000)), Vec::<EventKind>::new());
+    // Without a way to tell the agent from people, every commit is the agent's.
+    let j = both(&Config::default(), &with_person, 1000);
+    assert_eq!(j.run.breaker().rule(), Some(RuleName::SameError));
+}

@@ -76,28 +76,37 @@ pub(super) fn check(
     }
 }
 
-/// The first test skip the edit writes (net of those it removes), given the file as it is.
+/// The first test the edit would take out of the run with no condition (a skip, a todo,
+/// an early return, …: [`crate::suite`]), given the file as it is. A whole file written
+/// over one that cannot be read: every test it writes out of the run is such a test.
 fn skip_written(
     edit: &FileEdit,
     path: &str,
     read: &dyn Fn(&str) -> Option<String>,
 ) -> Option<String> {
-    let before = match edit {
-        FileEdit::Write { before: None, .. } => read(edit.path()),
-        FileEdit::Write { .. } | FileEdit::Replace { .. } | FileEdit::Delete { .. } => None,
+    let (before, after) = match (edit, read(edit.path())) {
+        (FileEdit::Delete { .. }, _) => return None,
+        (FileEdit::Write { content, .. }, Some(now)) => (now, content.clone()),
+        (
+            FileEdit::Write {
+                content, before, ..
+            },
+            None,
+        ) => match before {
+            Some(b) => (b.clone(), content.clone()),
+            None => return crate::suite::skipped_in(path, content),
+        },
+        (FileEdit::Replace { removed, added, .. }, Some(now)) if now.contains(removed.as_str()) => {
+            let after = now.replacen(removed.as_str(), added, 1);
+            (now, after)
+        }
+        // Not readable: what the edit shows of the file.
+        (FileEdit::Replace { removed, added, .. }, _) => (removed.clone(), added.clone()),
     };
-    let (mut removed, added) = edit.lines();
-    if let Some(b) = &before {
-        removed = b.lines().collect();
-    }
-    crate::patch::skips::skips_added(
-        path,
-        added.iter().map(|l| l.as_bytes()),
-        removed.iter().map(|l| l.as_bytes()),
-    )
-    .into_iter()
-    .next()
-    .map(|s| s.line)
+    crate::suite::taken_by_edit(path, &before, Some(&after))
+        .into_iter()
+        .find(|t| t.how.is_skip() && t.doubt.is_none())
+        .and_then(|t| t.line)
 }
 
 /// A shell command that would write what guards the session: loopguard's commands that

@@ -223,7 +223,7 @@ pub fn iteration_of(
     let before = state.files.tree();
     let mut files = Vec::new();
     let mut patch = crate::patch::patch_id::PatchIdBuilder::default();
-    let mut skips = Vec::new();
+    let mut taken = Vec::new();
     for edit in &edits {
         state.files.apply(edit);
         let (removed, added) = edit.lines();
@@ -239,10 +239,14 @@ pub fn iteration_of(
             fh.added(l.as_bytes());
         }
         patch.push(fh);
-        skips.extend(crate::patch::skips::skips_added(
+        taken.extend(crate::suite::taken_by_edit(
             edit.path(),
-            added.iter().map(|l| l.as_bytes()),
-            removed.iter().map(|l| l.as_bytes()),
+            &removed.join("\n"),
+            match edit {
+                FileEdit::Delete { .. } => None,
+                FileEdit::Write { .. } | FileEdit::Replace { .. } => Some(added.join("\n")),
+            }
+            .as_deref(),
         ));
         files.push(FileChange {
             path: edit.path().to_owned(),
@@ -271,7 +275,9 @@ pub fn iteration_of(
     it.message = Some(call.summary());
     it.claims_done = Some(false);
     it.at = Some(now);
+    let skips = crate::iteration::skips_of(&taken);
     it.skips_added = (!skips.is_empty()).then_some(skips);
+    it.tests_taken = Some(taken);
     it.test = outcome.test.clone();
     it.call = Some(ToolCall {
         tool: call.tool.clone(),

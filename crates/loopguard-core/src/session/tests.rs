@@ -281,12 +281,32 @@ fn sub_agents_are_edges_with_their_reasons() {
 }
 
 #[test]
-fn a_skip_written_by_an_edit_trips_constraint_as_for_commits() {
+fn a_skip_written_by_an_edit_is_judged_as_for_commits() {
+    let skip = || {
+        edit(
+            "tests/test_wc.py",
+            "def test_count():",
+            "@pytest.mark.skip\ndef test_count():",
+        )
+    };
+    // The test was failing in the session's last test run: certain, a trip.
     let mut s = S::new();
-    s.post(edit(
-        "tests/test_wc.py",
-        "def test_count():",
-        "@pytest.mark.skip\ndef test_count():",
-    ));
+    s.post(bash("pytest -q", FAIL_LOG, 1));
+    s.post(skip());
     assert_eq!(s.rule(), Some(RuleName::Constraint));
+    // No evidence either way: a warning by default, as for a commit.
+    let mut s = S::new();
+    s.post(skip());
+    assert_eq!(s.rule(), None);
+    let status = Status::of_run(&s.config, &s.run, &[]);
+    assert!(
+        status
+            .warnings
+            .iter()
+            .any(|w| w.rule == RuleName::Constraint
+                && w.reason
+                    .contains("skipped the test test_count in tests/test_wc.py")),
+        "{:?}",
+        status.warnings
+    );
 }

@@ -422,6 +422,8 @@ struct State {
     repo_labels: BTreeMap<String, (u64, String, Option<String>)>,
     issue_labels: BTreeMap<u64, Vec<String>>,
     comments: Vec<FakeComment>,
+    /// Submitted reviews: (PR, reviewer, state, submitted at).
+    reviews: Vec<(u64, String, String, String)>,
     issues: BTreeMap<u64, FakeIssue>,
     files: BTreeMap<(String, String), Vec<u8>>,
     faults: Vec<FaultRule>,
@@ -609,6 +611,14 @@ impl FakeGitHub {
             updated_at: now,
         });
         id
+    }
+
+    /// A review of `pr` by `reviewer` (`APPROVED`, `CHANGES_REQUESTED`, `COMMENTED`),
+    /// submitted `at` (RFC 3339).
+    pub(crate) fn add_review(&self, pr: u64, reviewer: &str, state: &str, at: &str) {
+        let mut s = self.lock();
+        s.reviews
+            .push((pr, reviewer.into(), state.into(), at.into()));
     }
 
     pub(crate) fn with_comment(self, issue: u64, author: Option<&str>, body: &str) -> Self {

@@ -225,7 +225,30 @@ pub(super) fn comment_json(s: &State, c: &FakeComment) -> Value {
         "body": c.body, "user": opt_user(c.author.as_deref()),
         "created_at": c.created_at, "updated_at": c.updated_at,
         "issue_url": format!("https://api.github.com/repos/{full}/issues/{}", c.issue),
-        "author_association": "NONE", "performed_via_github_app": null
+        "author_association": association(s, c.author.as_deref()),
+        "performed_via_github_app": null
+    })
+}
+
+/// What GitHub says of an author beside a comment or review: a member when they may write
+/// (the fake's permissions), else none.
+pub(super) fn association(s: &State, login: Option<&str>) -> &'static str {
+    let writes = login
+        .and_then(|l| s.permissions.get(l))
+        .is_some_and(|p| matches!(p.as_str(), "admin" | "maintain" | "write"));
+    if writes { "MEMBER" } else { "NONE" }
+}
+
+pub(super) fn review_json(
+    s: &State,
+    (pr, reviewer, state, at): &(u64, String, String, String),
+) -> Value {
+    let full = s.full_name();
+    json!({
+        "id": login_id(&format!("{reviewer}{at}")), "user": user_json(reviewer),
+        "body": "", "state": state, "submitted_at": at,
+        "html_url": format!("https://github.com/{full}/pull/{pr}#pullrequestreview"),
+        "author_association": association(s, Some(reviewer)), "commit_id": null
     })
 }
 

@@ -1,4 +1,4 @@
-//! Pull requests and commits: `/pulls`, `/pulls/{n}`, `/pulls/{n}/commits`, `/commits/{sha}` (its files paged) and `/commits/{sha}/pulls`.
+//! Pull requests and commits: `/pulls`, `/pulls/{n}`, `/pulls/{n}/commits`, `/pulls/{n}/reviews`, `/commits/{sha}` (its files paged) and `/commits/{sha}/pulls`.
 
 use super::*;
 
@@ -51,6 +51,16 @@ pub(super) fn route(
             }
             None => error(404, "Not Found"),
         },
+        ("GET", ["pulls", n, "reviews"]) => {
+            let n: u64 = n.parse().unwrap_or(0);
+            let items = s
+                .reviews
+                .iter()
+                .filter(|r| r.0 == n)
+                .map(|r| review_json(s, r))
+                .collect();
+            paged(ctx, items, None)
+        }
         ("GET", ["commits", sha]) => match s.commits.get(*sha) {
             Some(c) => commit_page(s, ctx, c),
             None => error(422, "No commit found for SHA: unknown"),
