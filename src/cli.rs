@@ -29,6 +29,12 @@ pub struct Cli {
     #[arg(short = 'C', global = true, value_name = "PATH")]
     pub dir: Option<PathBuf>,
 
+    /// The tests' knobs (`LOOPGUARD_NOW`, …) where the environment alone may not set them:
+    /// in a hook, a coding agent's hook, a GitHub Actions job; with `init`, the shims ask
+    /// for them too. Debug builds only: a release build has no knobs.
+    #[arg(long, global = true, hide = true)]
+    pub test_knobs: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }

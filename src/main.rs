@@ -7,7 +7,14 @@ fn main() -> ExitCode {
     // A hook reports its own failures and never fails git for them (`hook` decides); one
     // that fails before it starts goes on too.
     let hook = matches!(cli.command, loopguard::cli::Command::Hook(_));
-    let result = loopguard::settings::Settings::capture()
+    let at = loopguard::settings::Invocation {
+        by_a_hook: matches!(
+            cli.command,
+            loopguard::cli::Command::Hook(_) | loopguard::cli::Command::AgentHook(_)
+        ),
+        test_knobs: cli.test_knobs,
+    };
+    let result = loopguard::settings::Settings::capture(at)
         .map_err(|e| anyhow::Error::new(e).context("cannot read the working directory"))
         .and_then(|(settings, problems)| loopguard::commands::run(cli, settings, problems));
     match result {

@@ -138,7 +138,7 @@ pub fn wall_clock() -> Timestamp {
 pub struct Knobs {
     /// `LOOPGUARD_NOW`: an RFC 3339 time to use as "now".
     pub now: Option<Timestamp>,
-    /// `LOOPGUARD_FAILPOINT`: a store write point to crash at (debug builds only; see
+    /// `LOOPGUARD_FAILPOINT`: a store write point to crash at (see
     /// `Store::with_failpoint`).
     pub failpoint: Option<String>,
     /// `LOOPGUARD_PROGRESS_DELAY_MS`: how long work runs before its progress bar shows.
@@ -147,18 +147,71 @@ pub struct Knobs {
     pub github_time_scale: Option<f64>,
 }
 
+/// The knobs' variables.
+pub const KNOB_VARIABLES: [&str; 4] = [
+    "LOOPGUARD_NOW",
+    "LOOPGUARD_FAILPOINT",
+    "LOOPGUARD_PROGRESS_DELAY_MS",
+    "LOOPGUARD_GITHUB_TIME_SCALE",
+];
+
+/// How loopguard was started, as far as the knobs care.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Invocation {
+    /// By git or a coding agent (`hook`, `agent-hook`): the environment is the agent's.
+    pub by_a_hook: bool,
+    /// `--test-knobs` on the command line (hidden): the tests' way to ask for the knobs
+    /// where the environment alone may not (what `init --test-knobs` writes into the
+    /// shims of a test repository, what the tests give `ci`).
+    pub test_knobs: bool,
+}
+
+/// The kind of build: only a debug build (the tests') has knobs at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    Debug,
+    Release,
+}
+
+impl Build {
+    /// This binary's.
+    pub const fn this() -> Build {
+        if cfg!(debug_assertions) {
+            Build::Debug
+        } else {
+            Build::Release
+        }
+    }
+}
+
 impl Knobs {
-    /// Whether the knobs are read at all: the one place that decides. Today they always
-    /// are.
-    fn honoured(_vars: &Vars) -> bool {
-        true
+    /// Whether the knobs are read at all: the one place that decides. An agent sets the
+    /// environment of what it runs, and of the hooks git runs for it; in CI, a PR's own
+    /// steps write `$GITHUB_ENV` for the steps after them. So the knobs are honoured only
+    /// in a debug build (a release build — `cargo install`, the wheel, the Action — has
+    /// none), and there not in a hook, a coding agent's hook or a GitHub Actions job,
+    /// unless the command line asks for them (`--test-knobs`, which no variable can add).
+    pub fn honoured(build: Build, github_actions: bool, at: Invocation) -> bool {
+        match build {
+            Build::Release => false,
+            Build::Debug => at.test_knobs || !(at.by_a_hook || github_actions),
+        }
     }
 
-    fn read(vars: &Vars, problems: &mut Vec<SettingsError>) -> Knobs {
-        if !Knobs::honoured(vars) {
-            return Knobs::default();
+    fn read(
+        vars: &Vars,
+        at: Invocation,
+        problems: &mut Vec<SettingsError>,
+    ) -> (Knobs, Vec<&'static str>) {
+        let set: Vec<&'static str> = KNOB_VARIABLES
+            .into_iter()
+            .filter(|name| vars.get(name).is_some())
+            .collect();
+        let actions = vars.get("GITHUB_ACTIONS") == Some("true");
+        if !Knobs::honoured(Build::this(), actions, at) {
+            return (Knobs::default(), set);
         }
-        Knobs {
+        let knobs = Knobs {
             now: vars.parse(
                 "LOOPGUARD_NOW",
                 problems,
@@ -175,7 +228,8 @@ impl Knobs {
                 "write a factor such as 0.001, or unset it",
                 |v| v.parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0),
             ),
-        }
+        };
+        (knobs, Vec::new())
     }
 }
 
@@ -326,20 +380,24 @@ pub struct Settings {
     /// Where "now" comes from (`LOOPGUARD_NOW` fixes it).
     pub clock: Clock,
     pub knobs: Knobs,
+    /// The knobs' variables that are set and not honoured here ([`Knobs::honoured`]).
+    pub ignored_knobs: Vec<&'static str>,
+    /// How loopguard was started.
+    pub invocation: Invocation,
 }
 
 impl Settings {
     /// Reads the process environment (the only place that does), the terminals and the
     /// working directory. Values that do not parse are returned beside the settings,
     /// which hold the defaults for them.
-    pub fn capture() -> std::io::Result<(Settings, Vec<SettingsError>)> {
+    pub fn capture(at: Invocation) -> std::io::Result<(Settings, Vec<SettingsError>)> {
         let vars = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .filter(|(k, _)| {
                 PREFIXES.iter().any(|p| k.starts_with(p)) || NAMES.contains(&k.as_str())
             })
             .collect();
-        let (mut settings, problems) = Settings::read(Vars(vars), std::env::current_dir()?);
+        let (mut settings, problems) = Settings::read(Vars(vars), std::env::current_dir()?, at);
         settings.stdin_tty = std::io::stdin().is_terminal();
         settings.stdout_tty = std::io::stdout().is_terminal();
         settings.stderr_tty = std::io::stderr().is_terminal();
@@ -355,12 +413,12 @@ impl Settings {
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v.to_owned()))
             .collect();
-        Settings::read(Vars(vars), cwd)
+        Settings::read(Vars(vars), cwd, Invocation::default())
     }
 
-    fn read(vars: Vars, cwd: PathBuf) -> (Settings, Vec<SettingsError>) {
+    fn read(vars: Vars, cwd: PathBuf, at: Invocation) -> (Settings, Vec<SettingsError>) {
         let mut problems = Vec::new();
-        let knobs = Knobs::read(&vars, &mut problems);
+        let (knobs, ignored_knobs) = Knobs::read(&vars, at, &mut problems);
         let hook_timeout = match vars.seconds("LOOPGUARD_HOOK_TIMEOUT", &mut problems) {
             Some(d) if d.is_zero() => None,
             Some(d) => Some(d),
@@ -385,6 +443,8 @@ impl Settings {
             github: GitHubSettings::read(&vars),
             clock: knobs.now.map_or(Clock::System, Clock::Fixed),
             knobs,
+            ignored_knobs,
+            invocation: at,
         };
         (settings, problems)
     }
@@ -518,6 +578,46 @@ mod tests {
         let hook = |v| read(&[("LOOPGUARD_HOOK_TIMEOUT", v)]).0.hook_timeout;
         assert_eq!(hook("3"), Some(Duration::from_secs(3)));
         assert_eq!(hook("0"), None);
+    }
+
+    #[test]
+    fn the_knobs_are_honoured_only_where_no_agent_sets_them() {
+        let direct = Invocation::default();
+        let hook = Invocation {
+            by_a_hook: true,
+            test_knobs: false,
+        };
+        let asked = |at: Invocation| Invocation {
+            test_knobs: true,
+            ..at
+        };
+        // A release build has none, whatever asks.
+        for (actions, at) in [(false, direct), (true, asked(hook)), (false, asked(direct))] {
+            assert!(!Knobs::honoured(Build::Release, actions, at));
+        }
+        // A debug build: not in a hook, nor in GitHub Actions, unless the command line asks.
+        assert!(Knobs::honoured(Build::Debug, false, direct));
+        assert!(!Knobs::honoured(Build::Debug, false, hook));
+        assert!(!Knobs::honoured(Build::Debug, true, direct));
+        assert!(Knobs::honoured(Build::Debug, false, asked(hook)));
+        assert!(Knobs::honoured(Build::Debug, true, asked(direct)));
+
+        // Not honoured: the default, and the variable named as ignored.
+        let vars = Vars(
+            [
+                ("LOOPGUARD_NOW", "2099-01-01T00:00:00Z"),
+                ("GITHUB_ACTIONS", "true"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+        );
+        let (s, problems) = Settings::read(vars.clone(), PathBuf::from("/"), direct);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(s.clock, Clock::System);
+        assert_eq!(s.ignored_knobs, ["LOOPGUARD_NOW"]);
+        let (s, _) = Settings::read(vars, PathBuf::from("/"), asked(direct));
+        assert_eq!(s.clock == Clock::System, Build::this() == Build::Release);
     }
 
     #[test]

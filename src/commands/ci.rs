@@ -39,7 +39,7 @@ use crate::github::{
 use crate::iteration::{CommitId, Iteration, TestEvidence};
 use crate::report::Status;
 use crate::report::github::{Change, PrView};
-use crate::run::judge;
+use crate::run::judge_seen;
 
 use super::evidence::{evidence_from_files, expand_globs};
 use super::{Ctx, content_hash};
@@ -90,7 +90,10 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     // Judge: what a force-push took away still counts.
     let mut history = pr_state.state.with_gone(history);
     pr_state.state.apply_to(&mut history);
-    let judgement = judge(&config, history, "ci", ctx.settings.now());
+    let now = ctx.settings.now();
+    pr_state.state.mark_seen(&history, now);
+    let seen = &pr_state.state.seen;
+    let judgement = judge_seen(&config, history, "ci", now, |id| seen.get(id).copied());
     let status = Status::of_judgement(&config, &judgement);
     let change = Change::between(pr_state.state.last.as_ref().map(|v| v.state), status.state);
     let ids: Vec<CommitId> = judgement

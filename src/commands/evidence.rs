@@ -298,11 +298,17 @@ pub(super) fn expand_globs(
             .take_while(|c| !has_glob(&c.as_os_str().to_string_lossy()))
             .collect();
         let root = base.join(&fixed);
+        // An absolute pattern (a directory outside the checkout, `${{ runner.temp }}/…`)
+        // matches whole paths; a relative one, paths below `base`.
+        let absolute = Path::new(pattern).is_absolute();
         let mut matched: Vec<PathBuf> = Vec::new();
         walk(&root, &mut |path| {
-            if let Ok(rel) = path.strip_prefix(base)
-                && glob.is_match(rel)
-            {
+            let shown = if absolute {
+                Some(path)
+            } else {
+                path.strip_prefix(base).ok()
+            };
+            if shown.is_some_and(|p| glob.is_match(p)) {
                 matched.push(path.to_owned());
             }
         });
@@ -376,6 +382,13 @@ mod tests {
             ["reports/a.xml", "reports/sub/b.xml", "test.log"]
         );
         assert_eq!(none, ["out/*.log"]);
+        // Outside the checkout: an absolute pattern.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("test.log"), "x").unwrap();
+        let pattern = format!("{}/*.log", elsewhere.path().display());
+        let (files, none) = expand_globs(&[pattern], dir.path()).unwrap();
+        assert_eq!(files, [elsewhere.path().join("test.log")]);
+        assert!(none.is_empty());
         let err = expand_globs(&["missing.log".into()], dir.path()).unwrap_err();
         assert_eq!(crate::error::exit_code_of(&err), 2);
         assert!(

@@ -27,7 +27,7 @@ use anyhow::Result;
 use crate::config::{Config, TripAction};
 use crate::git::{GitError, Repo};
 use crate::iteration::CommitId;
-use crate::run::Run;
+use crate::run::{PinSource, Run};
 
 use super::Workspace;
 
@@ -54,6 +54,25 @@ impl Known {
     /// The run's commits, and where it started: what its branch goes on from.
     fn claims(&self, id: &CommitId) -> bool {
         self.commits.contains(id) || self.run.start_commit.as_ref() == Some(id)
+    }
+
+    /// Whether new work on this run's branch is the branch's own, not the stuck agent's
+    /// while `blocking` blocks: a run a person started (`init`, `reset`), or one that was
+    /// there before that breaker opened. One that started after it by itself (`loopguard
+    /// run` on a new branch records a test result there) is no fresh start either.
+    fn owns_new_work_despite(&self, blocking: &Known) -> bool {
+        let by_a_person = self.run.pinned_config.as_ref().is_some_and(|p| {
+            matches!(
+                p.source,
+                PinSource::Init | PinSource::Accepted | PinSource::Reset
+            )
+        });
+        by_a_person
+            || blocking
+                .run
+                .breaker()
+                .trip()
+                .is_none_or(|t| self.run.started_at < t.at)
     }
 }
 
@@ -129,45 +148,54 @@ impl<'g> Refusal<'g> {
 impl Guard {
     /// Every run in the store, and which block at the workspace's now.
     pub(super) fn load(ws: &Workspace<'_>) -> Guard {
-        let now = ws.now();
-        let mut runs = Vec::new();
-        let mut known = Vec::new();
+        let mut guard = Guard {
+            runs: Vec::new(),
+            known: Vec::new(),
+        };
         for (key, run) in ws.store.runs() {
-            // Only an open (or aborted) breaker can block; its config says whether it does.
-            let config = if run.breaker().blocks(TripAction::Pause) {
-                ws.config_of(&run).unwrap_or_else(|e| {
-                    ws.warn(&format!(
-                        "the config of the run {} cannot be read ({e:#}): it is judged by the defaults",
-                        run.id
-                    ));
-                    Config::default()
-                })
-            } else {
-                Config::default()
-            };
-            let blocks = run
-                .effective_breaker(&config, now)
-                .blocks(config.on_trip.action);
-            let commits: HashSet<CommitId> = run
-                .iterations()
-                .iter()
-                .map(|it| it.id.clone())
-                .chain(run.inherited.as_ref().map(|i| i.at.clone()))
-                .filter(CommitId::is_object_id)
-                .collect();
-            known.extend(commits.iter().cloned());
-            known.extend(run.start_commit.clone());
-            runs.push(Known {
-                key,
-                run,
-                config,
-                blocks,
-                commits,
-            });
+            guard.put(ws, key, run);
         }
-        known.sort();
-        known.dedup();
-        Guard { runs, known }
+        guard
+    }
+
+    /// `run` as the run of `key` (in place of the stored one): a run judged in memory
+    /// with the commits no hook recorded.
+    pub(super) fn put(&mut self, ws: &Workspace<'_>, key: String, run: Run) {
+        let now = ws.now();
+        // Only an open (or aborted) breaker can block; its config says whether it does.
+        let config = if run.breaker().blocks(TripAction::Pause) {
+            ws.config_of(&run).unwrap_or_else(|e| {
+                ws.warn(&format!(
+                    "the config of the run {} cannot be read ({e:#}): it is judged by the defaults",
+                    run.id
+                ));
+                Config::default()
+            })
+        } else {
+            Config::default()
+        };
+        let blocks = run
+            .effective_breaker(&config, now)
+            .blocks(config.on_trip.action);
+        let commits: HashSet<CommitId> = run
+            .iterations()
+            .iter()
+            .map(|it| it.id.clone())
+            .chain(run.inherited.as_ref().map(|i| i.at.clone()))
+            .filter(CommitId::is_object_id)
+            .collect();
+        self.known.extend(commits.iter().cloned());
+        self.known.extend(run.start_commit.clone());
+        self.known.sort();
+        self.known.dedup();
+        self.runs.retain(|k| k.key != key);
+        self.runs.push(Known {
+            key,
+            run,
+            config,
+            blocks,
+            commits,
+        });
     }
 
     /// The stored run of `key`.
@@ -216,7 +244,7 @@ impl Guard {
                 }
             }
         }
-        if target.work && target.own.is_none() {
+        if target.work && target.own.is_none_or(|o| !o.owns_new_work_despite(newest)) {
             // Oldest first: the refusal names where the new work starts.
             for (commit, _) in fresh.iter().rev() {
                 let it = repo.commit_header(commit.as_str())?;
@@ -296,7 +324,10 @@ impl Guard {
                 return Ok(Some(refusal));
             }
         }
-        if target.work && target.own.is_none() && newest.run.counts_everyone(&newest.config) {
+        if target.work
+            && target.own.is_none_or(|o| !o.owns_new_work_despite(newest))
+            && newest.run.counts_everyone(&newest.config)
+        {
             return Ok(Some(Refusal::NewWork {
                 run: newest,
                 commit: None,

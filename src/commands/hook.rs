@@ -51,7 +51,7 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
         HookName::PostCommit => post_commit(ctx).map(|()| exit::OK),
         HookName::PostRewrite => post_rewrite(ctx, &args.args).map(|()| exit::OK),
         HookName::PreCommit => pre_commit(ctx),
-        HookName::PrePush => pre_push(ctx, &args.args),
+        HookName::PrePush => pre_push(ctx),
         HookName::ReferenceTransaction => reference_transaction(ctx, &args.args),
     };
     match result {
@@ -126,11 +126,11 @@ fn deadline(ctx: &Ctx, name: &'static str, gate: bool, limit: Duration) {
 
 /// Whether git is in the middle of a rebase (its commits are rewrites, mapped by
 /// post-rewrite when it ends).
-fn rebasing(git_dir: &Path, action: &str, reflog: &str) -> bool {
-    action.starts_with("rebase")
-        || reflog.starts_with("rebase")
-        || git_dir.join("rebase-merge").is_dir()
-        || git_dir.join("rebase-apply").is_dir()
+fn rebasing(git_dir: &Path) -> bool {
+    // Only git's own state of a rebase in progress: `GIT_REFLOG_ACTION` (and the reflog
+    // message it writes) is anyone's to set, and would keep every commit from being
+    // recorded.
+    git_dir.join("rebase-merge").is_dir() || git_dir.join("rebase-apply").is_dir()
 }
 
 fn post_commit(ctx: &Ctx) -> Result<()> {
@@ -141,7 +141,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     let reflog = ws.repo.reflog_head_last().ok().flatten();
     let message = reflog.as_ref().map_or("", |r| r.message.as_str());
     let action = ctx.settings.reflog_action.as_deref().unwrap_or_default();
-    if rebasing(ws.repo.git_dir(), action, message) {
+    if rebasing(ws.repo.git_dir()) {
         return Ok(());
     }
     let amended = message
@@ -384,17 +384,25 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
         ws.restart_if_finished(run, now)?;
         let events = catch_up(run)?;
         Ok(((events.clone(), run.clone()), events))
-    })?;
-    if let Some((events, run)) = written {
-        let s = ws.status(&run, &[]);
-        aftermath::announce(ws, &events, &s);
-        return Ok(Some(run));
+    });
+    match written {
+        Ok(Some((events, run))) => {
+            let s = ws.status(&run, &[]);
+            aftermath::announce(ws, &events, &s);
+            return Ok(Some(run));
+        }
+        Ok(None) => ws.warn(&format!(
+            "another loopguard holds {} for more than {}s: the commits no hook recorded are judged without recording them",
+            ws.store.dir().join("lock").display(),
+            GATE_LOCK_WAIT.as_secs()
+        )),
+        // A store that cannot be written (made read-only, full) records nothing, and must
+        // not let what it would have recorded through.
+        Err(e) => ws.warn(&format!(
+            "{}: the commits no hook recorded are judged without recording them",
+            crate::error::render(&e).message
+        )),
     }
-    ws.warn(&format!(
-        "another loopguard holds {} for more than {}s: the commits no hook recorded are judged without recording them",
-        ws.store.dir().join("lock").display(),
-        GATE_LOCK_WAIT.as_secs()
-    ));
     let run = match current {
         BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => *run,
         BranchRun::Unusable(_) => ws.rebuild(now)?,
@@ -470,6 +478,32 @@ fn blocking_run(
     blocking(ws, run)
 }
 
+/// [`blocking_run`] of a branch whose tip is there to stay (a push): with the commits up
+/// to `tip` that no hook recorded judged in memory, as the next hook will record them — a
+/// loop made where no post-commit records it (hooks off, a rebase that is not one) does
+/// not leave by push.
+fn blocking_run_caught_up(
+    ws: &Workspace<'_>,
+    name: &[u8],
+    tip: Option<&CommitId>,
+) -> Result<Option<(Run, Config)>> {
+    let mut run = match ws.run_of_branch(Some(name), tip)? {
+        BranchRun::Own(run) | BranchRun::Continues(run) => *run,
+        BranchRun::Fresh(_) | BranchRun::Unusable(_) => {
+            return blocking_run(ws, Some(name), tip);
+        }
+    };
+    if let Some(tip) = tip
+        && run.position(tip).is_none()
+        && run.start_commit.as_ref() != Some(tip)
+    {
+        let (missed, _) = ws.unrecorded(&run, Some(tip.clone()))?;
+        let config = ws.config_of(&run)?;
+        missed.record(&config, &mut run, ws.now());
+    }
+    blocking(ws, run)
+}
+
 /// `run` and its config, when its breaker blocks now.
 fn blocking(ws: &Workspace<'_>, run: Run) -> Result<Option<(Run, Config)>> {
     let config = ws.config_of(&run)?;
@@ -520,7 +554,24 @@ fn refuse_blind(ws: &Workspace<'_>, why: &str, what: &str) -> Result<u8> {
     Ok(exit::TRIPPED)
 }
 
-fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
+/// A ref about to point at `new`, an object this repository does not have: refused (and
+/// said) while a breaker blocks.
+fn refuse_unseen(ws: &Workspace<'_>, new: &str, shown_ref: &str) -> Result<bool> {
+    let runs = blocking_runs(ws)?;
+    if runs.is_empty() {
+        return Ok(false);
+    }
+    ws.note(&format!(
+        "loopguard: {shown_ref} would point at {new}, which is not in this repository's objects (written to another object directory?): it cannot be judged, and a breaker is open: refused"
+    ));
+    for (run, config) in &runs {
+        let branch = run.branch.as_deref().unwrap_or("(detached HEAD)");
+        refuse(ws, run, config, branch, "this");
+    }
+    Ok(true)
+}
+
+fn pre_push(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let input = match hook_input(ctx) {
         Input::Read(input) => input,
@@ -571,18 +622,23 @@ fn pre_push(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
     branches.dedup();
     let mut code = exit::OK;
     for (b, tip) in &branches {
-        let shown = String::from_utf8_lossy(b);
-        if gate(&ws, Some(b), tip.as_ref(), Some(&shown), "the push")? == exit::TRIPPED {
+        if let Some((run, config)) = blocking_run_caught_up(&ws, b, tip.as_ref())? {
+            refuse(&ws, &run, &config, &String::from_utf8_lossy(b), "the push");
             code = exit::TRIPPED;
         }
     }
     if branches.is_empty() && pushed.is_empty() && ws.head.detached {
         code = gate(&ws, None, ws.head.id.as_ref(), None, "the push")?;
     }
-    if code != exit::OK || pushed.is_empty() || ws.store.open_keys()?.is_empty() {
+    // Every run is read, not only those with an open marker: a push is rare enough, and a
+    // marker is a file anyone can delete.
+    if code != exit::OK || pushed.is_empty() {
         return Ok(code);
     }
-    leaving(&ws, args, &pushed)
+    // HEAD's branch as the next hook will record it: a loop made where no post-commit
+    // recorded it leaves by no refspec (`HEAD`, a sha) either.
+    let head_run = caught_up(&ws)?;
+    leaving(&ws, &pushed, head_run)
 }
 
 /// One line of pre-push's input: a ref pushed and what the remote has there.
@@ -592,16 +648,21 @@ struct Pushed<'i> {
     remote: Option<CommitId>,
 }
 
-/// Every commit that leaves by push: none of a blocking run's, none built on them.
-fn leaving(ws: &Workspace<'_>, args: &[OsString], pushed: &[Pushed<'_>]) -> Result<u8> {
-    let guard = Guard::load(ws);
-    let remote_name = args.first().map(|a| a.to_string_lossy().into_owned());
-    let on_remote = match &remote_name {
-        Some(name) if !name.contains(['/', ':']) => {
-            ws.repo.commits_under(&format!("refs/remotes/{name}/"))?
-        }
-        _ => Vec::new(),
-    };
+/// Every commit that leaves by push: none of a blocking run's (`head_run`: HEAD's, judged
+/// with what no hook recorded), none built on them. What
+/// the remote already has is what it said it has: the values of the refs pushed, from its
+/// own advertisement (pre-push's `<remote sha>`). Remote-tracking refs are not asked: they
+/// are this repository's refs, and anyone can point one at the stuck tip.
+fn leaving(ws: &Workspace<'_>, pushed: &[Pushed<'_>], head_run: Option<Run>) -> Result<u8> {
+    let mut guard = Guard::load(ws);
+    if let Some(run) = head_run {
+        guard.put(ws, ws.key.clone(), run);
+    }
+    let there: Vec<CommitId> = pushed
+        .iter()
+        .filter_map(|p| p.remote.clone())
+        .filter(|id| ws.repo.resolve(id.as_str()).is_ok())
+        .collect();
     let mut code = exit::OK;
     for p in pushed {
         let own = p
@@ -610,8 +671,6 @@ fn leaving(ws: &Workspace<'_>, args: &[OsString], pushed: &[Pushed<'_>]) -> Resu
             .and_then(|b| guard.own(&branch_key_bytes(Some(b))));
         let work =
             !(p.local_ref.starts_with(b"refs/remotes/") || p.local_ref.starts_with(b"refs/notes/"));
-        let mut there = on_remote.clone();
-        there.extend(p.remote.clone());
         let target = Target { own, work };
         let refusal = match guard.leaves(&ws.repo, &p.local, &there)? {
             Some(r) => Some(r),
@@ -709,6 +768,12 @@ fn reference_transaction(ctx: &Ctx, args: &[OsString]) -> Result<u8> {
         // Whatever the ref: what the commits are. (A tag is judged by its commit; a ref
         // to a tree or a blob brings no commit.)
         let Ok(commit) = ws.repo.resolve(new) else {
+            // An object this repository does not have (written to another object
+            // directory, `GIT_OBJECT_DIRECTORY`) cannot be judged: refused while a breaker
+            // blocks. A ref to a tree or a blob brings no commit.
+            if !ws.repo.has_object(new) && refuse_unseen(&ws, new, &shown_ref)? {
+                code = exit::TRIPPED;
+            }
             continue;
         };
         let target = Target {

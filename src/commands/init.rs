@@ -12,6 +12,7 @@ use crate::config::{CONFIG_FILE, Profile};
 use crate::error::{ConfigFileError, GitError, HookError, StoreError, exit};
 use crate::hooks::{self, HookChange};
 use crate::run::{PinSource, PinnedConfig};
+use crate::settings::Build;
 
 use super::{Ctx, Workspace, print, shown};
 
@@ -185,12 +186,12 @@ fn write_config(ws: &Workspace<'_>, profile: Profile, force: bool) -> Result<()>
 fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
     let dir = ws.repo.hooks_dir();
     let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
-    let changes =
-        hooks::install(&dir, &hooks::chained_dir(ws.store.dir()), &exe).map_err(|source| {
-            HookError::Install {
-                dir: dir.clone(),
-                source,
-            }
+    // A test repository's hooks honour the tests' knobs (a debug build's only).
+    let test_knobs = ws.ctx.settings.invocation.test_knobs && Build::this() == Build::Debug;
+    let changes = hooks::install(&dir, &hooks::chained_dir(ws.store.dir()), &exe, test_knobs)
+        .map_err(|source| HookError::Install {
+            dir: dir.clone(),
+            source,
         })?;
     for (hook, change) in &changes {
         ws.note(&format!("hook {hook}: {}", change.describe()));

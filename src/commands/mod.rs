@@ -79,6 +79,11 @@ pub fn run(cli: Cli, settings: Settings, problems: Vec<SettingsError>) -> Result
     } else if let Some(first) = problems.into_iter().next() {
         return Err(first.into());
     }
+    for knob in &ctx.settings.ignored_knobs {
+        ctx.ui.warn(&format!(
+            "{knob} is a test knob, not honoured here (a hook, a GitHub Actions job, a release build)"
+        ));
+    }
     match cli.command {
         Command::Init(a) => init::init(&ctx, a),
         Command::Uninstall(a) => uninstall::uninstall(&ctx, &a),

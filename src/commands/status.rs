@@ -18,10 +18,18 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     let hooks = hooks::installed(&ws.repo.hooks_dir(), &ws.root);
     let missing = hooks
         .iter()
-        .filter(|(_, on)| !on)
+        .filter(|(_, on)| on.is_err())
         .map(|(h, _)| (*h).to_owned())
         .collect();
-    let some = hooks.iter().any(|(_, on)| *on);
+    let some = hooks.iter().any(|(_, on)| on.is_ok());
+    // What looks like a hook and is not one that guards: said, never counted as guarding.
+    for (hook, on) in &hooks {
+        if let Err(why) = on
+            && some_trace(why)
+        {
+            ws.warn(&format!("the {hook} hook {why}: it does not guard"));
+        }
+    }
     // As the next hook will judge it: with the commits no hook recorded.
     let (run, unrecorded) = ws.with_unrecorded(ws.run_or_new()?)?;
     if unrecorded > 0 {
@@ -49,4 +57,10 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     } else {
         exit::OK
     })
+}
+
+/// Whether a hook's problem is worth a warning: something is there that is not what it
+/// seems (an absent hook is said by `guarded` and the missing list).
+fn some_trace(why: &str) -> bool {
+    why != "not installed" && why != "does not run loopguard"
 }

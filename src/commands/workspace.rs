@@ -31,7 +31,7 @@ use crate::error::{ConfigFileError, StoreError};
 use crate::git::{Head, Repo};
 use crate::iteration::{CommitId, Iteration, IterationKind};
 use crate::report::{Status, markdown};
-use crate::run::{PinSource, PinnedConfig, Run, judge};
+use crate::run::{PinSource, PinnedConfig, Run, judge_seen};
 use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes};
 
 use super::{Ctx, content_hash};
@@ -940,7 +940,9 @@ impl<'c> Workspace<'c> {
         for it in &mut history {
             self.classify_setup(&fresh, it);
         }
-        let judged = judge(&config, history, &fresh.id, now);
+        // Every step now: a commit's own time is what its author wrote, and a backdated
+        // trip would be past its cooldown the moment the run is rebuilt.
+        let judged = judge_seen(&config, history, &fresh.id, now, |_| Some(now));
         let mut run = judged.run;
         let fresh = fresh.into_saved();
         run.id = fresh.id;

@@ -259,6 +259,11 @@ impl Repo {
     }
 
     /// The commit `rev` names (tags peeled), as a full hex id.
+    /// Whether `hex` names an object this repository has (of any kind).
+    pub fn has_object(&self, hex: &str) -> bool {
+        ObjectId::from_hex(hex.as_bytes()).is_ok_and(|id| self.repo.has_object(id))
+    }
+
     pub fn resolve(&self, rev: &str) -> Result<CommitId, GitError> {
         Ok(cid(&self.commit_id(rev)?))
     }
@@ -466,34 +471,6 @@ impl Repo {
             .into_iter()
             .map(|id| Ok((cid(&id), graph.parents_of(id)?.iter().map(cid).collect())))
             .collect()
-    }
-
-    /// The commits the refs under `prefix` (`refs/remotes/origin/`) point at, peeled;
-    /// refs that point at no commit are left out.
-    pub fn commits_under(&self, prefix: &str) -> Result<Vec<CommitId>, GitError> {
-        let platform = self
-            .repo
-            .references()
-            .map_err(|e| GitError::other("cannot list references", e))?;
-        let iter = platform
-            .prefixed(prefix)
-            .map_err(|e| GitError::other("cannot list references", e))?;
-        let mut out = Vec::new();
-        for reference in iter {
-            let Ok(mut reference) = reference else {
-                continue;
-            };
-            let Ok(id) = reference.peel_to_id() else {
-                continue;
-            };
-            let name = reference.name().as_bstr().to_str_lossy().into_owned();
-            if let Ok(commit) = self.peel_to_commit(&name, id.detach()) {
-                out.push(cid(&commit));
-            }
-        }
-        out.sort();
-        out.dedup();
-        Ok(out)
     }
 
     /// What commit `rev` says of itself, without reading its change: author, tree,

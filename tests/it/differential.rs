@@ -268,8 +268,9 @@ fn play(scenario: &Scenario) {
     }
     let base = repo.commit("Word counter");
     let now = |repo: &TestRepo| rfc3339(repo.now());
+    // A test repository's hooks: they honour LOOPGUARD_NOW.
     lg(&repo)
-        .arg("init")
+        .args(["--test-knobs", "init"])
         .env("LOOPGUARD_NOW", now(&repo))
         .run()
         .ok();

@@ -409,6 +409,8 @@ fn a_crash_at_any_write_point_is_repaired() {
         "report-written",
     ] {
         let repo = about_to_trip();
+        // A test repository's hooks: they honour LOOPGUARD_FAILPOINT.
+        lg(&repo).args(["--test-knobs", "init"]).run().ok();
         repo.tick();
         let out = repo
             .command("git")

@@ -81,20 +81,38 @@ fn case_01_every_form_of_push_of_the_stuck_commits_is_refused() {
         );
         assert_eq!(refs_of(&remote), before, "{spec} reached the remote");
     }
-    // One of the run's earlier commits (not the tip) does not leave either; what the
-    // remote has, and history from before the run, may.
+    // One of the run's earlier commits (not the tip) does not leave either, nor one the
+    // remote has under another name (what the remote has is what it says of the refs
+    // pushed); history from before the run may.
     refused(
         &repo.try_git(&["push", "-q", "origin", "main~1:refs/heads/earlier"]),
         "a commit of the run that is not its tip",
     );
-    allowed(
+    refused(
         &repo.try_git(&["push", "-q", "origin", "main~3:refs/heads/pushed-before"]),
-        "the commit the remote already has",
+        "a commit of the run the remote has under another name",
     );
     allowed(
         &repo.try_git(&["push", "-q", "origin", "main~4:refs/heads/base"]),
         "the commit where the run started",
     );
+}
+
+// Found by the model-based test: remote-tracking refs are this repository's own refs.
+
+#[test]
+fn a_remote_tracking_ref_pointed_at_the_stuck_tip_does_not_make_it_pushed() {
+    let (repo, remote) = stuck_with_remote("");
+    let before = refs_of(&remote);
+    repo.git(&["update-ref", "refs/remotes/origin/x", "HEAD"]);
+    repo.git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    for spec in ["HEAD", "HEAD:refs/heads/elsewhere"] {
+        refused(
+            &repo.try_git(&["push", "-q", "origin", spec]),
+            &format!("git push origin {spec} after the remote-tracking refs were forged"),
+        );
+        assert_eq!(refs_of(&remote), before, "{spec} reached the remote");
+    }
 }
 
 // --- 2. detached HEAD is a ref like any other ------------------------------------------
@@ -357,6 +375,28 @@ fn case_07_a_new_branch_an_orphan_or_the_start_commit_continue_the_stuck_run() {
     assert!(!refs_of(&remote).contains("from-start"));
 }
 
+// Found since: a run started on the new branch (by `loopguard run`, which records a test
+// result there) made it a branch with a run of its own, whose new work was its own.
+
+#[test]
+fn a_run_started_on_a_new_branch_while_stuck_is_no_fresh_start() {
+    let (repo, _remote) = stuck_with_remote("");
+    let start = repo.rev_parse("main~4");
+    repo.git(&["checkout", "-q", "-b", "fresh", &start]);
+    lg(&repo).args(["run", "--", "true"]).run();
+    repo.write("src/fresh.rs", "pub fn fresh() {}\n");
+    repo.git(&["add", "-A"]);
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "-m", "fresh start"]),
+        "a commit on a new branch whose run started after the trip",
+    );
+    refused(
+        &repo.try_git(&["commit", "-q", "--no-verify", "-m", "fresh start"]),
+        "the same with --no-verify",
+    );
+}
+
 #[test]
 fn case_07_a_persons_commits_start_their_own_run_when_agents_are_configured() {
     let (repo, _remote) = stuck_with_remote("agents: [\"Agent <agent@example.com>\"]\n");
@@ -394,6 +434,244 @@ pub(crate) fn git_with_input(repo: &TestRepo, args: &[&str], input: &str) -> Str
     let out = child.wait_with_output().expect("git ends");
     assert!(out.status.success(), "git {args:?} failed");
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+// --- 9. nothing the agent controls switches the guard off -----------------------------------
+
+/// A guarded repository whose `main` is stuck on three empty commits, with a cooldown of a
+/// minute: a clock a day ahead would half-open it.
+fn stuck_with_a_cooldown() -> TestRepo {
+    let repo = guarded("on_trip: {cooldown: 1m}\n");
+    for i in 0..3 {
+        repo.commit_empty(&format!("nothing {i}"));
+    }
+    assert_eq!(state(&repo), "open");
+    repo
+}
+
+#[test]
+fn case_09_the_tests_knobs_and_another_binary_are_not_honoured_by_the_hooks() {
+    let repo = stuck_with_a_cooldown();
+    let future = "2099-01-01T00:00:00Z";
+    for (name, value) in [
+        ("LOOPGUARD_NOW", future),
+        ("LOOPGUARD_BIN", "/bin/true"),
+        ("LOOPGUARD_FAILPOINT", "before-journal"),
+    ] {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args(["commit", "-q", "--allow-empty", "-m", "past the cooldown"])
+            .env(name, value)
+            .output()
+            .unwrap();
+        let err = refused(&out, &format!("a commit with {name}={value}"));
+        if name != "LOOPGUARD_BIN" {
+            assert!(
+                err.contains(&format!("{name} is a test knob, not honoured here")),
+                "{name}: {err}"
+            );
+        }
+        assert_eq!(state(&repo), "open", "{name}");
+    }
+    // A failpoint does not crash a hook either: the trip it would have lost is recorded.
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args([
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("nothing {i}"),
+            ])
+            .env("LOOPGUARD_FAILPOINT", "before-journal")
+            .output()
+            .unwrap();
+        allowed(&out, "an empty commit");
+        assert!(!stderr(&out).contains("crashing"), "{}", stderr(&out));
+    }
+    assert!(repo.path().join(".git/loopguard/open/main").exists());
+}
+
+/// A library that moves the clock a year on, for `LD_PRELOAD` (built with `cc`, which
+/// Rust's own linking needs on Linux).
+#[cfg(target_os = "linux")]
+fn clock_a_year_on(repo: &TestRepo) -> std::path::PathBuf {
+    let dir = repo.home().join("preload");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("future.c");
+    std::fs::write(
+        &source,
+        r#"#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <time.h>
+int clock_gettime(clockid_t id, struct timespec *tp) {
+    static int (*real)(clockid_t, struct timespec *);
+    if (!real) real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+    int r = real(id, tp);
+    if (id == CLOCK_REALTIME) tp->tv_sec += 86400L * 365;
+    return r;
+}
+"#,
+    )
+    .unwrap();
+    let lib = dir.join("future.so");
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .arg("-ldl")
+        .status()
+        .expect("cc builds the preloaded library");
+    assert!(built.success());
+    lib
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn case_09_a_library_preloaded_into_git_is_not_loaded_into_the_hooks() {
+    let repo = stuck_with_a_cooldown();
+    let lib = clock_a_year_on(&repo);
+    repo.tick();
+    let out = repo
+        .command("git")
+        .args(["commit", "-q", "--allow-empty", "-m", "a year later"])
+        .env("LD_PRELOAD", &lib)
+        .output()
+        .unwrap();
+    refused(&out, "a commit with a clock a year on preloaded");
+    assert_eq!(state(&repo), "open");
+}
+
+#[test]
+fn case_09_status_never_says_guarded_while_a_hook_cannot_guard() {
+    let guarded_now = |repo: &TestRepo| -> (bool, String) {
+        let out = lg(repo).args(["status", "--json"]).run().ok();
+        (out.json()["guarded"] == true, out.stderr)
+    };
+    let repo = guarded("");
+    assert!(guarded_now(&repo).0);
+    // git skips a hook that is not executable (with a hint it may not even show).
+    let hook = repo.path().join(".git/hooks/reference-transaction");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let (on, err) = guarded_now(&repo);
+        assert!(!on && err.contains("not executable"), "{err}");
+    }
+    // A shim with an early way out.
+    lg(&repo).arg("init").run().ok();
+    let text = std::fs::read_to_string(&hook).unwrap();
+    std::fs::write(&hook, text.replacen("hook=", "exit 0\nhook=", 1)).unwrap();
+    let (on, err) = guarded_now(&repo);
+    assert!(!on && err.contains("edited"), "{err}");
+    // A test repository's shims, which honour the knobs.
+    lg(&repo).args(["--test-knobs", "init"]).run().ok();
+    let (on, err) = guarded_now(&repo);
+    assert!(!on && err.contains("knobs"), "{err}");
+    lg(&repo).arg("init").run().ok();
+    assert!(guarded_now(&repo).0);
+}
+
+// --- found since: what git lets an agent say about itself ---------------------------------
+
+#[test]
+fn a_commit_written_to_another_object_directory_is_not_waved_through() {
+    let (repo, _remote) = stuck_with_remote("");
+    repo.git(&["checkout", "-q", "--detach"]);
+    let elsewhere = repo.home().join("objects");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    repo.tick();
+    let out = repo
+        .command("git")
+        .args([
+            "commit",
+            "-q",
+            "--allow-empty",
+            "--no-verify",
+            "-m",
+            "hidden",
+        ])
+        .env("GIT_OBJECT_DIRECTORY", &elsewhere)
+        .env(
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+            repo.path().join(".git/objects"),
+        )
+        .output()
+        .unwrap();
+    let err = refused(&out, "a commit whose object is kept elsewhere");
+    assert!(err.contains("not in this repository's objects"), "{err}");
+    assert_eq!(repo.head(), repo.rev_parse("main"));
+}
+
+#[test]
+fn deleting_the_open_markers_lets_no_push_through() {
+    let (repo, remote) = stuck_with_remote("");
+    let before = refs_of(&remote);
+    std::fs::remove_dir_all(repo.path().join(".git/loopguard/open")).unwrap();
+    for spec in ["HEAD", "HEAD:refs/heads/elsewhere", "main"] {
+        refused(
+            &repo.try_git(&["push", "-q", "origin", spec]),
+            &format!("git push origin {spec} with the markers gone"),
+        );
+        assert_eq!(refs_of(&remote), before, "{spec} reached the remote");
+    }
+}
+
+#[test]
+fn a_rebase_that_is_not_one_keeps_no_commit_from_being_recorded_or_pushed() {
+    // GIT_REFLOG_ACTION is anyone's to set: the commits are recorded all the same.
+    let repo = guarded("");
+    for i in 0..3 {
+        repo.tick();
+        let out = repo
+            .command("git")
+            .args(["commit", "-q", "--allow-empty", "--no-verify", "-m"])
+            .arg(format!("nothing {i}"))
+            .env("GIT_REFLOG_ACTION", "rebase")
+            .output()
+            .unwrap();
+        allowed(&out, "an empty commit");
+    }
+    assert!(repo.path().join(".git/loopguard/open/main").exists());
+    // A rebase-merge directory made by hand keeps post-commit from recording, but the
+    // loop it hides leaves by no refspec.
+    let repo = guarded("");
+    let remote = repo.with_remote();
+    std::fs::create_dir_all(repo.path().join(".git/rebase-merge")).unwrap();
+    for i in 0..3 {
+        repo.tick();
+        allowed(
+            &repo.try_git(&[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "--no-verify",
+                "-m",
+                &format!("n{i}"),
+            ]),
+            "an empty commit during a rebase that is not one",
+        );
+    }
+    let tip = repo.head();
+    for spec in [
+        "HEAD".to_owned(),
+        "HEAD:refs/heads/elsewhere".to_owned(),
+        format!("{tip}:refs/heads/raw"),
+        "main".to_owned(),
+    ] {
+        refused(
+            &repo.try_git(&["push", "-q", "origin", &spec]),
+            &format!("git push origin {spec}"),
+        );
+    }
+    assert_eq!(refs_of(&remote), "");
+    std::fs::remove_dir(repo.path().join(".git/rebase-merge")).unwrap();
+    assert_eq!(state(&repo), "open");
 }
 
 // --- 13. no silent cap ---------------------------------------------------------------------
@@ -646,7 +924,8 @@ fn case_18_invisible_characters_are_no_progress() {
 mod ci_cases {
     use super::git_with_input;
     use crate::support::ci::{
-        BRANCH, CONFIG, LABEL, Project, SAME, SAME_LOGS, commit_spec, log_path, payload, run_ci,
+        BRANCH, CONFIG, CiStep, LABEL, Project, SAME, SAME_LOGS, commit_spec, log_path, payload,
+        run_ci, run_ci_at,
     };
     use crate::support::github_fake::{FakeGitHub, PrSpec};
 
@@ -706,6 +985,67 @@ mod ci_cases {
         gh.remove_label(7, LABEL);
         let out = p.ci_on_push(&gh, &head, SAME_LOGS[0]);
         assert_eq!(out.outputs["state"], "half_open", "{out:#?}");
+    }
+
+    // --- 9. in CI, a knob in $GITHUB_ENV changes nothing ---------------------------------
+
+    #[test]
+    fn case_09_a_clock_the_prs_steps_set_does_not_walk_past_the_cooldown() {
+        let gh = FakeGitHub::start_blocking();
+        let config = format!("{CONFIG}  cooldown: 30m\n");
+        let mut p = Project::new(&config);
+        // Stuck now, by the runner's clock (the commits say 2023: what CI saw counts).
+        let now = jiff::Timestamp::now().to_string();
+        let mut head = String::new();
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            run_ci_at(
+                &gh,
+                &p.repo,
+                "pull_request",
+                &p.sync_event(&head),
+                &["--log", &log_path(log)],
+                &now,
+            );
+        }
+        assert_eq!(gh.labels(7), [LABEL]);
+        // The PR's own test step wrote LOOPGUARD_NOW, a day ahead, into $GITHUB_ENV: the
+        // loopguard step gets it in its environment, and no --test-knobs.
+        let out = CiStep::new(&gh, &p.repo)
+            .event("pull_request", &p.sync_event(&head))
+            .args(["ci", "--log", &log_path(SAME_LOGS[0])])
+            .env("LOOPGUARD_NOW", "2099-01-01T00:00:00Z")
+            .without_test_knobs()
+            .run();
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert!(
+            out.stderr
+                .contains("LOOPGUARD_NOW is a test knob, not honoured here"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(gh.labels(7), [LABEL]);
+    }
+
+    // --- found since: a backdated commit does not put its trip behind a cooldown ---------
+
+    #[test]
+    fn a_trip_on_backdated_commits_counts_from_when_ci_saw_them() {
+        let gh = FakeGitHub::start_blocking();
+        let mut p = Project::new(&format!("{CONFIG}  cooldown: 30m\n"));
+        // The commits say 2023 (what their author wrote); CI runs in 2026.
+        let mut out = None;
+        for (i, (body, log)) in SAME[..3].iter().enumerate() {
+            let head = p.attempt(body, &format!("Try {i}"));
+            gh.add_pr(p.pr(7, &head));
+            out = Some(p.ci_on_push(&gh, &head, log));
+        }
+        let out = out.unwrap();
+        assert_eq!(out.code, 1, "{out:#?}");
+        assert_eq!(out.outputs["state"], "open", "{out:#?}");
+        assert_eq!(gh.labels(7), [LABEL]);
     }
 
     // --- 11. a force-push erases no counter --------------------------------------------

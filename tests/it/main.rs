@@ -28,6 +28,7 @@ mod hook_gates;
 mod input_limits;
 mod keeps_its_word;
 mod local_guard;
+mod model;
 mod pictures;
 mod progress;
 mod recovery;

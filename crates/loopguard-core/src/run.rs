@@ -1492,6 +1492,19 @@ pub struct Judgement {
 /// a history would let a commit's own tests undo a trip the hooks already made. An
 /// uncommitted iteration (a test run) is its evidence, and arrives with it.
 pub fn judge(config: &Config, history: Vec<Iteration>, run_id: &str, now: Timestamp) -> Judgement {
+    judge_seen(config, history, run_id, now, |_| None)
+}
+
+/// [`judge`], each iteration stepping no earlier than `seen` says it was first seen (CI:
+/// the run that first judged the commit). A commit's own time is what its author wrote:
+/// backdated, it would put a trip long in the past and a cooldown behind it at once.
+pub fn judge_seen(
+    config: &Config,
+    history: Vec<Iteration>,
+    run_id: &str,
+    now: Timestamp,
+    seen: impl Fn(&CommitId) -> Option<Timestamp>,
+) -> Judgement {
     let mut history = first_parent::line_of(history);
     let filter = AgentFilter::for_history(config, &history);
     for it in &mut history {
@@ -1504,6 +1517,7 @@ pub fn judge(config: &Config, history: Vec<Iteration>, run_id: &str, now: Timest
     let mut events = Vec::new();
     for mut it in history {
         let at = it.at.unwrap_or(now);
+        let at = seen(&it.id).map_or(at, |first| first.max(at));
         let interventions = std::mem::take(&mut it.interventions);
         let later = if it.uncommitted { None } else { it.test.take() };
         let id = it.id.clone();

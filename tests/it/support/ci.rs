@@ -168,6 +168,8 @@ pub(crate) struct CiStep<'a> {
     args: Vec<String>,
     env: Vec<(String, String)>,
     kill_after: Option<Duration>,
+    /// `--test-knobs` before the arguments (loopguard only): the knobs set here count.
+    test_knobs: bool,
 }
 
 impl<'a> CiStep<'a> {
@@ -181,7 +183,15 @@ impl<'a> CiStep<'a> {
             args: Vec::new(),
             env: Vec::new(),
             kill_after: None,
+            test_knobs: true,
         }
+    }
+
+    /// Without `--test-knobs`: as the Action runs loopguard, where the knobs in the
+    /// environment are not honoured.
+    pub(crate) fn without_test_knobs(mut self) -> Self {
+        self.test_knobs = false;
+        self
     }
 
     /// The API at `url` instead of the fake (a misbehaving server).
@@ -252,8 +262,12 @@ impl<'a> CiStep<'a> {
             .env("GITHUB_SHA", "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed")
             .env("LOOPGUARD_GITHUB_TIME_SCALE", "0.001")
             .env("LOOPGUARD_NOW", "2026-11-25T12:00:00Z")
-            .env("NO_COLOR", "1")
-            .args(&self.args);
+            .env("NO_COLOR", "1");
+        // In a GitHub Actions job the knobs come from the command line only.
+        if self.test_knobs && self.program == assert_cmd::cargo::cargo_bin("loopguard") {
+            cmd.arg("--test-knobs");
+        }
+        cmd.args(&self.args);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

@@ -65,6 +65,11 @@ pub struct CiState {
     /// commit is one more attempt.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gone: Vec<Iteration>,
+    /// When a run first judged each commit: an iteration steps no earlier (a commit's own
+    /// time is what its author wrote, and a backdated trip would be past its cooldown at
+    /// once).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub seen: BTreeMap<CommitId, Timestamp>,
 }
 
 /// The workflows that run loopguard in the tree of `at` (a base commit or branch).
@@ -272,6 +277,7 @@ impl CiState {
         let recent: BTreeSet<&CommitId> = ids.iter().rev().take(keep_evidence).collect();
         self.evidence.retain(|id, _| recent.contains(id));
         self.records.retain(|id, _| all.contains(id));
+        self.seen.retain(|id, _| all.contains(id));
         self.resumes.retain(|r| all.contains(&r.after));
         self.turns.retain(|r| all.contains(&r.after));
     }
@@ -300,6 +306,13 @@ impl CiState {
         }
     }
 
+    /// Notes `now` as when the commits of `history` no run judged before were first seen.
+    pub fn mark_seen(&mut self, history: &[Iteration], now: Timestamp) {
+        for it in history {
+            self.seen.entry(it.id.clone()).or_insert(now);
+        }
+    }
+
     /// Makes room: drops the file lists of the oldest records first, then the oldest
     /// records. `false` when there is nothing left to drop.
     pub fn shed(&mut self, order: &[CommitId]) -> bool {
@@ -321,7 +334,10 @@ impl CiState {
             }
         }
         for id in order {
-            if self.records.remove(id).is_some() {
+            // The oldest commits' first sightings go with their records: the cooldown of a
+            // trip among them counts from their own time then.
+            let seen = self.seen.remove(id).is_some();
+            if self.records.remove(id).is_some() || seen {
                 return true;
             }
         }
