@@ -106,6 +106,7 @@ done
 echo "rounds: $RUNS (median wall, max peak RSS); load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-34s %10s %12s   %s\n' tool wall peak-rss output
 for t in "${NAMES[@]}"; do
+    # shellcheck disable=SC2086 # a list of numbers, a word each
     MEDIAN[$t]=$(printf '%s\n' ${WALLS[$t]} | sort -n | awk '{ a[NR] = $1 } END {
         print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
     printf '%-34s %8.2f s %8.1f MiB   %s\n' "${LABEL[$t]}" "${MEDIAN[$t]}" \

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2043 # a runner's one-scenario loops are written like its others
 # Regenerates tests/fixtures/logs/** by running the real test runners on the small projects
 # under tests/fixtures/projects/<runner>/. Tests read the committed output; they never need
 # the runners.
@@ -1467,7 +1468,7 @@ PY
 #   scripts/gen-fixtures.sh heldout              # every runner's
 #   scripts/gen-fixtures.sh heldout/RUNNER[,..]  # some runners'
 HELDOUT_RUNNERS="unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet"
-HELDOUT_FAILING="wrong-total out-of-stock bad-parse missing-report setup-error two-files"
+HELDOUT_FAILING=(wrong-total out-of-stock bad-parse missing-report setup-error two-files)
 
 gen_heldout() {
     local r runners=${ONLY:-" $HELDOUT_RUNNERS "}
@@ -1487,7 +1488,7 @@ hemit() {
 }
 
 heldout_failures() {
-    printf '%s\n' passing $HELDOUT_FAILING
+    printf '%s\n' passing "${HELDOUT_FAILING[@]}"
 }
 
 heldout_unittest() {
