@@ -11,14 +11,7 @@ use super::collect::Collector;
 use super::failure::{FailureKind, Runner};
 use super::signature::Fingerprint;
 use super::trx::{first_line, push_bounded};
-use super::xml::XmlSink;
-
-fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    attrs
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
+use super::xml::{XmlSink, attr};
 
 /// Which report: the element names differ, the reading does not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use super::jest::jest_id;
 use super::pytest::SectionMessage;
 use super::signature::Fingerprint;
 use super::stream::MAX_LINE_BYTES;
-use super::xml::XmlSink;
+use super::xml::{XmlSink, attr};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Producer {
@@ -141,13 +141,6 @@ impl Body {
             }
         }
     }
-}
-
-fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    attrs
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
 }
 
 impl XmlSink for JunitReport {

@@ -10,7 +10,7 @@
 use super::collect::Collector;
 use super::failure::{FailureKind, Runner};
 use super::signature::Fingerprint;
-use super::xml::XmlSink;
+use super::xml::{XmlSink, attr};
 
 /// The message text kept per result: its first line is what counts.
 pub(crate) const MAX_MESSAGE_BYTES: usize = 4096;
@@ -27,13 +27,6 @@ struct Result {
     id: String,
     kind: FailureKind,
     message: Vec<u8>,
-}
-
-fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    attrs
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
 }
 
 impl TrxReport {

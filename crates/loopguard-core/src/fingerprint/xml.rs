@@ -14,6 +14,15 @@ pub(crate) trait XmlSink {
     fn text(&mut self, bytes: &[u8]);
 }
 
+/// The value of attribute `name` among a start tag's `attrs` (as [`XmlSink::start`] gets
+/// them).
+pub(crate) fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum State {
     #[default]
