@@ -10,7 +10,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -98,7 +98,7 @@ impl LineParser for BunParser {
         }
         if self.error.is_none() && ERROR.is_match(text) {
             let message = text.strip_prefix("error: ").unwrap_or(text);
-            let message = truncate_chars(message, 400);
+            let message = cut_message(message);
             if self.unhandled {
                 self.unhandled = false;
                 let id = self.file.as_deref().unwrap_or("bun test");

@@ -10,7 +10,7 @@
 use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -64,7 +64,7 @@ impl LineParser for CtestParser {
             let message = if is_ctest_line(trimmed) || trimmed.is_empty() {
                 status
             } else {
-                truncate_chars(trimmed, 400)
+                cut_message(trimmed)
             };
             out.fail(Runner::Ctest, kind, &id, Some(&message));
         }
@@ -103,7 +103,7 @@ impl LineParser for CtestParser {
         {
             self.verbose_first
                 .entry(c[1].to_string())
-                .or_insert_with(|| truncate_chars(c[2].trim(), 400));
+                .or_insert_with(|| cut_message(c[2].trim()));
         }
     }
 

@@ -9,7 +9,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -83,7 +83,7 @@ impl LineParser for DenoParser {
             return;
         }
         if let Some(c) = TYPE_ERROR.captures(trimmed) {
-            let message = truncate_chars(&format!("error {}: {}", &c[1], &c[2]), 400);
+            let message = cut_message(&format!("error {}: {}", &c[1], &c[2]));
             self.type_error = Some((message, 12));
             return;
         }
@@ -101,7 +101,7 @@ impl LineParser for DenoParser {
                     } else {
                         FailureKind::Test
                     };
-                    out.fail(Runner::Deno, kind, id, Some(&truncate_chars(message, 400)));
+                    out.fail(Runner::Deno, kind, id, Some(&cut_message(message)));
                     self.entry = None;
                 }
             }

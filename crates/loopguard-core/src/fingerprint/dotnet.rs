@@ -16,7 +16,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -220,7 +220,7 @@ fn kind_of(message: &str) -> (FailureKind, String) {
     } else {
         FailureKind::Test
     };
-    (kind, truncate_chars(message, 400))
+    (kind, cut_message(message))
 }
 
 #[cfg(test)]

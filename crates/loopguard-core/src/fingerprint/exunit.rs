@@ -9,7 +9,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -66,7 +66,7 @@ impl LineParser for ExunitParser {
                     *kind
                 };
                 let message = TMP_DIR.replace_all(trimmed, "${1}<tmp>/");
-                let message = truncate_chars(&message, 400);
+                let message = cut_message(&message);
                 out.fail(Runner::Exunit, kind, id, Some(&message));
                 self.pending = None;
                 return;

@@ -10,7 +10,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -61,7 +61,7 @@ impl LineParser for MinitestParser {
                 return;
             }
             if !text.trim().is_empty() && !ENTRY.is_match(text) && !SUMMARY.is_match(text) {
-                entry.message = Some(truncate_chars(text.trim(), 400));
+                entry.message = Some(cut_message(text.trim()));
                 self.close(out);
                 return;
             }

@@ -14,7 +14,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -139,7 +139,7 @@ impl LineParser for NodeTestParser {
         if let Some(c) = ERROR_LINE.captures(printed)
             && c[1].ends_with("Error")
         {
-            self.process_error = Some(truncate_chars(&format!("{}: {}", &c[1], &c[2]), 400));
+            self.process_error = Some(cut_message(&format!("{}: {}", &c[1], &c[2])));
         }
     }
 
@@ -192,7 +192,7 @@ impl NodeTestParser {
             Some(c) => format!("{}: {}", &c[1], &c[2]),
             None => value.to_string(),
         };
-        (FailureKind::Test, truncate_chars(&message, 400))
+        (FailureKind::Test, cut_message(&message))
     }
 
     /// One line of a TAP failure's YAML block; `false` when the block is over and the line
@@ -250,12 +250,7 @@ impl NodeTestParser {
             let name = f.name.as_deref().unwrap_or("Error");
             (FailureKind::Test, format!("{name}: {error}"))
         };
-        out.fail(
-            Runner::Node,
-            kind,
-            &f.id,
-            Some(&truncate_chars(&message, 400)),
-        );
+        out.fail(Runner::Node, kind, &f.id, Some(&cut_message(&message)));
     }
 }
 

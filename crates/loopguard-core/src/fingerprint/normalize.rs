@@ -355,7 +355,14 @@ fn single_line(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-pub(crate) fn truncate_chars(s: &str, max: usize) -> String {
+/// What a parser holds of a message line until it reports it: its first
+/// `2 * MAX_MESSAGE_CHARS` characters, room for what normalisation strips (paths, positions)
+/// before it cuts the message to [`MAX_MESSAGE_CHARS`].
+pub(crate) fn cut_message(s: &str) -> String {
+    truncate_chars(s, 2 * MAX_MESSAGE_CHARS)
+}
+
+fn truncate_chars(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((end, _)) => s[..end].trim_end().to_string(),
         None => s.to_string(),

@@ -11,7 +11,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -86,7 +86,7 @@ impl LineParser for PhpunitParser {
                 && message.is_none()
                 && !text.trim().is_empty()
             {
-                *message = Some(truncate_chars(text.trim(), 400));
+                *message = Some(cut_message(text.trim()));
             }
             return;
         }
@@ -139,7 +139,7 @@ impl PhpunitParser {
                 && message.is_none()
                 && !rest.trim().is_empty()
             {
-                *message = Some(truncate_chars(rest.trim(), 400));
+                *message = Some(cut_message(rest.trim()));
             }
             return;
         }

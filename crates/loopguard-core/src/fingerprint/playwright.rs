@@ -13,7 +13,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -107,12 +107,12 @@ impl LineParser for PlaywrightParser {
                 && !trimmed.starts_with("Error Context:")
                 && !trimmed.starts_with("Retry #")
             {
-                *message = Some(truncate_chars(trimmed, 400));
+                *message = Some(cut_message(trimmed));
             }
             return;
         }
         if text.starts_with("Error: ") {
-            self.load_error = Some((truncate_chars(text, 400), LOAD_ERROR_WINDOW));
+            self.load_error = Some((cut_message(text), LOAD_ERROR_WINDOW));
         }
     }
 

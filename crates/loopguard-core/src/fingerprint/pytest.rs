@@ -10,7 +10,7 @@
 use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -281,7 +281,7 @@ impl SectionMessage {
             if (rest.is_empty() || rest.starts_with(' ')) && self.e_lines.len() < MAX_E_LINES {
                 let rest = rest.trim();
                 if !rest.is_empty() {
-                    self.e_lines.push(truncate_chars(rest, 400));
+                    self.e_lines.push(cut_message(rest));
                 }
             }
         } else if let Some(c) = text

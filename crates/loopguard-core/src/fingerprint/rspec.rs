@@ -11,7 +11,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -149,11 +149,11 @@ impl Failure {
             return;
         }
         if let Some(class) = &self.class {
-            self.message = Some(truncate_chars(&format!("{class} {trimmed}"), 400));
+            self.message = Some(cut_message(&format!("{class} {trimmed}")));
         } else if EXCEPTION_CLASS.is_match(trimmed) {
             self.class = Some(trimmed.to_string());
         } else {
-            self.message = Some(truncate_chars(trimmed, 400));
+            self.message = Some(cut_message(trimmed));
         }
     }
 }

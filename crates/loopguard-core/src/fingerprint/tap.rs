@@ -16,7 +16,7 @@
 use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::{Captures, Regex};
 use std::sync::LazyLock;
 
@@ -194,10 +194,10 @@ impl TapParser {
             f.message = Some(match f.message.take() {
                 // `got:` alone says little; `expected:` completes it.
                 Some(got) if got.starts_with("got:") && diag.starts_with("expected:") => {
-                    truncate_chars(&format!("{got} {diag}"), 400)
+                    cut_message(&format!("{got} {diag}"))
                 }
                 Some(m) => m,
-                None => truncate_chars(diag, 400),
+                None => cut_message(diag),
             });
         }
         true
@@ -282,7 +282,7 @@ impl TapParser {
         {
             let m = m.trim().trim_matches(['\'', '"']);
             if !m.is_empty() && m != "|-" && m != ">-" {
-                *message = Some(truncate_chars(m, 400));
+                *message = Some(cut_message(m));
             }
         }
         true
@@ -298,7 +298,7 @@ impl TapParser {
             return;
         }
         if self.stray.len() < 8 {
-            self.stray.push(truncate_chars(trimmed, 400));
+            self.stray.push(cut_message(trimmed));
         }
         if let Some(c) = NAMES_SCRIPT.captures(trimmed) {
             let first = self.stray.first().cloned().unwrap_or_default();

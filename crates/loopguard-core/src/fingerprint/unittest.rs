@@ -14,7 +14,7 @@
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
-use super::normalize::truncate_chars;
+use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -151,11 +151,11 @@ impl Block {
                 return;
             }
             self.in_traceback = false;
-            self.exception = Some(truncate_chars(text, 400));
+            self.exception = Some(cut_message(text));
             return;
         }
         if self.first_line.is_none() && !indented {
-            self.first_line = Some(truncate_chars(text, 400));
+            self.first_line = Some(cut_message(text));
         }
     }
 }
