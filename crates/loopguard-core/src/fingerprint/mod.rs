@@ -14,7 +14,8 @@
 //!    `minitest`, `phpunit`, `exunit`, `ctest`, `tap`, `nodetest`, `playwright`, `bun`,
 //!    `deno`, `dotnet`, and `generic` as the fallback) recognises its own failures; several
 //!    runners in one log are fine. Once a runner is inside its own run and says which
-//!    bytes its remaining lines hold, the scan looks for those alone (`cargo`: `F ; #`);
+//!    bytes its remaining lines hold, the scan looks for those alone (`cargo`: `F ; #`,
+//!    `pytest`: `F R = #`);
 //! 4. [`normalize`] strips what changes between two runs of the same failure (temp paths of
 //!    every OS and tool, workspace paths, line numbers, UUIDs, addresses, timestamps,
 //!    durations, property-test seeds and counterexamples, values) and keeps what tells
