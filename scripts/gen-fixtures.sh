@@ -978,14 +978,7 @@ def vstest(ctx, failures, passed, fw, normal=False, adapter_lines=True, preamble
         t += rng.random() * 0.3
         if fw == "xunit" and adapter_lines:
             out.append("[xUnit.net 00:00:%05.2f]     %s [FAIL]" % (t, f.display))
-        out.append("  Failed %s [%d ms]" % (f.display, ms()))
-        msg = f.message(ctx)
-        if msg:
-            out.append("  Error Message:")
-            out.append("   " + msg[0])
-            out += msg[1:]
-        out.append("  Stack Trace:")
-        out += frames_text(ctx, f.frames, "vstest")
+        out += vstest_failure(ctx, f)
         if normal and rng.random() < 0.5:
             out += ["", "  Standard Output Messages:", " reading %s" % ctx.tmpfile("input.txt")]
         out.append("")
@@ -995,6 +988,19 @@ def vstest(ctx, failures, passed, fw, normal=False, adapter_lines=True, preamble
     result = "Failed!" if failures else "Passed!"
     out.append("")
     out.append("%s  - Failed: %5d, Passed: %5d, Skipped: %5d, Total: %5d, Duration: %d ms - %s.dll (net8.0)" % (result, len(failures), len(passed), 0, total, rng.randint(20, 900), TEST_PROJ))
+    return out
+
+
+def vstest_failure(ctx, f):
+    """One failed test as VSTest's console shows it: `Failed`, its message, its stack."""
+    out = ["  Failed %s [%d ms]" % (f.display, ms())]
+    msg = f.message(ctx)
+    if msg:
+        out.append("  Error Message:")
+        out.append("   " + msg[0])
+        out += msg[1:]
+    out.append("  Stack Trace:")
+    out += frames_text(ctx, f.frames, "vstest")
     return out
 
 
@@ -1010,14 +1016,7 @@ def vstest_legacy(ctx, failures, passed, fw):
         "A total of 1 test files matched the specified pattern.",
     ]
     for f in failures:
-        out.append("  Failed %s [%d ms]" % (f.display, ms()))
-        msg = f.message(ctx)
-        if msg:
-            out.append("  Error Message:")
-            out.append("   " + msg[0])
-            out += msg[1:]
-        out.append("  Stack Trace:")
-        out += frames_text(ctx, f.frames, "vstest")
+        out += vstest_failure(ctx, f)
         out.append("")
     total = len(failures) + len(passed)
     out += ["", "Test Run %s." % ("Failed" if failures else "Successful"), "Total tests: %d" % total, "     Passed: %d" % len(passed)]
