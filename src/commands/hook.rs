@@ -177,7 +177,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 // Commits made with the hooks off since the last recorded one, all of them
                 // (none before where the run starts: a branch whose run starts at this
                 // commit, one another branch's run recorded, missed nothing).
-                if run.position(&it.id).is_none() && run.start_commit.as_ref() != Some(&it.id) {
+                if !run.knows(&it.id) {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
                     events.extend(ws.record_missed(run, parent, now)?);
                 }
@@ -364,18 +364,16 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
     let Some(head) = ws.head.id.clone() else {
         return Ok(None);
     };
-    let knows =
-        |run: &Run| run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head);
     let current = ws.current()?;
     if let BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) = &current
-        && knows(run)
+        && run.knows(&head)
     {
         return Ok(None);
     }
     let now = ws.now();
     let catch_up = |run: &mut Run| -> Result<Vec<crate::breaker::Event>> {
         let mut events = Vec::new();
-        if !knows(run) {
+        if !run.knows(&head) {
             events.extend(ws.record_missed(run, Some(head.clone()), now)?);
         }
         Ok(events)
@@ -494,8 +492,7 @@ fn blocking_run_caught_up(
         }
     };
     if let Some(tip) = tip
-        && run.position(tip).is_none()
-        && run.start_commit.as_ref() != Some(tip)
+        && !run.knows(tip)
     {
         let (missed, _) = ws.unrecorded(&run, Some(tip.clone()))?;
         let config = ws.config_of(&run)?;
