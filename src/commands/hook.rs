@@ -534,33 +534,35 @@ fn blocking_runs(ws: &Workspace<'_>) -> Result<Vec<(Run, Config)>> {
 /// Without git's input nobody can tell which refs move: refuse while any branch's breaker
 /// blocks (the input is lost, loopguard did not break).
 fn refuse_blind(ws: &Workspace<'_>, why: &str, what: &str) -> Result<u8> {
-    let runs = blocking_runs(ws)?;
-    if runs.is_empty() {
-        ws.warn(&format!(
-            "the hook could not read which refs {what} ({why}); no breaker is open, so git goes on"
-        ));
-        return Ok(exit::OK);
+    let head = format!("loopguard: the hook could not read which refs {what} ({why})");
+    if refuse_while_open(ws, &head)? {
+        return Ok(exit::TRIPPED);
     }
-    ws.note(&format!(
-        "loopguard: the hook could not read which refs {what} ({why}), and a breaker is open: refused"
+    ws.warn(&format!(
+        "the hook could not read which refs {what} ({why}); no breaker is open, so git goes on"
     ));
-    for (run, config) in &runs {
-        let branch = run.branch.as_deref().unwrap_or("(detached HEAD)");
-        refuse(ws, run, config, branch, "this");
-    }
-    Ok(exit::TRIPPED)
+    Ok(exit::OK)
 }
 
 /// A ref about to point at `new`, an object this repository does not have: refused (and
 /// said) while a breaker blocks.
 fn refuse_unseen(ws: &Workspace<'_>, new: &str, shown_ref: &str) -> Result<bool> {
+    refuse_while_open(
+        ws,
+        &format!(
+            "loopguard: {shown_ref} would point at {new}, which is not in this repository's objects (written to another object directory?): it cannot be judged"
+        ),
+    )
+}
+
+/// What cannot be judged (`head` says what) is refused while any breaker blocks: `head`,
+/// then every blocking run's refusal. Whether it refused.
+fn refuse_while_open(ws: &Workspace<'_>, head: &str) -> Result<bool> {
     let runs = blocking_runs(ws)?;
     if runs.is_empty() {
         return Ok(false);
     }
-    ws.note(&format!(
-        "loopguard: {shown_ref} would point at {new}, which is not in this repository's objects (written to another object directory?): it cannot be judged, and a breaker is open: refused"
-    ));
+    ws.note(&format!("{head}, and a breaker is open: refused"));
     for (run, config) in &runs {
         let branch = run.branch.as_deref().unwrap_or("(detached HEAD)");
         refuse(ws, run, config, branch, "this");
