@@ -177,7 +177,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 // Commits made with the hooks off since the last recorded one, all of them
                 // (none before where the run starts: a branch whose run starts at this
                 // commit, one another branch's run recorded, missed nothing).
-                if run.position(&it.id).is_none() && run.start_commit.as_ref() != Some(&it.id) {
+                if !run.knows(&it.id) {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
                     events.extend(ws.record_missed(run, parent, now)?);
                 }
@@ -312,22 +312,34 @@ fn pre_commit(ctx: &Ctx) -> Result<u8> {
     let shown = ws.head.branch.clone();
     // The commits made since the last one a hook recorded (hooks off, `--no-verify` with a
     // post-commit that never ran, a held lock) are caught up before the commit is judged.
-    let code = match caught_up(&ws)? {
-        Some(run) => match blocking(&ws, run)? {
-            Some((run, config)) => {
-                let branch = shown.as_deref().unwrap_or("(detached HEAD)");
-                refuse(&ws, &run, &config, branch, "the commit");
-                exit::TRIPPED
-            }
-            None => exit::OK,
-        },
-        None => gate(
-            &ws,
-            ws.head.branch_name.as_deref(),
-            ws.head.id.as_ref(),
-            shown.as_deref(),
-            "the commit",
-        )?,
+    let (judged, recorded) = match caught_up(&ws)? {
+        CaughtUp::Nothing(current) => {
+            let recorded = match &current {
+                BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => {
+                    Some((**run).clone())
+                }
+                BranchRun::Unusable(_) => None,
+            };
+            let judged = blocking_of(
+                &ws,
+                current,
+                ws.head.branch_name.as_deref(),
+                ws.head.id.as_ref(),
+            )?;
+            (judged, recorded)
+        }
+        CaughtUp::Run { run, written } => {
+            let recorded = written.then(|| (*run).clone());
+            (blocking(&ws, *run)?, recorded)
+        }
+    };
+    let code = match judged {
+        Some((run, config)) => {
+            let branch = shown.as_deref().unwrap_or("(detached HEAD)");
+            refuse(&ws, &run, &config, branch, "the commit");
+            exit::TRIPPED
+        }
+        None => exit::OK,
     };
     if code != exit::OK {
         return Ok(code);
@@ -350,46 +362,54 @@ fn pre_commit(ctx: &Ctx) -> Result<u8> {
             return Ok(exit::TRIPPED);
         }
     }
-    if let Ok(Some(run)) = ws.read_run() {
+    // HEAD as its stored run knows it: what the shim compares to skip the next pre-commit.
+    if let Some(run) = recorded {
         ws.mark_recorded(&run);
     }
     Ok(exit::OK)
 }
 
+/// HEAD's run, read once for the gate: as stored when there is nothing to catch up,
+/// else with the commits no hook recorded caught up.
+enum CaughtUp {
+    /// HEAD is a commit its run knows (or there is no HEAD): the run as read.
+    Nothing(BranchRun),
+    /// The run with the commits no hook recorded: `written` under the store's lock, or
+    /// judged in memory only.
+    Run { run: Box<Run>, written: bool },
+}
+
 /// HEAD's run with the commits no hook recorded caught up, when there are any: recorded
 /// under the store's lock, or, when another holds the lock past [`GATE_LOCK_WAIT`],
-/// judged in memory (nothing written: the next writer catches them up). `None`: HEAD is a
-/// commit its run knows (or there is no HEAD), nothing to catch up.
-fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
-    let Some(head) = ws.head.id.clone() else {
-        return Ok(None);
-    };
-    let knows =
-        |run: &Run| run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head);
+/// judged in memory (nothing written: the next writer catches them up).
+fn caught_up(ws: &Workspace<'_>) -> Result<CaughtUp> {
     let current = ws.current()?;
+    let Some(head) = ws.head.id.clone() else {
+        return Ok(CaughtUp::Nothing(current));
+    };
     if let BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) = &current
-        && knows(run)
+        && run.knows(&head)
     {
-        return Ok(None);
+        return Ok(CaughtUp::Nothing(current));
     }
     let now = ws.now();
-    let catch_up = |run: &mut Run| -> Result<Vec<crate::breaker::Event>> {
-        let mut events = Vec::new();
-        if !knows(run) {
-            events.extend(ws.record_missed(run, Some(head.clone()), now)?);
-        }
-        Ok(events)
-    };
     let written = ws.with_run_within(now, GATE_LOCK_WAIT, |run| {
         ws.restart_if_finished(run, now)?;
-        let events = catch_up(run)?;
+        let events = if run.knows(&head) {
+            Vec::new()
+        } else {
+            ws.record_missed(run, Some(head.clone()), now)?
+        };
         Ok(((events.clone(), run.clone()), events))
     });
     match written {
         Ok(Some((events, run))) => {
             let s = ws.status(&run, &[]);
             aftermath::announce(ws, &events, &s);
-            return Ok(Some(run));
+            return Ok(CaughtUp::Run {
+                run: Box::new(run),
+                written: true,
+            });
         }
         Ok(None) => ws.warn(&format!(
             "another loopguard holds {} for more than {}s: the commits no hook recorded are judged without recording them",
@@ -407,7 +427,10 @@ fn caught_up(ws: &Workspace<'_>) -> Result<Option<Run>> {
         BranchRun::Own(run) | BranchRun::Continues(run) | BranchRun::Fresh(run) => *run,
         BranchRun::Unusable(_) => ws.rebuild(now)?,
     };
-    Ok(Some(ws.with_unrecorded(run)?.0))
+    Ok(CaughtUp::Run {
+        run: Box::new(ws.with_unrecorded(run)?.0),
+        written: false,
+    })
 }
 
 /// Tells the agent why `what` is refused: the run it would continue, its rule, reason
@@ -465,7 +488,17 @@ fn blocking_run(
     name: Option<&[u8]>,
     tip: Option<&CommitId>,
 ) -> Result<Option<(Run, Config)>> {
-    let run = match ws.run_of_branch(name, tip)? {
+    blocking_of(ws, ws.run_of_branch(name, tip)?, name, tip)
+}
+
+/// [`blocking_run`] of `found`, the run of branch `name` at `tip` as already read.
+fn blocking_of(
+    ws: &Workspace<'_>,
+    found: BranchRun,
+    name: Option<&[u8]>,
+    tip: Option<&CommitId>,
+) -> Result<Option<(Run, Config)>> {
+    let run = match found {
         BranchRun::Own(run) | BranchRun::Continues(run) => *run,
         BranchRun::Fresh(_) => return Ok(None),
         BranchRun::Unusable(why) => {
@@ -494,8 +527,7 @@ fn blocking_run_caught_up(
         }
     };
     if let Some(tip) = tip
-        && run.position(tip).is_none()
-        && run.start_commit.as_ref() != Some(tip)
+        && !run.knows(tip)
     {
         let (missed, _) = ws.unrecorded(&run, Some(tip.clone()))?;
         let config = ws.config_of(&run)?;
@@ -537,33 +569,35 @@ fn blocking_runs(ws: &Workspace<'_>) -> Result<Vec<(Run, Config)>> {
 /// Without git's input nobody can tell which refs move: refuse while any branch's breaker
 /// blocks (the input is lost, loopguard did not break).
 fn refuse_blind(ws: &Workspace<'_>, why: &str, what: &str) -> Result<u8> {
-    let runs = blocking_runs(ws)?;
-    if runs.is_empty() {
-        ws.warn(&format!(
-            "the hook could not read which refs {what} ({why}); no breaker is open, so git goes on"
-        ));
-        return Ok(exit::OK);
+    let head = format!("loopguard: the hook could not read which refs {what} ({why})");
+    if refuse_while_open(ws, &head)? {
+        return Ok(exit::TRIPPED);
     }
-    ws.note(&format!(
-        "loopguard: the hook could not read which refs {what} ({why}), and a breaker is open: refused"
+    ws.warn(&format!(
+        "the hook could not read which refs {what} ({why}); no breaker is open, so git goes on"
     ));
-    for (run, config) in &runs {
-        let branch = run.branch.as_deref().unwrap_or("(detached HEAD)");
-        refuse(ws, run, config, branch, "this");
-    }
-    Ok(exit::TRIPPED)
+    Ok(exit::OK)
 }
 
 /// A ref about to point at `new`, an object this repository does not have: refused (and
 /// said) while a breaker blocks.
 fn refuse_unseen(ws: &Workspace<'_>, new: &str, shown_ref: &str) -> Result<bool> {
+    refuse_while_open(
+        ws,
+        &format!(
+            "loopguard: {shown_ref} would point at {new}, which is not in this repository's objects (written to another object directory?): it cannot be judged"
+        ),
+    )
+}
+
+/// What cannot be judged (`head` says what) is refused while any breaker blocks: `head`,
+/// then every blocking run's refusal. Whether it refused.
+fn refuse_while_open(ws: &Workspace<'_>, head: &str) -> Result<bool> {
     let runs = blocking_runs(ws)?;
     if runs.is_empty() {
         return Ok(false);
     }
-    ws.note(&format!(
-        "loopguard: {shown_ref} would point at {new}, which is not in this repository's objects (written to another object directory?): it cannot be judged, and a breaker is open: refused"
-    ));
+    ws.note(&format!("{head}, and a breaker is open: refused"));
     for (run, config) in &runs {
         let branch = run.branch.as_deref().unwrap_or("(detached HEAD)");
         refuse(ws, run, config, branch, "this");
@@ -637,7 +671,10 @@ fn pre_push(ctx: &Ctx) -> Result<u8> {
     }
     // HEAD's branch as the next hook will record it: a loop made where no post-commit
     // recorded it leaves by no refspec (`HEAD`, a sha) either.
-    let head_run = caught_up(&ws)?;
+    let head_run = match caught_up(&ws)? {
+        CaughtUp::Run { run, .. } => Some(*run),
+        CaughtUp::Nothing(_) => None,
+    };
     leaving(&ws, &pushed, head_run)
 }
 

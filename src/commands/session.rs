@@ -317,22 +317,13 @@ fn tokens_since(run: &mut Run, transcript: Option<&str>) -> Option<u64> {
 /// The agent's last message, from the end of its transcript, where the stop's input does
 /// not carry it.
 fn last_message(harness: Harness, transcript: Option<&str>) -> Option<String> {
+    // The tail starts at a line (its cut first line dropped).
     let bytes = crate::safe_fs::read_tail(Path::new(transcript?), 1 << 20).ok()??;
-    let text = String::from_utf8_lossy(&bytes);
-    let events = transcript::events(
-        match harness {
-            Harness::Codex => Format::Codex,
-            Harness::Claude | Harness::Gemini | Harness::Copilot => Format::Claude,
-        },
-        text.split_once('\n').map_or("", |(_, rest)| rest),
-    )
-    .ok()?;
-    events
-        .into_iter()
-        .rev()
-        .find(|r| r.event.kind == HookKind::Stop)?
-        .event
-        .last_message
+    let format = match harness {
+        Harness::Codex => Format::Codex,
+        Harness::Claude | Harness::Gemini | Harness::Copilot => Format::Claude,
+    };
+    transcript::last_said(format, &String::from_utf8_lossy(&bytes))
 }
 
 /// The status document of a session at `now`: the same as a branch's, over every call it

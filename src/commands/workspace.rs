@@ -685,7 +685,7 @@ impl<'c> Workspace<'c> {
         let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
             return;
         };
-        if run.position(head).is_none() && run.start_commit.as_ref() != Some(head) {
+        if !run.knows(head) {
             return;
         }
         let mut line = b"refs/heads/".to_vec();
@@ -818,8 +818,6 @@ impl<'c> Workspace<'c> {
         run: &Run,
         from: Option<CommitId>,
     ) -> Result<(Missed, Option<String>)> {
-        let known =
-            |id: &CommitId| run.position(id).is_some() || run.start_commit.as_ref() == Some(id);
         let mut chain: Vec<CommitId> = Vec::new();
         let mut next = from;
         let reached = loop {
@@ -827,7 +825,7 @@ impl<'c> Workspace<'c> {
                 // The root: reached when the run started before the first commit.
                 break run.start_commit.is_none();
             };
-            if known(&id) {
+            if run.knows(&id) {
                 break true;
             }
             if chain.len() == CATCH_UP_LIMIT {
@@ -877,7 +875,7 @@ impl<'c> Workspace<'c> {
         let Some(head) = self.head.id.clone() else {
             return Ok((run, 0));
         };
-        if run.position(&head).is_some() || run.start_commit.as_ref() == Some(&head) {
+        if run.knows(&head) {
             return Ok((run, 0));
         }
         let (missed, _) = self.unrecorded(&run, Some(head))?;

@@ -258,12 +258,12 @@ impl Repo {
         !self.shallow.is_empty()
     }
 
-    /// The commit `rev` names (tags peeled), as a full hex id.
     /// Whether `hex` names an object this repository has (of any kind).
     pub fn has_object(&self, hex: &str) -> bool {
         ObjectId::from_hex(hex.as_bytes()).is_ok_and(|id| self.repo.has_object(id))
     }
 
+    /// The commit `rev` names (tags peeled), as a full hex id.
     pub fn resolve(&self, rev: &str) -> Result<CommitId, GitError> {
         Ok(cid(&self.commit_id(rev)?))
     }
@@ -308,7 +308,8 @@ impl Repo {
     /// `A...B` (reachable from one side only), `B^!` (B alone), `B^@` (B's parents'
     /// history). A shallow boundary ends the range without error.
     pub fn rev_range(&self, spec: &str) -> Result<Vec<CommitId>, GitError> {
-        let ids = self.rev_range_ids(spec)?;
+        let mut graph = Graph::new(&self.repo, &self.shallow);
+        let ids = self.rev_range_ids(&mut graph, spec)?;
         Ok(ids.iter().map(cid).collect())
     }
 
@@ -316,11 +317,14 @@ impl Repo {
     /// without the commits a merge brought in (see
     /// [`loopguard_core::first_parent::on_line`]).
     pub fn rev_range_line(&self, spec: &str) -> Result<Vec<CommitId>, GitError> {
-        let ids = self.rev_range_ids(spec)?;
-        line_of_ids(&mut Graph::new(&self.repo, &self.shallow), ids)
+        // One graph for the walk and the line: the parents are read once.
+        let mut graph = Graph::new(&self.repo, &self.shallow);
+        let ids = self.rev_range_ids(&mut graph, spec)?;
+        line_of_ids(&mut graph, ids)
     }
 
-    fn rev_range_ids(&self, spec: &str) -> Result<Vec<ObjectId>, GitError> {
+    /// The commits of a range, oldest first, walked in `graph` (which keeps them).
+    fn rev_range_ids(&self, graph: &mut Graph<'_>, spec: &str) -> Result<Vec<ObjectId>, GitError> {
         use gix::revision::plumbing::Spec;
         let parsed = self
             .repo
@@ -328,7 +332,6 @@ impl Repo {
             .map_err(|e| self.rev_error(spec, e))?
             .detach();
         let commit = |id: ObjectId| self.peel_to_commit(spec, id);
-        let mut graph = Graph::new(&self.repo, &self.shallow);
         let walk_order = match parsed {
             Spec::Include(to) => graph.reachable(&[commit(to)?], &[])?,
             Spec::Exclude(_) => Vec::new(),

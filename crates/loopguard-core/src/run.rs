@@ -497,6 +497,12 @@ impl Run {
         self.iterations.iter().rposition(|it| &it.id == id)
     }
 
+    /// Whether `id` is a commit the run recorded or the one it started from: what its
+    /// branch goes on from, with nothing missed before it.
+    pub fn knows(&self, id: &CommitId) -> bool {
+        self.position(id).is_some() || self.start_commit.as_ref() == Some(id)
+    }
+
     /// The facts of every attempt so far.
     pub fn facts(&mut self, config: &Config) -> &[Facts] {
         self.refresh_facts(config);

@@ -124,6 +124,24 @@ fn the_stop_is_blocked_once_and_never_with_stop_hook_active() {
     );
 }
 
+/// Claude Code's stop may not carry the agent's last words: they are read from the end of
+/// the transcript, whose turn began at its first line.
+#[test]
+fn a_stop_without_the_last_words_reads_them_from_the_transcript() {
+    let repo = project("claude");
+    let mut a = Agent::new(&repo, "claude", "sess-tail");
+    let transcript = repo.home().join("tail.jsonl");
+    a.transcript = Some(transcript.clone());
+    a.prompt("fix the count");
+    a.edit("src/wc.py", STUCK, "    return len(s) + 0");
+    a.pytest("pytest -q", FAIL);
+    a.stop(true, "Done! The count is fixed.");
+    let mut stop = a.base_for("Stop");
+    stop["stop_hook_active"] = json!(false);
+    let blocked = a.send("Stop", None, stop);
+    assert!(blocked.blocked(), "{:?}", blocked.json);
+}
+
 #[test]
 fn each_rule_at_the_tool_level() {
     // oscillation: a file returning to earlier content, twice.

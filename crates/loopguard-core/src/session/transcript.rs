@@ -84,9 +84,30 @@ pub fn events(format: Format, text: &str) -> Result<Vec<Recorded>, BadTranscript
         lines.push(v);
     }
     Ok(match format {
-        Format::Claude => claude(&lines),
-        Format::Codex => codex(&lines),
+        Format::Claude => claude(&lines, false),
+        Format::Codex => codex(&lines, false),
     })
+}
+
+/// The agent's last words in `tail`, the end of a transcript (the hooks' stop, where the
+/// harness does not give them), read as [`events`] reads them: the turn they end may have
+/// begun before the tail, and its last line may still be being written (a line that is
+/// not JSON is skipped).
+pub fn last_said(format: Format, tail: &str) -> Option<String> {
+    let lines: Vec<Value> = tail
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let recorded = match format {
+        Format::Claude => claude(&lines, true),
+        Format::Codex => codex(&lines, true),
+    };
+    recorded
+        .into_iter()
+        .rev()
+        .find(|r| r.event.kind == EventKind::Stop)?
+        .event
+        .last_message
 }
 
 fn ts(v: &Value) -> Option<Timestamp> {
@@ -110,13 +131,14 @@ struct Turns {
 }
 
 impl Turns {
-    fn new(harness: Harness, session: String) -> Turns {
+    /// `open`: the lines begin inside a turn (a transcript's tail).
+    fn new(harness: Harness, session: String, open: bool) -> Turns {
         Turns {
             harness,
             session,
             out: Vec::new(),
             said: None,
-            open: false,
+            open,
             pending: HashMap::new(),
         }
     }
@@ -239,13 +261,13 @@ pub fn claude_usage(lines: &[Value]) -> Vec<(String, u64)> {
     out
 }
 
-fn claude(lines: &[Value]) -> Vec<Recorded> {
+fn claude(lines: &[Value], in_turn: bool) -> Vec<Recorded> {
     let session = lines
         .iter()
         .find_map(|v| v.get("sessionId").and_then(Value::as_str))
         .unwrap_or("transcript")
         .to_owned();
-    let mut turns = Turns::new(Harness::Claude, session);
+    let mut turns = Turns::new(Harness::Claude, session, in_turn);
     let mut counted: Vec<String> = Vec::new();
     let mut unassigned: u64 = 0;
     for v in lines {
@@ -326,14 +348,14 @@ fn claude(lines: &[Value]) -> Vec<Recorded> {
     turns.end(lines.last().and_then(ts))
 }
 
-fn codex(lines: &[Value]) -> Vec<Recorded> {
+fn codex(lines: &[Value], in_turn: bool) -> Vec<Recorded> {
     let session = lines
         .iter()
         .find(|v| v["type"] == "session_meta")
         .and_then(|v| v["payload"]["id"].as_str())
         .unwrap_or("rollout")
         .to_owned();
-    let mut turns = Turns::new(Harness::Codex, session);
+    let mut turns = Turns::new(Harness::Codex, session, in_turn);
     let mut total: u64 = 0;
     let mut assigned: u64 = 0;
     for v in lines {
@@ -422,4 +444,36 @@ fn codex_output(output: &Value) -> Value {
         })
         .and_then(|c| c.trim().parse::<i64>().ok());
     json!({"output": body, "exit_code": code})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_words_from_a_tail_that_begins_inside_the_turn() {
+        // The turn's prompt is before the tail; the last line is still being written.
+        let claude = [
+            r#"{"type":"user","sessionId":"s","uuid":"r1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"1 failed"}]}}"#,
+            r#"{"type":"assistant","sessionId":"s","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Done, all tests pass."}]}}"#,
+            r#"{"type":"assistant","sessionId":"s","uuid":"a2","mess"#,
+        ]
+        .join("\n");
+        assert_eq!(
+            last_said(Format::Claude, &claude).as_deref(),
+            Some("Done, all tests pass.")
+        );
+        // A whole transcript, from its prompt: the same words.
+        let whole = format!(
+            "{}\n{claude}",
+            r#"{"type":"user","sessionId":"s","uuid":"p1","message":{"role":"user","content":"fix it"}}"#
+        );
+        assert_eq!(
+            last_said(Format::Claude, &whole).as_deref(),
+            Some("Done, all tests pass.")
+        );
+        let codex = r#"{"timestamp":"2026-11-26T10:00:00Z","type":"event_msg","payload":{"type":"agent_message","message":"Fixed."}}"#;
+        assert_eq!(last_said(Format::Codex, codex).as_deref(), Some("Fixed."));
+        assert_eq!(last_said(Format::Claude, ""), None);
+    }
 }
