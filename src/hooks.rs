@@ -366,6 +366,51 @@ pub fn installed(hooks_dir: &Path, root: &Path) -> Vec<(&'static str, Result<(),
         .collect()
 }
 
+/// Arms (`true`) or disarms loopguard's `reference-transaction` shim in `hooks_dir`: git
+/// runs a hook only when it is executable, and runs this one several times per commit, so
+/// it is executable only while some breaker may be open — the only time it has anything to
+/// do. Armed before an open run can be read anywhere; disarmed once no marker is left.
+/// Never disarmed where another hook runs through it (`chained`: a hook that was there
+/// before loopguard), nor in a hooks directory other than the repository's own (a
+/// `core.hooksPath` may serve other repositories, with breakers of their own). A hook that
+/// is not loopguard's shim is left alone.
+pub fn arm_reference_transaction(
+    hooks_dir: &Path,
+    chained_dir: &Path,
+    own_dir: bool,
+    armed: bool,
+) -> io::Result<()> {
+    let path = hooks_dir.join("reference-transaction");
+    if !is_ours(&path) || !(armed || own_dir) || chained_dir.join("reference-transaction").exists()
+    {
+        if armed && is_ours(&path) {
+            set_mode(&path, 0o755)?;
+        }
+        return Ok(());
+    }
+    set_mode(&path, if armed { 0o755 } else { 0o644 })
+}
+
+/// Whether loopguard's `reference-transaction` shim at `path` waits disarmed
+/// ([`arm_reference_transaction`]): loopguard's own, not executable.
+pub fn disarmed(path: &Path) -> bool {
+    is_ours(path) && !is_executable(path)
+}
+
+fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let now = fs::metadata(path)?.permissions().mode() & 0o777;
+        if now != mode {
+            fs::set_permissions(path, fs::Permissions::from_mode(mode))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
+    Ok(())
+}
+
 /// The directory for kept-aside hooks inside the store.
 pub fn chained_dir(store_dir: &Path) -> PathBuf {
     store_dir.join("chained")

@@ -367,6 +367,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Resu
     sync_dir(dir)
 }
 
+/// Writes `bytes` to `path` in place, never through a link and never synced: for a hint
+/// whose loss, or a reader seeing it half written, costs only work (a link or anything but
+/// a regular file there is replaced).
+pub fn write_hint(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        fs::remove_file(path)?;
+    }
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)?.write_all(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -196,6 +196,9 @@ fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
     for (hook, change) in &changes {
         ws.note(&format!("hook {hook}: {}", change.describe()));
     }
+    // reference-transaction waits disarmed while no breaker may be open.
+    let open = ws.store.open_keys().map_or(true, |k| !k.is_empty());
+    ws.arm_reference_transaction(open)?;
     if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
         ws.note(&format!(
             "the hooks that were there before are kept in {} and run first",

@@ -660,6 +660,11 @@ impl<'c> Workspace<'c> {
         for why in &recovered.set_aside {
             self.warn(why);
         }
+        if recovered.applied {
+            // A change a writer that died left may have opened a breaker.
+            let open = self.store.open_keys().map_or(true, |k| !k.is_empty());
+            self.arm_reference_transaction(open)?;
+        }
         let (before, mut run) = self.load_or_start(now, &tag)?;
         if run.pinned_config.is_none() {
             run.pinned_config = self.pin.clone();
@@ -679,8 +684,9 @@ impl<'c> Workspace<'c> {
     /// Tells the pre-commit shim that HEAD is a commit `run` knows (recorded, or where it
     /// started), so the next pre-commit need not start loopguard while no breaker may be
     /// open: `<git dir>/loopguard-recorded` holds `refs/heads/<branch> <commit>`, compared
-    /// with HEAD's loose ref (hooks/loopguard-shim). Best effort: without it the shim
-    /// starts loopguard.
+    /// with HEAD's loose ref (hooks/loopguard-shim). A hint, written in place and never
+    /// synced (a commit pays for the store's own syncs, not for this): lost, or read half
+    /// written, it only makes the shim start loopguard.
     pub fn mark_recorded(&self, run: &Run) {
         let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
             return;
@@ -695,7 +701,7 @@ impl<'c> Workspace<'c> {
         line.push(b'\n');
         let path = self.repo.git_dir().join("loopguard-recorded");
         if std::fs::read(&path).ok().as_deref() != Some(line.as_slice()) {
-            let _ = crate::safe_fs::write_atomic(&path, &line, || {});
+            let _ = crate::safe_fs::write_hint(&path, &line);
         }
     }
 
@@ -738,10 +744,37 @@ impl<'c> Workspace<'c> {
             start,
             report,
         };
+        // The gate of every ref update is armed before an open run can be read.
+        if run.is_open() {
+            self.arm_reference_transaction(true)?;
+        }
         self.store
             .commit(&self.key, change)
             .map_err(StoreError::io("write", self.store.dir()))?;
+        if !run.is_open() && self.store.open_keys().is_ok_and(|k| k.is_empty()) {
+            self.arm_reference_transaction(false)?;
+        }
         Ok(())
+    }
+
+    /// Arms or disarms the `reference-transaction` shim ([`hooks::arm_reference_transaction`]).
+    pub fn arm_reference_transaction(&self, armed: bool) -> Result<()> {
+        let dir = self.repo.hooks_dir();
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+        let own = canonical(&dir) == canonical(&self.repo.common_dir().join("hooks"));
+        crate::hooks::arm_reference_transaction(
+            &dir,
+            &crate::hooks::chained_dir(self.store.dir()),
+            own,
+            armed,
+        )
+        .map_err(|source| {
+            crate::error::HookError::Install {
+                dir: dir.clone(),
+                source,
+            }
+            .into()
+        })
     }
 
     /// The report of `run` after `events` (the log so far and these).

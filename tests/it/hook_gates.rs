@@ -74,6 +74,44 @@ fn init_installs_the_reference_transaction_hook_and_uninstall_removes_it() {
     assert!(!hook.exists());
 }
 
+/// Whether git would run the hook at `path`.
+#[cfg(unix)]
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o111 != 0
+}
+
+/// git runs reference-transaction several times per commit: it is armed (executable) only
+/// while some breaker may be open, and `status` knows the difference.
+#[cfg(unix)]
+#[test]
+fn reference_transaction_is_armed_only_while_a_breaker_may_be_open() {
+    let repo = guarded("");
+    let hook = repo.path().join(".git/hooks/reference-transaction");
+    assert!(!executable(&hook), "disarmed after init");
+    assert_eq!(status(&repo)["guarded"], true);
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    assert!(executable(&hook), "armed once the breaker opened");
+    assert_eq!(status(&repo)["guarded"], true);
+    refused(
+        &repo.try_git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", "x"]),
+        "commit --no-verify while open",
+    );
+    lg(&repo).arg("reset").run().ok();
+    assert!(!executable(&hook), "disarmed once no breaker may be open");
+    for _ in 0..3 {
+        repo.commit_empty("nothing again");
+    }
+    assert!(executable(&hook));
+    // Disarmed by hand while a breaker is open: not guarded.
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = lg(&repo).args(["status", "--json"]).run().ok();
+    assert_eq!(out.json()["guarded"], false, "{}", out.stderr);
+    assert!(out.stderr.contains("not executable"), "{}", out.stderr);
+}
+
 #[test]
 fn commit_no_verify_is_refused_and_the_index_keeps_the_change() {
     let repo = stuck("");

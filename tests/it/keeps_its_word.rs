@@ -555,7 +555,7 @@ fn case_09_status_never_says_guarded_while_a_hook_cannot_guard() {
     let repo = guarded("");
     assert!(guarded_now(&repo).0);
     // git skips a hook that is not executable (with a hint it may not even show).
-    let hook = repo.path().join(".git/hooks/reference-transaction");
+    let hook = repo.path().join(".git/hooks/pre-push");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
