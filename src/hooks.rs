@@ -366,14 +366,15 @@ pub fn installed(hooks_dir: &Path, root: &Path) -> Vec<(&'static str, Result<(),
         .collect()
 }
 
-/// Arms (`true`) or disarms loopguard's `reference-transaction` shim in `hooks_dir`: git
-/// runs a hook only when it is executable, and runs this one several times per commit, so
-/// it is executable only while some breaker may be open — the only time it has anything to
-/// do. Armed before an open run can be read anywhere; disarmed once no marker is left.
-/// Never disarmed where another hook runs through it (`chained`: a hook that was there
-/// before loopguard), nor in a hooks directory other than the repository's own (a
-/// `core.hooksPath` may serve other repositories, with breakers of their own). A hook that
-/// is not loopguard's shim is left alone.
+/// Arms (`true`) or disarms loopguard's `reference-transaction` shim in `hooks_dir`. git
+/// runs this hook several times per commit, and it has something to do only while some
+/// breaker may be open: disarmed, it is not there at all (git neither starts it nor warns
+/// of a hook it skips); armed, it is the shim every other hook is (copied from
+/// `pre-commit`'s). Armed before an open run can be read anywhere; disarmed once no marker
+/// is left. Never disarmed where another hook runs through it (`chained_dir` holds a hook
+/// that was there before loopguard), nor in a hooks directory other than the repository's
+/// own (`own_dir`: a `core.hooksPath` may serve other repositories, with breakers of their
+/// own). A hook that is not loopguard's shim is left alone.
 pub fn arm_reference_transaction(
     hooks_dir: &Path,
     chained_dir: &Path,
@@ -381,34 +382,23 @@ pub fn arm_reference_transaction(
     armed: bool,
 ) -> io::Result<()> {
     let path = hooks_dir.join("reference-transaction");
-    if !is_ours(&path) || !(armed || own_dir) || chained_dir.join("reference-transaction").exists()
-    {
-        if armed && is_ours(&path) {
-            set_mode(&path, 0o755)?;
+    let model = hooks_dir.join("pre-commit");
+    if armed || !own_dir || chained_dir.join("reference-transaction").exists() {
+        if !exists(&path) && is_ours(&model) {
+            write_executable(&path, &fs::read_to_string(&model)?)?;
         }
         return Ok(());
     }
-    set_mode(&path, if armed { 0o755 } else { 0o644 })
-}
-
-/// Whether loopguard's `reference-transaction` shim at `path` waits disarmed
-/// ([`arm_reference_transaction`]): loopguard's own, not executable.
-pub fn disarmed(path: &Path) -> bool {
-    is_ours(path) && !is_executable(path)
-}
-
-fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let now = fs::metadata(path)?.permissions().mode() & 0o777;
-        if now != mode {
-            fs::set_permissions(path, fs::Permissions::from_mode(mode))?;
-        }
+    if is_ours(&path) {
+        fs::remove_file(&path)?;
     }
-    #[cfg(not(unix))]
-    let _ = (path, mode);
     Ok(())
+}
+
+/// Whether `reference-transaction` waits disarmed in `hooks_dir`
+/// ([`arm_reference_transaction`]): not there, while the shim it would be a copy of is.
+pub fn disarmed(hooks_dir: &Path) -> bool {
+    !exists(&hooks_dir.join("reference-transaction")) && is_ours(&hooks_dir.join("pre-commit"))
 }
 
 /// The directory for kept-aside hooks inside the store.

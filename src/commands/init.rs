@@ -193,12 +193,20 @@ fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
             dir: dir.clone(),
             source,
         })?;
-    for (hook, change) in &changes {
-        ws.note(&format!("hook {hook}: {}", change.describe()));
-    }
     // reference-transaction waits disarmed while no breaker may be open.
     let open = ws.store.open_keys().map_or(true, |k| !k.is_empty());
     ws.arm_reference_transaction(open)?;
+    let armed = dir.join("reference-transaction").exists();
+    for (hook, change) in &changes {
+        if *hook == "reference-transaction" && !armed {
+            ws.note(&format!(
+                "hook {hook}: {} (armed only while a breaker is open)",
+                change.describe()
+            ));
+        } else {
+            ws.note(&format!("hook {hook}: {}", change.describe()));
+        }
+    }
     if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
         ws.note(&format!(
             "the hooks that were there before are kept in {} and run first",

@@ -17,16 +17,16 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let dir = ws.repo.hooks_dir();
     let mut hooks = hooks::installed(&dir, &ws.root);
-    // reference-transaction waits disarmed (not executable) while no breaker may be open:
-    // that is guarding, as long as no marker says one may be.
+    // reference-transaction waits disarmed (not there) while no breaker may be open: that
+    // is guarding, as long as no marker says one may be and pre-commit's shim guards.
     let none_open = ws.store.open_keys().is_ok_and(|k| k.is_empty());
+    let pre_commit_guards = hooks.iter().any(|(h, on)| *h == "pre-commit" && on.is_ok());
     for (hook, on) in &mut hooks {
         if *hook == "reference-transaction"
-            && on
-                .as_ref()
-                .is_err_and(|why| why.starts_with("is not executable"))
+            && on.is_err()
             && none_open
-            && hooks::disarmed(&dir.join(hook))
+            && pre_commit_guards
+            && hooks::disarmed(&dir)
         {
             *on = Ok(());
         }
