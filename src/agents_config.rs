@@ -8,16 +8,16 @@
 //! | Gemini CLI | `.gemini/settings.json` | the same, with `name` and a timeout in milliseconds |
 //! | Copilot | `.github/hooks/loopguard.json` | `{version: 1, hooks: {<event>: [{type: command, bash, timeoutSec}]}}` |
 //!
-//! Whatever else is in the file stays: the user's settings and hooks are kept, a second
-//! run adds nothing (a file already as wanted is not written at all), and uninstalling
-//! removes exactly loopguard's entries — those whose command runs `loopguard agent-hook`.
-//! A file that is not valid JSON is never overwritten: the error names its line and
-//! column and what to do.
+//! Whatever else is in the file stays as the user wrote it: their settings and hooks, in
+//! their order, with their indentation and line endings ([`crate::ordered_json`]); a
+//! second run adds nothing (a file already as wanted is not written at all), and
+//! uninstalling removes exactly loopguard's entries — those whose command runs `loopguard
+//! agent-hook`. A file that is not valid JSON is never overwritten: the error names its
+//! line and column and what to do.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
-
+use crate::ordered_json::{Json, Layout, Object};
 use crate::session::Harness;
 
 /// What marks loopguard's own entries.
@@ -88,11 +88,16 @@ pub fn command(exe: &Path, harness: Harness, event: &str) -> String {
     }
 }
 
-fn is_ours(entry: &Value) -> bool {
+fn is_ours(entry: &Json) -> bool {
     ["command", "bash"]
         .iter()
-        .filter_map(|k| entry.get(*k).and_then(Value::as_str))
+        .filter_map(|k| entry.get(k).and_then(Json::as_str))
         .any(|c| c.contains(MARK) && c.contains("loopguard"))
+}
+
+/// The same members, whatever their order.
+fn same(a: &Json, b: &Json) -> bool {
+    serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
 }
 
 /// What installing or removing did to one file.
@@ -156,9 +161,9 @@ impl AgentConfigError {
     }
 }
 
-/// Reads a JSON config; `None` when there is none. Not JSON: an error naming the line,
-/// column and the fix.
-fn read(path: &Path, shown: &str) -> Result<Option<Map<String, Value>>, AgentConfigError> {
+/// Reads a JSON config, and how it is laid out; `None` when there is none. Not JSON: an
+/// error naming the line, column and the fix.
+fn read(path: &Path, shown: &str) -> Result<Option<(Object, Layout)>, AgentConfigError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -170,10 +175,11 @@ fn read(path: &Path, shown: &str) -> Result<Option<Map<String, Value>>, AgentCon
         }
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Some(Map::new()));
+        return Ok(Some((Object::default(), Layout::default())));
     }
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(m)) => Ok(Some(m)),
+    let layout = Layout::of(&String::from_utf8_lossy(&bytes));
+    match serde_json::from_slice::<Json>(&bytes) {
+        Ok(Json::Object(m)) => Ok(Some((m, layout))),
         Ok(_) => Err(AgentConfigError::NotAnObject {
             path: shown.to_owned(),
         }),
@@ -186,7 +192,8 @@ fn read(path: &Path, shown: &str) -> Result<Option<Map<String, Value>>, AgentCon
     }
 }
 
-fn write(path: &Path, shown: &str, doc: &Map<String, Value>) -> Result<(), AgentConfigError> {
+/// Writes `doc` to `path` laid out as `layout` says.
+fn write(path: &Path, shown: &str, doc: Object, layout: &Layout) -> Result<(), AgentConfigError> {
     let cannot = |source| AgentConfigError::Write {
         path: shown.to_owned(),
         source,
@@ -194,24 +201,26 @@ fn write(path: &Path, shown: &str, doc: &Map<String, Value>) -> Result<(), Agent
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(cannot)?;
     }
-    let mut text =
-        serde_json::to_string_pretty(&Value::Object(doc.clone())).expect("JSON serialises");
-    text.push('\n');
+    let text = layout.write(&Json::Object(doc));
     crate::store::write_atomic(path, text.as_bytes()).map_err(cannot)
 }
 
 /// The hook entry loopguard adds for `event`.
-fn entry(harness: Harness, exe: &Path, event: &str) -> Value {
-    let cmd = command(exe, harness, event);
-    match harness {
+fn entry(harness: Harness, exe: &Path, event: &str) -> Json {
+    let cmd = Json::string(command(exe, harness, event));
+    let kind = ("type", Json::string("command"));
+    Json::Object(match harness {
         Harness::Claude | Harness::Codex => {
-            json!({"type": "command", "command": cmd, "timeout": 30})
+            Object::from([kind, ("command", cmd), ("timeout", Json::number(30))])
         }
-        Harness::Gemini => {
-            json!({"type": "command", "command": cmd, "name": "loopguard", "timeout": 30000})
-        }
-        Harness::Copilot => json!({"type": "command", "bash": cmd, "timeoutSec": 30}),
-    }
+        Harness::Gemini => Object::from([
+            kind,
+            ("command", cmd),
+            ("name", Json::string("loopguard")),
+            ("timeout", Json::number(30_000)),
+        ]),
+        Harness::Copilot => Object::from([kind, ("bash", cmd), ("timeoutSec", Json::number(30))]),
+    })
 }
 
 /// Merges loopguard's entries into `harness`'s config under `root`.
@@ -222,12 +231,12 @@ pub fn install(
 ) -> Result<(PathBuf, Change), AgentConfigError> {
     let rel = config_path(harness);
     let path = root.join(rel);
-    let mut doc = read(&path, rel)?.unwrap_or_default();
+    let (mut doc, layout) = read(&path, rel)?.unwrap_or_default();
     let before = doc.clone();
     if harness == Harness::Copilot {
-        doc.entry("version").or_insert(json!(1));
+        doc.entry("version", || Json::number(1));
     }
-    let hooks = doc.entry("hooks").or_insert_with(|| json!({}));
+    let hooks = doc.entry("hooks", || Json::Object(Object::default()));
     let Some(hooks) = hooks.as_object_mut() else {
         return Err(AgentConfigError::WrongType {
             path: rel.to_owned(),
@@ -237,7 +246,7 @@ pub fn install(
     };
     for &(event, tools) in events(harness) {
         let want = entry(harness, exe, event);
-        let list = hooks.entry(event).or_insert_with(|| json!([]));
+        let list = hooks.entry(event, || Json::Array(Vec::new()));
         let Some(list) = list.as_array_mut() else {
             return Err(AgentConfigError::WrongType {
                 path: rel.to_owned(),
@@ -246,33 +255,44 @@ pub fn install(
             });
         };
         let mut found = false;
+        // An entry of ours already as wanted stays as it is written (its keys' order too).
+        let mut update = |h: &mut Json| {
+            if !same(h, &want) {
+                *h = want.clone();
+            }
+            found = true;
+        };
         for group in list.iter_mut() {
             if harness == Harness::Copilot {
                 if is_ours(group) {
-                    *group = want.clone();
-                    found = true;
+                    update(group);
                 }
                 continue;
             }
-            if let Some(inner) = group.get_mut("hooks").and_then(Value::as_array_mut) {
-                for h in inner.iter_mut().filter(|h| is_ours(h)) {
-                    *h = want.clone();
-                    found = true;
-                }
+            if let Some(inner) = group.get_mut("hooks").and_then(Json::as_array_mut) {
+                inner
+                    .iter_mut()
+                    .filter(|h| is_ours(h))
+                    .for_each(&mut update);
             }
         }
         if !found {
+            let hooks = ("hooks", Json::Array(vec![want.clone()]));
             list.push(match harness {
                 Harness::Copilot => want,
-                Harness::Gemini if tools => json!({"matcher": ".*", "hooks": [want]}),
-                Harness::Claude | Harness::Codex | Harness::Gemini => json!({"hooks": [want]}),
+                Harness::Gemini if tools => {
+                    Json::Object(Object::from([("matcher", Json::string(".*")), hooks]))
+                }
+                Harness::Claude | Harness::Codex | Harness::Gemini => {
+                    Json::Object(Object::from([hooks]))
+                }
             });
         }
     }
     if doc == before {
         return Ok((path, Change::Unchanged));
     }
-    write(&path, rel, &doc)?;
+    write(&path, rel, doc, &layout)?;
     Ok((path, Change::Written))
 }
 
@@ -281,24 +301,24 @@ pub fn install(
 pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), AgentConfigError> {
     let rel = config_path(harness);
     let path = root.join(rel);
-    let Some(mut doc) = read(&path, rel)? else {
+    let Some((mut doc, layout)) = read(&path, rel)? else {
         return Ok((path, Change::Unchanged));
     };
     let before = doc.clone();
-    if let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) {
-        for list in hooks.values_mut().filter_map(Value::as_array_mut) {
+    if let Some(hooks) = doc.get_mut("hooks").and_then(Json::as_object_mut) {
+        for list in hooks.values_mut().filter_map(Json::as_array_mut) {
             if harness == Harness::Copilot {
                 list.retain(|e| !is_ours(e));
                 continue;
             }
             for group in list.iter_mut() {
-                if let Some(inner) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                if let Some(inner) = group.get_mut("hooks").and_then(Json::as_array_mut) {
                     inner.retain(|h| !is_ours(h));
                 }
             }
             list.retain(|g| {
                 g.get("hooks")
-                    .and_then(Value::as_array)
+                    .and_then(Json::as_array)
                     .is_none_or(|inner| !inner.is_empty())
             });
         }
@@ -306,12 +326,12 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Age
     }
     if doc
         .get("hooks")
-        .and_then(Value::as_object)
-        .is_some_and(Map::is_empty)
+        .and_then(Json::as_object)
+        .is_some_and(Object::is_empty)
         && !before
             .get("hooks")
-            .and_then(Value::as_object)
-            .is_some_and(Map::is_empty)
+            .and_then(Json::as_object)
+            .is_some_and(Object::is_empty)
     {
         doc.remove("hooks");
     }
@@ -326,13 +346,93 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Age
         })?;
         return Ok((path, Change::Removed));
     }
-    write(&path, rel, &doc)?;
+    write(&path, rel, doc, &layout)?;
     Ok((path, Change::Written))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn the_users_file_keeps_its_order_and_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let exe = Path::new("/opt/bin/loopguard");
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        // Keys out of alphabetical order, four spaces, no final newline.
+        let users = "{\n    \"permissions\": {\n        \"deny\": [],\n        \"allow\": [\n            \"Bash(ls)\"\n        ]\n    },\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Stop\": [\n            {\n                \"hooks\": [\n                    {\n                        \"type\": \"command\",\n                        \"command\": \"./notify.sh\"\n                    }\n                ]\n            }\n        ]\n    }\n}";
+        let file = root.join(".claude/settings.json");
+        std::fs::write(&file, users).unwrap();
+        install(root, Harness::Claude, exe).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.starts_with("{\n    \"permissions\": {\n        \"deny\": [],\n        \"allow\""),
+            "{text}"
+        );
+        let keys: Vec<&str> = text.lines().filter(|l| l.starts_with("    \"")).collect();
+        assert_eq!(
+            keys,
+            [
+                "    \"permissions\": {",
+                "    \"model\": \"opus\",",
+                "    \"hooks\": {"
+            ]
+        );
+        assert!(!text.ends_with('\n'), "no final newline, as it was");
+        assert!(
+            text.contains("\"type\": \"command\",\n                        \"command\": \"/opt/bin/loopguard agent-hook claude\",\n                        \"timeout\": 30"),
+            "{text}"
+        );
+        // Nothing to change: the file is not written at all.
+        let stamp = std::fs::metadata(&file).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(
+            install(root, Harness::Claude, exe).unwrap().1,
+            Change::Unchanged
+        );
+        assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), stamp);
+        // Taken out again: the file as the user wrote it, byte for byte.
+        uninstall(root, Harness::Claude).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), users);
+    }
+
+    #[test]
+    fn an_entry_of_ours_in_another_order_is_not_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".codex")).unwrap();
+        let mut text = String::from("{\n  \"hooks\": {\n");
+        let events = [
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+        ];
+        for (i, e) in events.iter().enumerate() {
+            let comma = if i + 1 < events.len() { "," } else { "" };
+            let _ = writeln!(
+                text,
+                "    \"{e}\": [{{\"hooks\": [{{\"timeout\": 30, \"command\": \"/x/loopguard agent-hook codex\", \"type\": \"command\"}}]}}]{comma}"
+            );
+        }
+        text.push_str("  }\n}\n");
+        std::fs::write(root.join(".codex/hooks.json"), &text).unwrap();
+        assert_eq!(
+            install(root, Harness::Codex, Path::new("/x/loopguard"))
+                .unwrap()
+                .1,
+            Change::Unchanged
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join(".codex/hooks.json")).unwrap(),
+            text
+        );
+    }
 
     #[test]
     fn merges_keeps_the_users_hooks_twice_is_once_and_uninstall_takes_only_ours() {

@@ -56,7 +56,7 @@ pub enum Command {
     Check(CheckArgs),
     /// Judge recorded iterations (JSON lines, oldest first), e.g. to try a policy.
     Replay(ReplayArgs),
-    /// Print the failure fingerprint of test output or JUnit XML.
+    /// Print the failure fingerprint of test output or a test report (JUnit, TRX, xUnit, NUnit XML).
     Fingerprint(FingerprintArgs),
     /// Run the test command, show its output, and record the outcome on HEAD.
     #[command(
@@ -65,7 +65,7 @@ pub enum Command {
                       runner exits 86)."
     )]
     Run(RunArgs),
-    /// Record the outcome of existing test logs or JUnit XML files.
+    /// Record the outcome of existing test logs or test reports (JUnit, TRX, xUnit, NUnit XML).
     Ingest(IngestArgs),
     /// Record a transition of an agent harness (planner -> researcher, ...).
     Event(EventArgs),
@@ -204,7 +204,7 @@ pub struct ReplayArgs {
 pub struct FingerprintArgs {
     #[arg(long)]
     pub json: bool,
-    /// Logs or JUnit XML files (`-` or none: standard input).
+    /// Logs or test reports: JUnit, TRX, xUnit or NUnit XML (`-` or none: standard input).
     #[arg(value_name = "FILE|-")]
     pub files: Vec<PathBuf>,
 }
@@ -299,7 +299,7 @@ pub struct CiArgs {
     /// Test logs of this run (paths or globs; repeatable).
     #[arg(long, value_name = "FILE")]
     pub log: Vec<String>,
-    /// JUnit XML reports of this run (paths or globs; repeatable).
+    /// Test reports of this run: JUnit, TRX, xUnit or NUnit XML (paths or globs; repeatable).
     #[arg(long, value_name = "FILE")]
     pub junit: Vec<String>,
     /// Print the GitHub writes it would make, make none.

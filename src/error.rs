@@ -108,7 +108,7 @@ impl InputError {
     pub fn hint(&self) -> Option<&'static str> {
         match self {
             InputError::NoSuchFile { hint, .. } | InputError::NoCommits { hint, .. } => Some(hint),
-            InputError::IsADirectory { .. } => Some("pass the log or JUnit XML files in it"),
+            InputError::IsADirectory { .. } => Some("pass the log or test report files in it"),
             InputError::Unreadable { .. } => None,
             InputError::BadGlob { .. } => Some("use `*`, `**`, `?`, `[..]`, `{a,b}`"),
             InputError::BadEdge { .. } => Some(

@@ -59,6 +59,7 @@ pub mod git;
 pub mod github;
 pub mod hooks;
 pub mod notify;
+pub mod ordered_json;
 pub mod safe_fs;
 pub mod settings;
 pub mod store;

@@ -11,6 +11,8 @@
 //!   runs/<key>.json.corrupt-<time>   a file that could not be read, kept aside
 //!   runs/<key>.json.refused-<time>   a link or special file found there, kept aside
 //!   events/<key>.jsonl       every breaker transition, appended, never rewritten
+//!   calls/<run-id>.jsonl     the iterations a run that keeps only its latest dropped
+//!                            (a coding agent's session), appended, never rewritten
 //!   reports/<run-id>.md      the report of every run that ended
 //!   chained/<hook>           hooks that were installed before loopguard (see hooks.rs)
 //!   open/<key>               an empty marker while that run's breaker may be open
@@ -21,12 +23,13 @@
 //! their runs live side by side.
 //!
 //! **Crash consistency.** A change that touches more than the run file (events, a new run's
-//! start, a report) is first written whole to the journal, atomically; then the events are
-//! appended, the start and run files and the report written, and the journal removed. A
-//! writer that dies anywhere leaves either nothing (the old state stands) or the journal,
-//! which the next writer finishes ([`Store::recover`]) and readers already take as the run;
-//! the events are appended once (the journal records the log's length before them). Every
-//! temporary file left while the lock is held is a dead writer's and is removed.
+//! start, a report, dropped calls) is first written whole to the journal, atomically; then
+//! the events and the calls are appended, the start and run files and the report written,
+//! and the journal removed. A writer that dies anywhere leaves either nothing (the old
+//! state stands) or the journal, which the next writer finishes ([`Store::recover`]) and
+//! readers already take as the run; each log is appended once (the journal records its
+//! length before). Every temporary file left while the lock is held is a dead writer's and
+//! is removed.
 //!
 //! **Durability.** That holds for a crash of the machine too: every file is synced before
 //! it is renamed into place and its directory after ([`safe_fs::write_atomic`]), and an
@@ -62,7 +65,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::breaker::Event;
-use crate::iteration::CommitId;
+use crate::iteration::{CommitId, Iteration};
 use crate::run::{Inherited, PinnedConfig, RUN_FORMAT, Run};
 use crate::safe_fs::{self, Follow, is_refusal};
 use crate::settings::Clock;
@@ -190,6 +193,8 @@ impl StartRecord {
 pub struct Change<'a> {
     pub run: &'a Run,
     pub events: &'a [Event],
+    /// Iterations the run dropped (see `Run::compact`): appended to its calls log.
+    pub calls: &'a [Iteration],
     /// A new run (or a new config for it): its start record.
     pub start: Option<StartRecord>,
     /// The run ended: its report (run id, markdown).
@@ -205,6 +210,11 @@ struct Journal {
     events: Vec<Event>,
     /// The event log's length before `events` were appended.
     events_at: u64,
+    /// Iterations the run dropped, for its calls log, and the log's length before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    calls: Vec<Iteration>,
+    #[serde(default)]
+    calls_at: u64,
     #[serde(default)]
     start: Option<StartRecord>,
     #[serde(default)]
@@ -319,6 +329,11 @@ impl Store {
 
     pub fn events_path(&self, key: &str) -> PathBuf {
         self.dir.join("events").join(format!("{key}.jsonl"))
+    }
+
+    /// The calls log of the run `run_id` (see the module docs).
+    pub fn calls_path(&self, run_id: &str) -> PathBuf {
+        self.dir.join("calls").join(format!("{run_id}.jsonl"))
     }
 
     pub fn report_path(&self, run_id: &str) -> PathBuf {
@@ -503,7 +518,11 @@ impl Store {
             // Before the open run can be read anywhere (its journal or its file).
             self.mark_open(key, true)?;
         }
-        if change.events.is_empty() && change.start.is_none() && change.report.is_none() {
+        if change.events.is_empty()
+            && change.calls.is_empty()
+            && change.start.is_none()
+            && change.report.is_none()
+        {
             // One file: its rename is all or nothing.
             self.write_atomic(&self.run_path(key), &run_bytes)?;
             if !open {
@@ -513,11 +532,18 @@ impl Store {
         }
         self.ready_dir(&self.dir.join("events"))?;
         let events_at = self.events_len(key)?;
+        let calls_at = if change.calls.is_empty() {
+            0
+        } else {
+            self.log_len(&self.calls_path(&change.run.id))?
+        };
         let journal = Journal {
             format: RUN_FORMAT,
             run: change.run.clone(),
             events: change.events.to_vec(),
             events_at,
+            calls: change.calls.to_vec(),
+            calls_at,
             start: change.start,
             report: change.report,
         };
@@ -568,15 +594,16 @@ impl Store {
         if open {
             self.mark_open(key, true)?;
         }
-        let mut log = Vec::new();
-        for e in &j.events {
-            serde_json::to_writer(&mut log, e).map_err(io::Error::other)?;
-            log.push(b'\n');
-        }
+        let log = json_lines(&j.events)?;
         if !log.is_empty() {
-            self.append_once(key, j.events_at, &log)?;
+            self.append_once(&self.events_path(key), j.events_at, &log)?;
         }
         self.crash_at("events-appended");
+        let calls = json_lines(&j.calls)?;
+        if !calls.is_empty() {
+            self.append_once(&self.calls_path(&j.run.id), j.calls_at, &calls)?;
+        }
+        self.crash_at("calls-appended");
         if let Some(start) = &j.start {
             let bytes = serde_json::to_vec_pretty(start).map_err(io::Error::other)?;
             self.write_atomic(&self.start_path(key), &bytes)?;
@@ -604,37 +631,41 @@ impl Store {
     /// The event log's length; a link or special file there is set aside first (a new log
     /// starts).
     fn events_len(&self, key: &str) -> io::Result<u64> {
-        let path = self.events_path(key);
-        match safe_fs::len_of(&path) {
+        self.log_len(&self.events_path(key))
+    }
+
+    /// An append-only log's length (0 when there is none); a link or special file there is
+    /// set aside first (a new log starts).
+    fn log_len(&self, path: &Path) -> io::Result<u64> {
+        match safe_fs::len_of(path) {
             Err(e) if is_refusal(&e) => {
-                set_aside(&path, "refused", &self.tag_now())?;
+                set_aside(path, "refused", &self.tag_now())?;
                 Ok(0)
             }
             other => other,
         }
     }
 
-    /// Appends `log` to the event log unless it is already there at `at` (a writer that
-    /// died after appending); a torn append of it is cut back first.
-    fn append_once(&self, key: &str, at: u64, log: &[u8]) -> io::Result<()> {
-        let path = self.events_path(key);
+    /// Appends `log` to the log at `path` unless it is already there at `at` (a writer
+    /// that died after appending); a torn append of it is cut back first.
+    fn append_once(&self, path: &Path, at: u64, log: &[u8]) -> io::Result<()> {
         self.ready_dir(path.parent().expect("a file path has a parent"))?;
-        let len = self.events_len(key)?;
+        let len = self.log_len(path)?;
         let end = at + log.len() as u64;
         if len > at {
-            let there = safe_fs::read_range(&path, at, log.len() as u64)?;
+            let there = safe_fs::read_range(path, at, log.len() as u64)?;
             if len >= end && there == log {
                 return Ok(());
             }
             if len < end && log.starts_with(&there) {
-                safe_fs::truncate(&path, at)?;
+                safe_fs::truncate(path, at)?;
             }
         }
-        match safe_fs::append(&path, log) {
+        match safe_fs::append(path, log) {
             Err(e) if is_refusal(&e) => {
                 // Swapped for something else since: set it aside, start a new log.
-                set_aside(&path, "refused", &self.tag_now())?;
-                safe_fs::append(&path, log)
+                set_aside(path, "refused", &self.tag_now())?;
+                safe_fs::append(path, log)
             }
             other => other,
         }
@@ -644,7 +675,15 @@ impl Store {
     /// directories written under the lock.
     /// Call with the lock held.
     pub fn clean_temporary_files(&self) {
-        for sub in ["", "runs", "runs/ended", "events", "reports", "open"] {
+        for sub in [
+            "",
+            "runs",
+            "runs/ended",
+            "events",
+            "calls",
+            "reports",
+            "open",
+        ] {
             let dir = self.dir.join(sub);
             // Only directories of the store's own: never through a link.
             let mut at = self.dir.clone();
@@ -697,26 +736,19 @@ impl Store {
     /// parse, or a log that cannot be read (a link, a special file), are returned as
     /// messages instead of being dropped silently.
     pub fn read_events(&self, key: &str) -> io::Result<(Vec<Event>, Vec<String>)> {
-        let path = self.events_path(key);
-        let bytes = match safe_fs::read_tail(&path, EVENTS_LIMIT) {
-            Ok(Some(b)) => b,
-            Ok(None) => return Ok((vec![], vec![])),
-            Err(e) if is_refusal(&e) => return Ok((vec![], vec![e.to_string()])),
-            Err(e) => return Err(e),
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        let mut events = Vec::new();
-        let mut bad = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(line) {
-                Ok(e) => events.push(e),
-                Err(e) => bad.push(format!("line {}: {e}", n + 1)),
-            }
-        }
-        Ok((events, bad))
+        read_log(&self.events_path(key), EVENTS_LIMIT)
+    }
+
+    /// The iterations in the calls log of run `run_id`, oldest first (at most
+    /// [`RUN_LIMIT`] bytes of its end), with messages for lines that do not parse.
+    pub fn read_calls(&self, run_id: &str) -> io::Result<(Vec<Iteration>, Vec<String>)> {
+        let path = self.calls_path(run_id);
+        let (calls, bad) = read_log(&path, RUN_LIMIT)?;
+        let bad = bad
+            .into_iter()
+            .map(|b| format!("{}: {b}", path.display()))
+            .collect();
+        Ok((calls, bad))
     }
 
     /// Writes a report (under the lock).
@@ -792,6 +824,44 @@ pub fn tag_of(at: jiff::Timestamp) -> String {
 
 /// Moves whatever is at `path` (the link or FIFO itself, never its target) to
 /// `<path>.<what>-<tag>`; returns where.
+/// One JSON line per item.
+fn json_lines<T: Serialize>(items: &[T]) -> io::Result<Vec<u8>> {
+    let mut log = Vec::new();
+    for item in items {
+        serde_json::to_writer(&mut log, item).map_err(io::Error::other)?;
+        log.push(b'\n');
+    }
+    Ok(log)
+}
+
+/// The records of an append-only JSON-lines log, oldest first (at most `limit` bytes of its
+/// end); lines that do not parse, or a log that cannot be read (a link, a special file),
+/// are returned as messages (`line 3: …`) instead of being dropped silently.
+fn read_log<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    limit: u64,
+) -> io::Result<(Vec<T>, Vec<String>)> {
+    let bytes = match safe_fs::read_tail(path, limit) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok((vec![], vec![])),
+        Err(e) if is_refusal(&e) => return Ok((vec![], vec![e.to_string()])),
+        Err(e) => return Err(e),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut records = Vec::new();
+    let mut bad = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(r) => records.push(r),
+            Err(e) => bad.push(format!("line {}: {e}", n + 1)),
+        }
+    }
+    Ok((records, bad))
+}
+
 fn set_aside(path: &Path, what: &str, tag: &str) -> io::Result<PathBuf> {
     let name = path
         .file_name()
@@ -903,6 +973,7 @@ mod tests {
             Change {
                 run,
                 events: &[],
+                calls: &[],
                 start: None,
                 report: None,
             }
@@ -912,7 +983,7 @@ mod tests {
         assert!(store.open_keys().unwrap().is_empty());
         let mut events = Vec::new();
         for n in 0..3 {
-            let mut it = crate::iteration::Iteration::new(format!("{n:040x}").parse().unwrap());
+            let mut it = Iteration::new(format!("{n:040x}").parse().unwrap());
             it.tree = Some("t".into());
             it.parent_tree = Some("t".into());
             it.files = Some(Vec::new());
@@ -926,6 +997,7 @@ mod tests {
                 Change {
                     run: &run,
                     events: &events,
+                    calls: &[],
                     start: Some(StartRecord::of(&run)),
                     report: None,
                 },
@@ -944,6 +1016,8 @@ mod tests {
                 run: r.clone(),
                 events: Vec::new(),
                 events_at: 0,
+                calls: Vec::new(),
+                calls_at: 0,
                 start: None,
                 report: None,
             };
@@ -982,6 +1056,7 @@ mod tests {
         let change = |run| Change {
             run,
             events: &[],
+            calls: &[],
             start: None,
             report: None,
         };
@@ -1032,6 +1107,8 @@ mod tests {
             run: run.clone(),
             events: vec![event.clone()],
             events_at: 0,
+            calls: Vec::new(),
+            calls_at: 0,
             start: Some(StartRecord::of(&run)),
             report: Some(("r".into(), "# report\n".into())),
         };

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::breaker::State;
+use crate::ci::cost::{LoopCost, loop_commits};
 use crate::ci::decide::{self, ConfigSource, RunVerdict};
 use crate::ci::evidence::evidence_from_fingerprint;
 use crate::ci::plan::{self, Channels, CommentAction, IssueAction};
@@ -57,6 +58,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
         client,
         trigger,
         notes: Vec::new(),
+        loop_cost: None,
     };
     // Read.
     let pr = s.find_pr()?;
@@ -110,7 +112,12 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
         .remember_records(&config, judgement.run.iterations());
     // The run that last changed the state; this one, once it changes it (write_github).
     let previous_run = pr_state.state.last.as_ref().and_then(|v| v.run);
-    pr_state.state.last = Some(plan::verdict(&head, &status, previous_run));
+    let mut verdict = plan::verdict(&head, &status, previous_run);
+    if let Some(pr) = &pr {
+        s.loop_cost = s.loop_cost(pr, &status);
+        verdict.loop_cost.clone_from(&s.loop_cost);
+    }
+    pr_state.state.last = Some(verdict);
 
     // Write.
     s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
@@ -134,6 +141,9 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     })
 }
 
+/// The re-run attempts of the loop's runs read for its CI cost, at most (one request each).
+const MAX_EARLIER_ATTEMPTS: usize = 20;
+
 struct Session<'c> {
     ctx: &'c Ctx,
     repo: Option<Repo>,
@@ -141,6 +151,8 @@ struct Session<'c> {
     trigger: CiContext,
     /// Shown in the summary and comment; may quote untrusted names.
     notes: Vec<String>,
+    /// While the breaker is open: what the loop cost in CI.
+    loop_cost: Option<LoopCost>,
 }
 
 /// What is written to a PR: the verdict, and where it goes.
@@ -614,7 +626,48 @@ impl Session<'_> {
             issue,
             label: &config.github.label,
             notes: &self.notes,
+            loop_cost: self.loop_cost.as_ref(),
         }
+    }
+
+    /// What the loop an open breaker stops cost in CI: the workflow runs GitHub lists for
+    /// the PR's branch whose commit is one of the loop's, each attempt of each (a re-run's
+    /// earlier attempts read one request each, at most [`MAX_EARLIER_ATTEMPTS`]), and their
+    /// time. What cannot be read is noted, never fatal.
+    fn loop_cost(&mut self, pr: &PullRequest, status: &Status) -> Option<LoopCost> {
+        if status.state != State::Open {
+            return None;
+        }
+        let commits = loop_commits(status)?;
+        let listed = self.client.workflow_runs(&RunFilter {
+            branch: Some(pr.head.ref_name.clone()).filter(|b| !b.is_empty()),
+            ..RunFilter::default()
+        });
+        let mut runs = match listed {
+            Ok(runs) => runs,
+            Err(e) => {
+                self.note(format!(
+                    "what the loop cost in CI could not be read from the workflow runs: {e:#}"
+                ));
+                return None;
+            }
+        };
+        let earlier = LoopCost::earlier_attempts(&commits, &runs);
+        if earlier.len() > MAX_EARLIER_ATTEMPTS {
+            self.note(format!(
+                "what the loop cost in CI counts {MAX_EARLIER_ATTEMPTS} of the {} re-run attempts of its runs",
+                earlier.len()
+            ));
+        }
+        for (id, attempt) in earlier.into_iter().take(MAX_EARLIER_ATTEMPTS) {
+            match self.client.workflow_run_attempt(id, attempt) {
+                Ok(run) => runs.push(run),
+                Err(e) => self.note(format!(
+                    "attempt {attempt} of workflow run {id} could not be read; the loop's cost leaves it out: {e:#}"
+                )),
+            }
+        }
+        LoopCost::of(&commits, &runs)
     }
 
     /// Outputs, summary, annotation and the log: the step's own files, always written.

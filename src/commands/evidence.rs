@@ -1,7 +1,7 @@
-//! Test evidence, the steps `fingerprint`, `run`, `ingest` and `ci` share: log and JUnit
-//! files fingerprinted (paths and globs expanded), and a test result recorded on the run
-//! (the commits the hooks missed caught up first; a working-tree iteration for tests run
-//! on uncommitted changes).
+//! Test evidence, the steps `fingerprint`, `run`, `ingest` and `ci` share: logs and test
+//! reports (JUnit, TRX, xUnit.net or NUnit XML, told apart by their content) fingerprinted
+//! (paths and globs expanded), and a test result recorded on the run (the commits the hooks
+//! missed caught up first; a working-tree iteration for tests run on uncommitted changes).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use super::Workspace;
 use super::progress::{Progress, Reading};
 
 /// What to do about output that holds no test result.
-pub(super) const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, ...), or ingest its JUnit XML";
+pub(super) const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, dotnet test, ...), or ingest its test report (JUnit, TRX, xUnit or NUnit XML)";
 
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
@@ -240,7 +240,7 @@ pub(super) fn record_run(
     Ok(run.record_local(config, it, now))
 }
 
-/// The evidence of log and JUnit files, fingerprinted together as one run.
+/// The evidence of logs and test reports, fingerprinted together as one run.
 pub(super) fn evidence_from_files(paths: &[PathBuf], base: &Path) -> Result<Option<TestEvidence>> {
     let fp = fingerprint_files(paths)?;
     let shown: Vec<String> = paths
@@ -275,7 +275,7 @@ pub(super) fn expand_globs(
             if !path.is_file() {
                 return Err(InputError::NoSuchFile {
                     path: PathBuf::from(pattern),
-                    hint: "pass the test log or JUnit report the test step wrote (globs like `reports/*.xml` are fine)",
+                    hint: "pass the test log or the test report (JUnit, TRX, xUnit or NUnit XML) the test step wrote (globs like `reports/*.xml` are fine)",
                 }
                 .into());
             }

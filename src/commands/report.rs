@@ -10,7 +10,7 @@ use super::{Ctx, Workspace, print, print_json};
 
 pub(super) fn report(ctx: &Ctx, args: &ReportArgs) -> Result<u8> {
     if let Some(id) = &args.session {
-        return super::session::report(ctx, id, args.format.json, args.format.html);
+        return super::session::report(ctx, id, &args.format);
     }
     let ws = Workspace::open(ctx, None)?;
     let run = ws.run_or_new()?;

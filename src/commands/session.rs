@@ -15,12 +15,14 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use jiff::Timestamp;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::breaker::{Event, State};
-use crate::cli::AgentHookArgs;
-use crate::config::Config;
+use crate::cli::{AgentHookArgs, ReportFormat};
+use crate::config::{Config, Unit};
+use crate::documents::{BranchBreaker, HookAnswer, SessionLine};
 use crate::error::{InputError, exit};
+use crate::iteration::Iteration;
 use crate::report::{Status, markdown, text};
 use crate::run::Run;
 use crate::session::transcript::{self, Format};
@@ -157,19 +159,21 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
             };
             Ok(session::on_start(&config, &run, now))
         }
-        HookKind::Prompt => with_session(&ws, &store, &key, event, now, |run| {
+        HookKind::Prompt => with_session(&ws, &config, &store, &key, event, now, |run| {
             let step = session::on_prompt(&config, run, now);
             Ok((step.answer, step.events))
         }),
         HookKind::PostTool => {
             let call = event.call.as_ref().context("a tool call")?;
-            with_session(&ws, &store, &key, event, now, |run| {
+            with_session(&ws, &config, &store, &key, event, now, |run| {
                 let tokens = tokens_since(run, event.transcript.as_deref());
-                let step = session::on_post_tool(&config, run, call, now, tokens);
+                let id = run.id.clone();
+                let dropped = || dropped_calls(&ws, &store, &id);
+                let step = session::on_post_tool(&config, run, call, now, tokens, &dropped);
                 Ok((step.answer, step.events))
             })
         }
-        HookKind::Stop => with_session(&ws, &store, &key, event, now, |run| {
+        HookKind::Stop => with_session(&ws, &config, &store, &key, event, now, |run| {
             let message = event
                 .last_message
                 .clone()
@@ -197,11 +201,33 @@ fn fresh(ws: &Workspace<'_>, event: &HookEvent, now: Timestamp) -> Run {
     run
 }
 
+/// The calls the run `run_id` dropped, oldest first, from its calls log (what cannot be
+/// read is said, and left out).
+fn dropped_calls(ws: &Workspace<'_>, store: &Store, run_id: &str) -> Vec<Iteration> {
+    match store.read_calls(run_id) {
+        Ok((calls, bad)) => {
+            for b in bad {
+                ws.warn(&format!("{b}: skipped"));
+            }
+            calls
+        }
+        Err(e) => {
+            ws.warn(&format!(
+                "cannot read the calls of {}: {e}",
+                crate::sanitize::printable(run_id)
+            ));
+            Vec::new()
+        }
+    }
+}
+
 /// Locks the sessions' store, loads (or starts) the session's run, lets `f` change it, and
 /// writes it with its events as one change (the store's journal), with the report when it
-/// tripped.
+/// tripped. The run keeps only its latest calls: those it drops go to its calls log in the
+/// same change, so a crash anywhere loses none.
 fn with_session<T>(
     ws: &Workspace<'_>,
+    config: &Config,
     store: &Store,
     key: &str,
     event: &HookEvent,
@@ -226,9 +252,12 @@ fn with_session<T>(
         }
     };
     let (value, events) = f(&mut run)?;
+    let calls = run.compact(config);
     if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
         let report = events.iter().any(|e| e.kind.opens()).then(|| {
-            let s = session_status(&ws.config.for_sessions(), &run, &events, now);
+            let mut dropped = dropped_calls(ws, store, &run.id);
+            dropped.extend_from_slice(&calls);
+            let s = session_status(config, &run, dropped, &events, now);
             (run.id.clone(), markdown::report(&s))
         });
         store.commit(
@@ -236,6 +265,7 @@ fn with_session<T>(
             crate::store::Change {
                 run: &run,
                 events: &events,
+                calls: &calls,
                 start: None,
                 report,
             },
@@ -305,16 +335,20 @@ fn last_message(harness: Harness, transcript: Option<&str>) -> Option<String> {
         .last_message
 }
 
-/// The status document of a session: the same as a branch's, with the session's ways out.
+/// The status document of a session at `now`: the same as a branch's, over every call it
+/// made (`dropped`, those its run no longer keeps, then the run's), with the session's
+/// ways out.
 pub(super) fn session_status(
     config: &Config,
     run: &Run,
+    dropped: Vec<Iteration>,
     events: &[Event],
     now: Timestamp,
 ) -> Status {
-    let mut s = super::workspace::status_of(config, run, events, now);
-    s.ways_out = session::ways_out(&s);
-    s
+    let mut at_now = run.clone();
+    at_now.tick(config, now);
+    let calls = session::all_calls(&at_now, dropped);
+    session::status(config, &at_now, &calls, events)
 }
 
 /// A session's run, by the id the harness gave it (or a prefix of it).
@@ -343,7 +377,7 @@ fn find(store: &Store, id: &str) -> Result<(String, Run)> {
 }
 
 /// One line per session of `branch` (all when `None`): its id, harness, state and rule.
-pub(super) fn sessions_of(ws: &Workspace<'_>, branch: Option<&str>) -> Vec<Value> {
+pub(super) fn sessions_of(ws: &Workspace<'_>, branch: Option<&str>) -> Vec<SessionLine> {
     let config = ws.config.for_sessions();
     let now = ws.now();
     store_of(ws)
@@ -355,43 +389,44 @@ pub(super) fn sessions_of(ws: &Workspace<'_>, branch: Option<&str>) -> Vec<Value
                 return None;
             }
             let b = run.effective_breaker(&config, now);
-            Some(json!({
-                "id": state.id,
-                "agent": state.harness,
-                "state": b.state(),
-                "rule": b.rule().filter(|_| b.state() != State::Closed),
-                "reason": b.reason().filter(|_| b.state() != State::Closed),
-                "calls": run.iterations().len(),
-                "branch": run.branch,
-            }))
+            let open = b.state() != State::Closed;
+            Some(SessionLine {
+                id: state.id.clone(),
+                agent: state.harness,
+                state: b.state(),
+                rule: b.rule().filter(|_| open),
+                reason: b.reason().filter(|_| open).map(str::to_owned),
+                calls: run.recorded(),
+                branch: run.branch.clone(),
+            })
         })
         .collect()
 }
 
 /// The `sessions:` lines of `status`.
-pub(super) fn sessions_text(sessions: &[Value]) -> String {
+pub(super) fn sessions_text(sessions: &[SessionLine]) -> String {
     let mut out = String::new();
     if sessions.is_empty() {
         return out;
     }
     out.push_str("sessions:\n");
     for s in sessions {
-        let rule = s["rule"]
-            .as_str()
+        let rule = s
+            .rule
             .map(|r| {
                 format!(
                     " ({r}): {}",
-                    crate::sanitize::printable(s["reason"].as_str().unwrap_or(""))
+                    crate::sanitize::printable(s.reason.as_deref().unwrap_or(""))
                 )
             })
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {} {} {} calls, breaker {}{rule}",
-            s["agent"].as_str().unwrap_or("?"),
-            crate::sanitize::printable(s["id"].as_str().unwrap_or("?")),
-            s["calls"],
-            s["state"].as_str().unwrap_or("?"),
+            "  {} {} {}, breaker {}{rule}",
+            s.agent,
+            crate::sanitize::printable(&s.id),
+            Unit::ToolCall.count(s.calls as u64),
+            s.state,
         );
     }
     out
@@ -403,16 +438,20 @@ pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Re
     let store = store_of(&ws);
     let (_, run) = find(&store, id)?;
     let config = ws.config.for_sessions();
-    let s = session_status(&config, &run, &[], ws.now());
+    let dropped = dropped_calls(&ws, &store, &run.id);
     // The branch's breaker: a trip in either shows in both.
     let branch = ws.run_or_new()?;
     let b = branch.effective_breaker(&ws.config, ws.now());
+    let open = b.state() != State::Closed;
+    let s = session_status(&config, &run, dropped, &[], ws.now())
+        .with_session(&run)
+        .with_branch_breaker(BranchBreaker {
+            branch: ws.head.branch.clone(),
+            state: b.state(),
+            rule: b.rule().filter(|_| open),
+        });
     if json_out {
-        let mut doc = s.to_json();
-        doc["session"] = json!({"id": run.session.as_ref().map(|x| x.id.clone()), "agent": run.session.as_ref().map(|x| x.harness)});
-        doc["edges"] = edges_json(&run);
-        doc["branch_breaker"] = json!({"branch": ws.head.branch, "state": b.state(), "rule": b.rule().filter(|_| b.state() != State::Closed)});
-        print_json(&doc)?;
+        print_json(&s.to_json())?;
     } else {
         let mut out = text::status(&s);
         out.push_str(&edges_text(&run));
@@ -422,7 +461,7 @@ pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Re
             crate::sanitize::printable(ws.head.branch.as_deref().unwrap_or("(detached HEAD)")),
             b.state(),
             b.rule()
-                .filter(|_| b.state() != State::Closed)
+                .filter(|_| open)
                 .map(|r| format!(" ({r})"))
                 .unwrap_or_default()
         );
@@ -435,16 +474,6 @@ pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Re
     })
 }
 
-fn edges_json(run: &Run) -> Value {
-    json!(
-        run.usage
-            .edges
-            .iter()
-            .map(|(name, e)| json!({"edge": name, "count": e.count, "reasons": e.reasons}))
-            .collect::<Vec<_>>()
-    )
-}
-
 /// Each edge (sub-agent) with its count and latest reasons.
 fn edges_text(run: &Run) -> String {
     let mut out = String::new();
@@ -453,7 +482,7 @@ fn edges_text(run: &Run) -> String {
             out,
             "edge {}: {} without progress",
             crate::sanitize::printable(name),
-            e.count
+            Unit::ToolCall.count(e.count)
         );
         for r in &e.reasons {
             let _ = writeln!(out, "  - {}", crate::sanitize::printable(r));
@@ -462,29 +491,44 @@ fn edges_text(run: &Run) -> String {
     out
 }
 
-/// `report --session ID`: the same Status document as a branch's report.
-pub(super) fn report(ctx: &Ctx, id: &str, json_out: bool, html: bool) -> Result<u8> {
+/// `report --session ID`: the same Status document as a branch's report, over every call
+/// of the session, in the same formats (plain text on a terminal, markdown elsewhere).
+pub(super) fn report(ctx: &Ctx, id: &str, format: &ReportFormat) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let store = store_of(&ws);
     let (key, run) = find(&store, id)?;
-    let (events, _) = store.read_events(&key)?;
-    let s = session_status(&ws.config.for_sessions(), &run, &events, ws.now());
-    if html {
+    let (events, bad) = store.read_events(&key)?;
+    for b in bad {
+        ws.warn(&format!(
+            "{}: {b}: skipped",
+            store.events_path(&key).display()
+        ));
+    }
+    let dropped = dropped_calls(&ws, &store, &run.id);
+    let calls = session::all_calls(&run, dropped.clone());
+    let s = session_status(&ws.config.for_sessions(), &run, dropped, &events, ws.now())
+        .with_session(&run);
+    let edges = edges_text(&run);
+    if format.html {
         print(&crate::report::html::page(&s))?;
-    } else if json_out {
-        let mut doc = s.with_history(run.iterations()).to_json();
-        doc["events"] = serde_json::to_value(&events)?;
-        doc["edges"] = edges_json(&run);
-        print_json(&doc)?;
-    } else {
+    } else if format.json {
+        let own: Vec<Event> = events.into_iter().filter(|e| e.run == run.id).collect();
+        print_json(&s.with_history(&calls).with_events(&own).to_json())?;
+    } else if format.markdown || (!format.text && !ctx.settings.stdout_tty) {
         let mut md = markdown::report(&s);
-        let edges = edges_text(&run);
         if !edges.is_empty() {
             md.push_str("\n## Edges\n\n```text\n");
             md.push_str(&edges);
             md.push_str("```\n");
         }
         print(&md)?;
+    } else {
+        let mut out = text::report(&s);
+        if !edges.is_empty() {
+            out.push('\n');
+            out.push_str(&edges);
+        }
+        print(&out)?;
     }
     Ok(exit::OK)
 }
@@ -513,7 +557,7 @@ pub(super) fn resume_or_reset(ctx: &Ctx, id: &str, reset: bool) -> Result<u8> {
         stop_hook_active: false,
         last_message: None,
     };
-    let said = with_session(&ws, &store, &key, &event, now, |run| {
+    let said = with_session(&ws, &config, &store, &key, &event, now, |run| {
         if reset {
             let old = run.breaker().state();
             let mut next = fresh(&ws, &event, now);
@@ -570,26 +614,29 @@ pub(super) fn replay_transcript(
         line: e.line,
         why: e.why,
     })?;
-    let (run, events, answers) = judge_recorded(config, recorded, now);
+    let judged = judge_recorded(config, recorded, now);
     let config = config.for_sessions();
-    let s = session_status(&config, &run, &events, now);
+    let calls = session::all_calls(&judged.run, judged.dropped.clone());
+    let s = session_status(&config, &judged.run, judged.dropped, &judged.events, now)
+        .with_session(&judged.run);
     let open = s.state == State::Open;
     if json_out {
-        let mut doc = s.with_history(run.iterations()).to_json();
-        doc["events"] = serde_json::to_value(&events)?;
-        doc["answers"] = json!(answers);
-        doc["edges"] = edges_json(&run);
-        print_json(&doc)?;
+        print_json(
+            &s.with_history(&calls)
+                .with_events(&judged.events)
+                .with_answers(judged.answers)
+                .to_json(),
+        )?;
     } else {
         let mut out = text::verdict(&s);
-        out.push_str(&edges_text(&run));
-        for a in &answers {
+        out.push_str(&edges_text(&judged.run));
+        for a in &judged.answers {
             let _ = writeln!(
                 out,
                 "{} {}: {}",
-                a["after"].as_str().unwrap_or("-"),
-                a["event"].as_str().unwrap_or(""),
-                crate::sanitize::printable(a["text"].as_str().unwrap_or(""))
+                a.after.as_deref().unwrap_or("-"),
+                a.event,
+                crate::sanitize::printable(&a.text)
                     .lines()
                     .next()
                     .unwrap_or("")
@@ -600,15 +647,25 @@ pub(super) fn replay_transcript(
     Ok(if open { exit::TRIPPED } else { exit::OK })
 }
 
-/// The recorded events through the hooks' functions: the session's run, its events, and
-/// every answer that was not "nothing" (`after`: the latest call; `event`; `answer`;
-/// `text`). A call the pre-tool hook would have denied did not run: its result is not
-/// recorded.
+/// A recorded session judged through the hooks' functions.
+pub(super) struct Judged {
+    /// The session's run, as the hooks would have left it (its latest calls).
+    pub run: Run,
+    /// The calls its run dropped, oldest first.
+    pub dropped: Vec<Iteration>,
+    pub events: Vec<Event>,
+    /// Every answer that was not "nothing".
+    pub answers: Vec<HookAnswer>,
+}
+
+/// The recorded events through the hooks' functions, in order, the run compacted after
+/// each as the hooks' store does. A call the pre-tool hook would have denied did not run:
+/// its result is not recorded.
 pub(super) fn judge_recorded(
     config: &Config,
     recorded: Vec<transcript::Recorded>,
     now: Timestamp,
-) -> (Run, Vec<Event>, Vec<Value>) {
+) -> Judged {
     let config = config.for_sessions();
     let harness = recorded
         .first()
@@ -618,6 +675,7 @@ pub(super) fn judge_recorded(
         .map_or_else(|| "replay".to_owned(), |r| r.event.session.clone());
     let start = recorded.iter().find_map(|r| r.at).unwrap_or(now);
     let mut run = session::new_run(harness, &id, None, start);
+    let mut dropped: Vec<Iteration> = Vec::new();
     let mut events = Vec::new();
     let mut answers = Vec::new();
     let mut denied: Vec<String> = Vec::new();
@@ -644,7 +702,8 @@ pub(super) fn judge_recorded(
                 if call.id.as_ref().is_some_and(|id| denied.contains(id)) {
                     continue;
                 }
-                let step = session::on_post_tool(&config, &mut run, call, at, r.tokens);
+                let earlier = || dropped.clone();
+                let step = session::on_post_tool(&config, &mut run, call, at, r.tokens, &earlier);
                 events.extend(step.events);
                 step.answer
             }
@@ -661,19 +720,25 @@ pub(super) fn judge_recorded(
             }
             HookKind::Other => Answer::Nothing,
         };
-        let (kind, text) = match &answer {
+        dropped.extend(run.compact(&config));
+        let (kind, text) = match answer {
             Answer::Nothing => continue,
             Answer::Deny(t) => ("deny", t),
             Answer::Context(t) => ("context", t),
             Answer::Block(t) => ("block", t),
             Answer::Failed(t) => ("failed", t),
         };
-        answers.push(json!({
-            "after": run.iterations().last().map(|it| it.id.to_string()),
-            "event": e.name,
-            "answer": kind,
-            "text": text,
-        }));
+        answers.push(HookAnswer {
+            after: run.iterations().last().map(|it| it.id.to_string()),
+            event: e.name.clone(),
+            answer: kind,
+            text,
+        });
     }
-    (run, events, answers)
+    Judged {
+        run,
+        dropped,
+        events,
+        answers,
+    }
 }

@@ -52,18 +52,19 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
             "loopguard: {unrecorded} commit(s) that no hook recorded are judged here too (the next hook records them)"
         ));
     }
-    let s = ws.status(&run, &[]).with_guard(missing, some);
     // The agents' sessions on this branch: a trip in either shows in both.
     let sessions = super::session::sessions_of(&ws, ws.head.branch.as_deref());
+    let s = ws
+        .status(&run, &[])
+        .with_guard(missing, some)
+        .with_sessions(sessions);
     if args.json {
-        let mut doc = s.to_json();
-        if !sessions.is_empty() {
-            doc["sessions"] = serde_json::Value::Array(sessions);
-        }
-        print_json(&doc)?;
+        print_json(&s.to_json())?;
     } else {
         let mut out = text::status(&s);
-        out.push_str(&super::session::sessions_text(&sessions));
+        out.push_str(&super::session::sessions_text(
+            s.sessions.as_deref().unwrap_or_default(),
+        ));
         print(&out)?;
     }
     Ok(if args.exit_code && s.state == State::Open {

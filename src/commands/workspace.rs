@@ -741,6 +741,7 @@ impl<'c> Workspace<'c> {
         let change = Change {
             run,
             events,
+            calls: &[],
             start,
             report,
         };

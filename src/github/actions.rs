@@ -15,6 +15,8 @@ pub struct RunFilter {
     pub head_sha: Option<CommitId>,
     /// Only runs of this workflow (its numeric id, `workflow_run.workflow_id`).
     pub workflow_id: Option<u64>,
+    /// Only runs of commits on this branch (`head_branch`; a fork's branch for its PRs).
+    pub branch: Option<String>,
     /// Only runs triggered by this event (`pull_request`, `push`, …).
     pub event: Option<String>,
     /// `completed`, `success`, `failure`, …
@@ -42,6 +44,9 @@ impl GitHubClient {
         if let Some(sha) = &filter.head_sha {
             query.push(format!("head_sha={}", encode::component(sha.as_str())));
         }
+        if let Some(branch) = &filter.branch {
+            query.push(format!("branch={}", encode::component(branch)));
+        }
         if let Some(event) = &filter.event {
             query.push(format!("event={}", encode::component(event)));
         }
@@ -63,6 +68,25 @@ impl GitHubClient {
     pub fn workflow_run(&self, run_id: u64) -> Result<WorkflowRun, GitHubError> {
         let call = Call::get(
             format!("{}/actions/runs/{run_id}", self.repo_path()),
+            Permission::ActionsRead,
+        );
+        let reply = self.send(&call, &[])?;
+        self.decode(&call, &reply)
+    }
+
+    /// One attempt of a workflow run (a re-run makes another) —
+    /// `GET /repos/{o}/{r}/actions/runs/{id}/attempts/{attempt}`, 1 request. The run as it
+    /// was in that attempt: its `run_started_at` and `updated_at` are the attempt's.
+    pub fn workflow_run_attempt(
+        &self,
+        run_id: u64,
+        attempt: u64,
+    ) -> Result<WorkflowRun, GitHubError> {
+        let call = Call::get(
+            format!(
+                "{}/actions/runs/{run_id}/attempts/{attempt}",
+                self.repo_path()
+            ),
             Permission::ActionsRead,
         );
         let reply = self.send(&call, &[])?;

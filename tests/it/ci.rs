@@ -20,6 +20,20 @@ fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
     for (i, (body, log)) in SAME.iter().enumerate() {
         let head = p.attempt(body, &format!("Fix word counting, try {}", i + 1));
         gh.add_pr(p.pr(7, &head));
+        // The tests of each push ran for 4 minutes (a run of another branch does not count);
+        // the first push's were re-run: an attempt of 2 minutes before.
+        let start = format!("2026-11-25T1{i}:00:00Z");
+        let mut run = RunSpec::new(6000 + i as u64, &head)
+            .head(BRANCH, None)
+            .timing(&start, &start.replace(":00:00Z", ":04:00Z"));
+        if i == 0 {
+            run = run.earlier_attempt("2026-11-25T09:50:00Z", "2026-11-25T09:52:00Z");
+        }
+        gh.add_run(run);
+        gh.add_run(
+            RunSpec::new(7000 + i as u64, &"f".repeat(40))
+                .timing("2026-11-25T09:00:00Z", "2026-11-25T09:30:00Z"),
+        );
         let out = p.ci_on_push(&gh, &head, log);
         match i {
             0 | 1 => {
@@ -68,6 +82,15 @@ fn three_runs_with_the_same_failure_trip_and_a_fourth_updates_in_place() {
                     "{comment}"
                 );
                 assert!(comment.contains("| `same_error` ⛔ |"), "{comment}");
+                // What the loop cost in CI, from the runs' own timings, the re-run's first
+                // attempt included.
+                let cost = format!(
+                    "**What the loop cost:** {} runs, {} CI minutes since its first repeated failure ({})",
+                    i + 2,
+                    4 * (i + 1) + 2,
+                    &p.attempts[0][..7]
+                );
+                assert!(comment.contains(&cost), "{comment}");
                 assert!(comment.contains("## Recent iterations"), "{comment}");
                 assert!(comment.contains(&format!("Stuck-loop issue: #{}", issue.number)));
                 assert!(
@@ -1080,4 +1103,42 @@ fn a_personal_token_trusts_its_own_comments() {
     let comments = gh.comments_on(7);
     assert_eq!(comments.len(), 1, "{comments:#?}");
     assert!(comments[0].body.contains("| 2 |"), "{}", comments[0].body);
+}
+
+/// A .NET run's reports go where JUnit XML goes (`--junit`, the Action's `junit` input) and
+/// are told apart by their content, not their names: a TRX and an xUnit.net v2 XML file,
+/// both called `results.xml`, then the console of the same failure, are one failure three
+/// times, and the third run trips `same_error`.
+#[test]
+fn dotnet_reports_through_junit_are_the_runs_evidence() {
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let console = "dotnet/xunit-assert-count/vstest.log";
+    let want =
+        loopguard::fingerprint::fingerprint_bytes(&std::fs::read(log_file(console)).unwrap())
+            .signature
+            .expect("the console shows the failure");
+    let reports = tempfile::tempdir().unwrap();
+    let mut args = Vec::new();
+    for (i, report) in ["report.trx", "xunit.xml"].iter().enumerate() {
+        let dir = reports.path().join(i.to_string());
+        std::fs::create_dir(&dir).unwrap();
+        let copy = dir.join("results.xml");
+        std::fs::copy(
+            log_file(&format!("dotnet/xunit-assert-count/{report}")),
+            &copy,
+        )
+        .unwrap();
+        args.push(["--junit".to_owned(), copy.display().to_string()]);
+    }
+    args.push(["--log".to_owned(), log_path(console)]);
+    for (i, args) in args.iter().enumerate() {
+        let head = p.attempt(SAME[i].0, &format!("Fix the total, try {}", i + 1));
+        gh.add_pr(p.pr(7, &head));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_ci(&gh, &p.repo, "pull_request", &p.sync_event(&head), &args);
+        assert_eq!(out.outputs["signature"], want, "{args:?}: {out:#?}");
+        assert_eq!(out.outputs["tripped"], (i == 2).to_string(), "{out:#?}");
+    }
+    assert_eq!(gh.labels(7), [LABEL]);
 }

@@ -11,11 +11,10 @@ use std::path::{Path, PathBuf};
 /// The longest a function may be, in lines.
 const MAX_LINES: usize = 100;
 
-/// Functions over the limit in code others are changing now (the runners' parsers, the
-/// HTML report), with their length today: each may only shrink, and must leave this list
-/// once it is within the limit.
-const KNOWN_LONG: &[(&str, &str, usize)] =
-    &[("crates/loopguard-core/src/fingerprint/xml.rs", "feed", 104)];
+/// Functions over the limit in code others are changing now, with their length today: each
+/// may only shrink, and must leave this list once it is within the limit. (None now: the
+/// runners' parsers split `xml.rs`'s `feed`.)
+const KNOWN_LONG: &[(&str, &str, usize)] = &[];
 
 /// One function: where it starts, its name and its length in lines.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! access, faults on the way — and the requests it makes for 10, 100 and 1,000 PRs.
 
 use crate::support::ci::*;
-use crate::support::github_fake::{BOT_LOGIN, FakeGitHub, Fault, PrSpec};
+use crate::support::github_fake::{BOT_LOGIN, FakeGitHub, Fault, PrSpec, RunSpec};
 use serde_json::Value;
 
 use loopguard::ci::state::{CiState, Verdict};
@@ -31,6 +31,12 @@ impl Agent {
     fn push(&mut self, gh: &FakeGitHub, body: &str, log: &str) -> Outcome {
         let n = self.p.attempts.len() + 1;
         let head = self.p.attempt(body, &format!("Fix word counting, try {n}"));
+        // Its tests ran for 4 minutes.
+        gh.add_run(
+            RunSpec::new(self.number * 100 + n as u64, &head)
+                .head(BRANCH, None)
+                .timing("2026-11-25T10:00:00Z", "2026-11-25T10:04:00Z"),
+        );
         self.ci(gh, &head, log)
     }
 
@@ -222,6 +228,7 @@ fn one_dashboard_lists_every_agent_pr_in_order_and_is_edited_in_place() {
         "`same_error`: the same failure \\(cargo: counts\\_words\\_in\\_file",
         "| 4 |",
         "``assertion `left == right` failed``",
+        "| 3 runs, 12 CI min |",
         "| 3 h ago |",
         "[run 990001](https://github.com/octo-org/widgets/actions/runs/990001)",
     ] {
@@ -479,6 +486,7 @@ pub(crate) fn many_prs(n: u64) -> FakeGitHub {
             tripped_at: stuck.then(|| "2026-11-25T10:00:00Z".parse().unwrap()),
             failure: None,
             run: Some(990_000 + number),
+            loop_cost: None,
         });
         gh.add_comment(number, Some("octocat"), "Looks like the agent is on it.");
         gh.add_comment(

@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use loopguard::breaker::{EventKind, State, TerminalStatus};
+use loopguard::ci::cost::LoopCost;
 use loopguard::ci::dashboard::{Counts, Section};
 use loopguard::documents::{DashboardDocument, DashboardRow, SCHEMA, Schema, WebhookFacts};
 use loopguard::rules::RuleName;
@@ -21,6 +22,13 @@ use crate::support::{TestRepo, fixture, guarded, lg, run_log};
 #[track_caller]
 fn pin(name: &str, doc: &Value) {
     assert_eq!(doc["schema"], SCHEMA, "{name}: {doc}");
+    pin_as_is(name, doc);
+}
+
+/// The document, pinned as it is: a coding agent's hook answers carry no `schema` (Codex
+/// refuses fields it does not know).
+#[track_caller]
+fn pin_as_is(name: &str, doc: &Value) {
     let text = serde_json::to_string_pretty(doc).expect("JSON") + "\n";
     assert_snapshot(&format!("documents/{name}.json"), &text);
 }
@@ -120,18 +128,38 @@ fn the_dashboard_and_webhook_documents() {
             tripped_recently: 2,
             closed: 1,
         },
-        rows: vec![DashboardRow {
-            pr: 101,
-            section: Section::HalfOpen,
-            state: Some(State::HalfOpen),
-            rule: Some(RuleName::SameError),
-            reason: Some("the same failure in 3 iterations in a row".into()),
-            iterations: Some(4),
-            signature: Some("3142acdf65c5".into()),
-            progress_at: Some(at),
-            tripped_at: Some(at),
-            run: Some(990_001),
-        }],
+        rows: vec![
+            DashboardRow {
+                pr: 101,
+                section: Section::HalfOpen,
+                state: Some(State::HalfOpen),
+                rule: Some(RuleName::SameError),
+                reason: Some("the same failure in 3 iterations in a row".into()),
+                iterations: Some(4),
+                signature: Some("3142acdf65c5".into()),
+                progress_at: Some(at),
+                tripped_at: Some(at),
+                run: Some(990_001),
+                loop_cost: None,
+            },
+            DashboardRow {
+                pr: 103,
+                section: Section::Stuck,
+                state: Some(State::Open),
+                rule: Some(RuleName::SameError),
+                reason: Some("the same failure in 3 iterations in a row".into()),
+                iterations: Some(5),
+                signature: Some("3142acdf65c5".into()),
+                progress_at: Some(at),
+                tripped_at: Some(at),
+                run: Some(990_003),
+                loop_cost: Some(LoopCost {
+                    since: "c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe".parse().unwrap(),
+                    runs: 3,
+                    seconds: 754,
+                }),
+            },
+        ],
         resumed: vec![102],
         notes: Vec::new(),
         requests: 6,
@@ -151,4 +179,67 @@ fn the_dashboard_and_webhook_documents() {
         next_model: None,
     };
     pin("webhook", &serde_json::to_value(facts).unwrap());
+}
+
+/// The hooks' clock in the session documents: every call at the same time.
+const SESSION_NOW: &str = "2026-11-25T10:00:00Z";
+
+#[test]
+fn the_session_documents() {
+    // A Claude Code session stuck on the same failure, through the real hooks.
+    let repo = crate::session::project("claude");
+    let mut a = crate::session::Agent::new(&repo, "claude", "sess-doc");
+    a.now = Some(SESSION_NOW);
+    a.edit("src/wc.py", "    return len(s)", "    return len(s) - 1");
+    for _ in 0..3 {
+        a.pytest("pytest -q", crate::session::FAIL);
+    }
+    let run = |args: &[&str]| {
+        json_of(
+            &lg(&repo)
+                .env("LOOPGUARD_NOW", SESSION_NOW)
+                .args(args)
+                .run()
+                .stdout,
+        )
+    };
+    pin(
+        "session-status",
+        &run(&["status", "--session", "sess-doc", "--json"]),
+    );
+    pin(
+        "session-report",
+        &run(&["report", "--session", "sess-doc", "--json"]),
+    );
+    pin("status-with-sessions", &run(&["status", "--json"]));
+}
+
+/// What each harness reads back from a hook: a warning one step before a trip, the trip,
+/// a refused call, a blocked stop, and loopguard failing (the call goes through). `null`:
+/// nothing on stdout (Copilot reads only a refusal and a blocked stop; the rest goes to
+/// the person on stderr).
+#[test]
+fn the_agent_hook_answers_of_each_harness() {
+    for harness in ["claude", "codex", "gemini", "copilot"] {
+        let repo = crate::session::project(harness);
+        let mut a = crate::session::Agent::new(&repo, harness, "sess-answers");
+        a.now = Some(SESSION_NOW);
+        let fail = crate::session::FAIL;
+        a.pytest("pytest -q", fail);
+        let mut doc = serde_json::Map::new();
+        doc.insert("warning".into(), a.pytest("pytest -q", fail).json);
+        doc.insert("trip".into(), a.pytest("pytest -q", fail).json);
+        let denied = a.call(
+            "Read",
+            serde_json::json!({"file_path": "src/wc.py"}),
+            serde_json::json!({}),
+            || panic!("a denied call does not run"),
+        );
+        doc.insert("deny".into(), denied.json);
+        doc.insert("block".into(), a.stop(false, "Done, fixed.").json);
+        let pre = a.event_name("pre");
+        let broken = a.send(pre, Some("Read"), a.base_for(pre));
+        doc.insert("failed".into(), broken.json);
+        pin_as_is(&format!("agent-hook-{harness}"), &Value::Object(doc));
+    }
 }

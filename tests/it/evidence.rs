@@ -357,3 +357,65 @@ fn ingest_records_no_evidence_from_files_without_a_test_result() {
     .ok();
     assert_eq!(tests_recorded(&repo).last().unwrap()["outcome"], "pass");
 }
+
+/// TRX, xUnit.net v2 XML and NUnit 3 XML are test reports wherever JUnit XML is —
+/// `fingerprint`, `ingest`, the output of `run` — recognised by their content (here under
+/// a name that says nothing), and they name a failure as the console of that run does.
+#[test]
+fn dotnet_reports_are_test_results_wherever_junit_xml_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        ("dotnet/xunit-assert-count", "report.trx"),
+        ("dotnet/xunit-assert-count", "xunit.xml"),
+        ("dotnet/nunit-assert-count", "nunit.xml"),
+    ];
+    for (dir, report) in cases {
+        let console = lg_at(tmp.path())
+            .args(["fingerprint", "--json"])
+            .arg(fixture(&format!("{dir}/vstest.log")))
+            .run()
+            .json();
+        let copy = tmp.path().join("results.txt");
+        std::fs::copy(fixture(&format!("{dir}/{report}")), &copy).unwrap();
+        let doc = lg_at(tmp.path())
+            .args(["fingerprint", "--json"])
+            .arg(&copy)
+            .run()
+            .json();
+        assert_eq!(doc["runner"], "dotnet", "{report}: {doc}");
+        assert!(doc["signature"].is_string(), "{report}: {doc}");
+        assert_eq!(doc["signature"], console["signature"], "{dir}/{report}");
+
+        let repo = guarded();
+        for (i, how) in ["ingest", "run"].iter().enumerate() {
+            repo.write(
+                "src/lib.rs",
+                format!("pub fn count(s: &str) -> usize {{ {i} }}\n"),
+            );
+            repo.commit(&format!("Fix the total, try {}", i + 1));
+            let out = if *how == "ingest" {
+                lg(&repo, &["ingest", copy.to_str().unwrap()])
+            } else {
+                run(&repo, &replay_log(&copy, 1))
+            };
+            assert_eq!(
+                out.code,
+                Some(i32::from(*how == "run")),
+                "{how} {report}: {}",
+                out.stderr
+            );
+            let test = tests_recorded(&repo).pop().unwrap();
+            assert_eq!(test["outcome"], "fail", "{how} {report}: {test}");
+            assert_eq!(test["signature"], doc["signature"], "{how} {report}");
+        }
+    }
+    let passing = tmp.path().join("passing.txt");
+    std::fs::copy(fixture("dotnet/passing/report.trx"), &passing).unwrap();
+    let doc = lg_at(tmp.path())
+        .args(["fingerprint", "--json"])
+        .arg(&passing)
+        .run()
+        .json();
+    assert_eq!(doc["runner"], "dotnet", "{doc}");
+    assert_eq!(doc["signature"], Value::Null, "{doc}");
+}

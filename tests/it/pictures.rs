@@ -90,7 +90,7 @@ fn the_same_failure() {
     // The code changed each time, the failure did not: the table says both and calls none
     // of it progress while the report says the run is stuck on that failure.
     assert!(
-        md.contains("| fail (2) `12916400` | new code, same failure |"),
+        md.contains("| fail (2) `e971335c` | new code, same failure |"),
         "{md}"
     );
     let rows = md

@@ -266,6 +266,18 @@ impl Breaker {
         self.baseline
     }
 
+    /// The history's first `k` iterations were dropped (a compacted run): every position
+    /// moves down by `k`, one among them to the start.
+    pub(crate) fn forget_before(&mut self, k: usize) {
+        self.baseline = self.baseline.saturating_sub(k);
+        match &mut self.phase {
+            Phase::Open(t) | Phase::HalfOpen(t) | Phase::Aborted(t) => {
+                t.after = t.after.saturating_sub(k);
+            }
+            Phase::Closed | Phase::Done(_) => {}
+        }
+    }
+
     pub fn trips(&self) -> u32 {
         self.trips
     }

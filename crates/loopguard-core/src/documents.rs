@@ -2,18 +2,22 @@
 //! failure-context artifacts), each a `Serialize` type (docs/contract.md, "JSON
 //! documents"). Every one carries `schema`, written from [`SCHEMA`] and nowhere else;
 //! `tests/it/documents.rs` pins each against a snapshot. The status document is
-//! [`crate::report::Status`].
+//! [`crate::report::Status`]; a coding agent's session adds the parts below to it
+//! ([`SessionLine`], [`SessionRef`], [`EdgeRow`], [`BranchBreaker`], [`HookAnswer`]), and
+//! what a hook prints for its harness is [`crate::session::HookOutput`].
 
 use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::breaker::{EventKind, State, TerminalStatus};
+use crate::ci::cost::LoopCost;
 use crate::ci::dashboard::{Counts, Entry, Section};
 use crate::fingerprint::{FailureKind, Fingerprint, Runner};
 use crate::iteration::{Iteration, TestEvidence};
 use crate::report::Status;
 use crate::rules::{Facts, RuleName};
-use crate::run::{EdgeOutcome, RunUsage};
+use crate::run::{EdgeOutcome, Run, RunUsage};
+use crate::session::Harness;
 
 /// The version of every document. We add fields within a version, never rename or remove
 /// them (README, "Versioning").
@@ -138,6 +142,8 @@ pub struct DashboardRow {
     pub progress_at: Option<Timestamp>,
     pub tripped_at: Option<Timestamp>,
     pub run: Option<u64>,
+    /// While stuck: the runs and CI time of the loop since its first repeated failure.
+    pub loop_cost: Option<LoopCost>,
 }
 
 impl DashboardRow {
@@ -156,6 +162,9 @@ impl DashboardRow {
             progress_at: v.and_then(|v| v.progress_at),
             tripped_at: v.and_then(|v| v.tripped_at),
             run: v.and_then(|v| v.run),
+            loop_cost: v
+                .filter(|_| e.section() == Section::Stuck)
+                .and_then(|v| v.loop_cost.clone()),
         }
     }
 }
@@ -242,4 +251,81 @@ impl<'a> CompletionSignals<'a> {
             subject: it.subject(),
         }
     }
+}
+
+/// A coding agent's session as `status` lists it (the status document's `sessions`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionLine {
+    /// The harness's session id.
+    pub id: String,
+    pub agent: Harness,
+    pub state: State,
+    /// The rule that opened its breaker; `null` while closed.
+    pub rule: Option<RuleName>,
+    pub reason: Option<String>,
+    /// Tool calls recorded.
+    pub calls: usize,
+    pub branch: Option<String>,
+}
+
+/// Which session a status document is about (`status --session`, `report --session`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionRef {
+    pub id: Option<String>,
+    pub agent: Option<Harness>,
+}
+
+impl SessionRef {
+    pub fn of(run: &Run) -> SessionRef {
+        SessionRef {
+            id: run.session.as_ref().map(|s| s.id.clone()),
+            agent: run.session.as_ref().map(|s| s.harness),
+        }
+    }
+}
+
+/// One edge of a session (a sub-agent): its calls without progress and its latest reasons.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EdgeRow {
+    pub edge: String,
+    pub count: u64,
+    pub reasons: Vec<String>,
+}
+
+impl EdgeRow {
+    /// Every edge of `run`.
+    pub fn of(run: &Run) -> Vec<EdgeRow> {
+        run.usage
+            .edges
+            .iter()
+            .map(|(name, e)| EdgeRow {
+                edge: name.clone(),
+                count: e.count,
+                reasons: e.reasons.clone(),
+            })
+            .collect()
+    }
+}
+
+/// The breaker of the branch a session works on: a trip in either shows in both.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BranchBreaker {
+    pub branch: Option<String>,
+    pub state: State,
+    /// The rule that opened it; `null` while closed.
+    pub rule: Option<RuleName>,
+}
+
+/// What a hook would have answered, in a replay of a recorded session (`replay --json`'s
+/// `answers`): every answer that was not "nothing".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookAnswer {
+    /// The latest call when it was given.
+    pub after: Option<String>,
+    /// The event, as the harness names it.
+    pub event: String,
+    /// `deny`, `context`, `block` or `failed`.
+    pub answer: &'static str,
+    /// The words the model (or the person) reads.
+    pub text: String,
 }

@@ -588,7 +588,7 @@ mod tests {
                 "runs.jsonl:2: not an iteration record at `id`: empty",
             ),
             (
-                r#"{"id":"a","test":{"outcome":"fail","runner":"rspec"}}"#,
+                r#"{"id":"a","test":{"outcome":"fail","runner":"karma"}}"#,
                 "runs.jsonl:2: not an iteration record at `test.runner`",
             ),
             (

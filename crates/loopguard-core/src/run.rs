@@ -36,7 +36,7 @@ use crate::config::{Config, TripAction};
 use crate::first_parent;
 use crate::ids::CommitId;
 use crate::iteration::{Intervention, InterventionKind, Iteration, IterationKind, TestEvidence};
-use crate::rules::{self, EdgeCount, Evaluation, Facts, FactsLog, Recovery, Usage};
+use crate::rules::{self, Earlier, EdgeCount, Evaluation, Facts, FactsLog, Recovery, Usage};
 
 /// The on-disk format version of a run. A newer file than this binary understands is kept
 /// aside, never overwritten.
@@ -79,6 +79,37 @@ pub struct RunRecord {
     /// A coding agent's session, when this run is one (its iterations are tool calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<crate::session::SessionState>,
+    /// A run that keeps only its latest iterations (see [`Run::compact`]): what it
+    /// dropped. `None`: it keeps them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    compacted: Option<Compacted>,
+}
+
+/// What a run that keeps only its latest iterations dropped (see [`Run::compact`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Compacted {
+    /// Iterations dropped from the front.
+    #[serde(default)]
+    pub dropped: usize,
+    /// The attempts dropped, summed up for the rules.
+    #[serde(default)]
+    pub earlier: Earlier,
+    /// Where the breaker's baseline is, counted from the run's first iteration, when it
+    /// was among the iterations dropped (the kept ones count from 0 then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<usize>,
+    /// The tree of the iteration the breaker opened at, once it was dropped: what an
+    /// attempt that would mend the trip is compared with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tripped_tree: Option<String>,
+    /// The facts of the iterations kept, as they were computed when each arrived (the
+    /// iterations they were computed against are gone, so they are saved, not computed
+    /// again), and the number of iterations they cover. Written from the run's own facts
+    /// when it is saved; empty in memory.
+    #[serde(default)]
+    facts: Vec<Facts>,
+    #[serde(default)]
+    facts_cover: usize,
 }
 
 /// A run: its [`RunRecord`] (read through `Deref`; the iterations and the breaker change
@@ -113,15 +144,45 @@ impl std::ops::DerefMut for Run {
 
 impl Serialize for Run {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.record.serialize(s)
+        if self.record.compacted.is_none() {
+            return self.record.serialize(s);
+        }
+        // A compacted run saves its facts with it (see `Compacted::facts`).
+        let mut record = self.record.clone();
+        if let Some(c) = record.compacted.as_mut() {
+            c.facts = self.derived.facts.all().to_vec();
+            c.facts_cover = self.derived.facts.covers();
+        }
+        record.serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for Run {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        RunRecord::deserialize(d).map(|record| Run {
+        let mut record = RunRecord::deserialize(d)?;
+        // A compacted run's facts cannot be computed again: they come with it.
+        let facts = match record.compacted.as_mut() {
+            Some(c) if c.facts_cover <= record.iterations.len() => {
+                // In memory they live in the run's facts (see `Compacted::facts`).
+                let facts = std::mem::take(&mut c.facts);
+                let cover = std::mem::take(&mut c.facts_cover);
+                FactsLog::restored(cover, facts).ok_or_else(|| {
+                    serde::de::Error::custom("the facts of a compacted run are out of order")
+                })?
+            }
+            Some(_) => {
+                return Err(serde::de::Error::custom(
+                    "the facts of a compacted run cover more iterations than it has",
+                ));
+            }
+            None => FactsLog::default(),
+        };
+        Ok(Run {
             record,
-            derived: Derived::default(),
+            derived: Derived {
+                facts,
+                filter: None,
+            },
         })
     }
 }
@@ -344,6 +405,7 @@ impl Run {
                 inherited: None,
                 ignored_config: None,
                 session: None,
+                compacted: None,
             },
             derived: Derived::default(),
         }
@@ -487,6 +549,20 @@ impl Run {
 
     /// What the harness reported, for the rules.
     pub fn harness_usage(&self, config: &Config) -> Usage {
+        self.usage_at(config, self.breaker.baseline())
+    }
+
+    /// [`Run::harness_usage`] for counting from `baseline`, with what a compacted run
+    /// dropped (the dropped attempts since the baseline only when it is among them).
+    fn usage_at(&self, config: &Config, baseline: usize) -> Usage {
+        let earlier = match &self.record.compacted {
+            Some(c) if baseline == 0 => c.earlier.clone(),
+            Some(c) => Earlier {
+                since: rules::Since::default(),
+                ..c.earlier.clone()
+            },
+            None => Earlier::default(),
+        };
         let edge_rule = &config.rules.edge_loop;
         let edge = self
             .usage
@@ -508,27 +584,37 @@ impl Run {
             cost: self.usage.cost,
             steps: self.usage.steps,
             edge,
+            earlier,
         }
     }
 
     /// The rules over the run now, counting from the breaker's baseline.
     pub fn evaluate(&self, config: &Config) -> Evaluation {
+        rules::evaluate(
+            config,
+            &self.iterations,
+            self.facts_now(config).all(),
+            self.breaker.baseline(),
+            &self.harness_usage(config),
+        )
+    }
+
+    /// The facts of every attempt kept, without changing the run.
+    pub fn facts_now(&self, config: &Config) -> FactsLog {
         let mut facts = self.derived.facts.clone();
         if facts.covers() != self.iterations.len() {
-            facts = FactsLog::default();
+            // A compacted run's facts so far cannot be computed again (their iterations
+            // are gone): only the missing ones are.
+            if self.record.compacted.is_none() || facts.covers() > self.iterations.len() {
+                facts = FactsLog::default();
+            }
             facts.extend(
                 config,
                 AgentFilter::for_history(config, &self.iterations),
                 &self.iterations,
             );
         }
-        rules::evaluate(
-            config,
-            &self.iterations,
-            facts.all(),
-            self.breaker.baseline(),
-            &self.harness_usage(config),
-        )
+        facts
     }
 
     /// The rules one step before they trip (see [`rules::near_trips`]), counting from the
@@ -728,7 +814,15 @@ impl Run {
                 if last.index + 1 != self.iterations.len() || last.index < trip.after {
                     return None;
                 }
-                let tripped = trip.after.checked_sub(1).map(|i| &self.iterations[i]);
+                let tripped = match trip.after.checked_sub(1) {
+                    Some(i) => self.iterations[i].tree.as_deref(),
+                    // Dropped since (a compacted run): its tree was kept.
+                    None => self
+                        .record
+                        .compacted
+                        .as_ref()
+                        .and_then(|c| c.tripped_tree.as_deref()),
+                };
                 let it = &self.iterations[last.index];
                 let what = mended(recovery, last, it, tripped)?;
                 format!("{what} at {}", it.id.short())
@@ -753,7 +847,7 @@ impl Run {
             &self.iterations,
             self.derived.facts.all(),
             trial.baseline(),
-            &self.harness_usage(config),
+            &self.usage_at(config, trial.baseline()),
         );
         if fresh.trip().is_some() {
             return None;
@@ -763,6 +857,96 @@ impl Run {
                 .breaker
                 .close(format!("recovered: {reason}"), at),
         )
+    }
+
+    /// Makes this run keep only its latest iterations from now on: a coding agent's
+    /// session, whose hooks must cost the same after 1,000 calls as after 10 (see
+    /// [`Run::compact`]).
+    pub fn keep_latest(&mut self) {
+        self.record.compacted.get_or_insert_with(Compacted::default);
+    }
+
+    /// Iterations recorded in the run, those a compacted run dropped included.
+    pub fn recorded(&self) -> usize {
+        self.dropped() + self.iterations.len()
+    }
+
+    /// Iterations a compacted run dropped (the first of those it keeps is the next one).
+    pub fn dropped(&self) -> usize {
+        self.record.compacted.as_ref().map_or(0, |c| c.dropped)
+    }
+
+    /// What a compacted run dropped, summed up (see [`Compacted`]).
+    pub fn compacted(&self) -> Option<&Compacted> {
+        self.record.compacted.as_ref()
+    }
+
+    /// Where the rules start counting, as an index into every iteration recorded (those a
+    /// compacted run dropped included).
+    pub fn baseline_recorded(&self) -> usize {
+        match (&self.record.compacted, self.breaker.baseline()) {
+            (Some(c), 0) => c.baseline.unwrap_or(c.dropped),
+            (_, b) => self.dropped() + b,
+        }
+    }
+
+    /// In a run that keeps only its latest iterations ([`Run::keep_latest`]), drops those
+    /// no rule needs any more, oldest first, and returns them (the caller keeps them
+    /// elsewhere: a session's calls log). A new attempt's facts are computed against the
+    /// `window` attempts before it, so those are kept, with the facts of each; what the
+    /// rules count further back is summed up in [`Earlier`] as the attempts go, and the
+    /// breaker's positions move down with the history. Dropping changes no count, reason
+    /// or verdict: a run judged with and without it is the same run.
+    ///
+    /// Iterations are dropped `window` at a time, so that most calls drop none.
+    pub fn compact(&mut self, config: &Config) -> Vec<Iteration> {
+        if self.record.compacted.is_none() {
+            return Vec::new();
+        }
+        self.refresh_facts(config);
+        let window = (config.window as usize).max(1);
+        let facts = self.derived.facts.all();
+        if facts.len() < 2 * window {
+            return Vec::new();
+        }
+        let k = facts[facts.len() - window].index;
+        let baseline = self.breaker.baseline();
+        let trip_after = self.breaker.trip().map(|t| t.after);
+        let c = self
+            .record
+            .compacted
+            .as_mut()
+            .expect("a compacted run, checked above");
+        if baseline > 0 {
+            // Counting starts among the iterations kept so far: what was summed up of
+            // those before counts for the budget only.
+            c.earlier.since = rules::Since::default();
+        }
+        let absolute = if baseline == 0 {
+            c.baseline.unwrap_or(c.dropped)
+        } else {
+            c.dropped + baseline
+        };
+        if baseline <= k {
+            c.baseline = Some(absolute);
+        }
+        if let Some(after) = trip_after
+            && (1..=k).contains(&after)
+        {
+            c.tripped_tree = self.record.iterations[after - 1].tree.clone();
+        }
+        for f in facts.iter().take_while(|f| f.index < k) {
+            let it = &self.record.iterations[f.index];
+            c.earlier
+                .fold(it, f, f.index >= baseline, &rules::label(it));
+        }
+        c.dropped += k;
+        let dropped: Vec<Iteration> = self.record.iterations.drain(..k).collect();
+        self.derived.facts.forget_before(k);
+        self.derived.filter = None;
+        self.record.breaker.forget_before(k);
+        self.record.usage.progress_mark = self.record.usage.progress_mark.saturating_sub(k);
+        dropped
     }
 
     /// Records a new iteration; recording the same id again replaces its evidence and is
@@ -1228,12 +1412,13 @@ impl Run {
 }
 
 /// Whether the attempt `it` (with its facts `f`) mends a trip that recovers by
-/// `recovery`; `tripped` is the iteration the breaker opened at. What mended it, if so.
+/// `recovery`; `tripped` is the tree of the iteration the breaker opened at. What mended
+/// it, if so.
 fn mended(
     recovery: Recovery,
     f: &Facts,
     it: &Iteration,
-    tripped: Option<&Iteration>,
+    tripped: Option<&str>,
 ) -> Option<&'static str> {
     if it.around_gates {
         return None;
@@ -1244,7 +1429,7 @@ fn mended(
             // same code is no new attempt, however its tests come out).
             let differs = !f.empty
                 && !f.whitespace_only
-                && match (&it.tree, tripped.and_then(|t| t.tree.as_ref())) {
+                && match (it.tree.as_deref(), tripped) {
                     (Some(now), Some(then)) => now != then,
                     _ => true,
                 };

@@ -203,7 +203,7 @@ fn each_rule_at_the_tool_level() {
     assert!(
         s.stdout.contains("rule: edge_loop")
             && s.stdout
-                .contains("edge subagent:Explore: 3 without progress"),
+                .contains("edge subagent:Explore: 3 tool calls without progress"),
         "{}",
         s.stdout
     );
@@ -392,7 +392,10 @@ fn every_codex_answer_fits_its_published_schema() {
 fn init_merges_keeps_the_users_hooks_and_uninstall_takes_only_loopguards() {
     let repo = crate::support::TestRepo::new();
     repo.write("README.md", "x\n");
-    repo.write(".claude/settings.json", "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}]}}\n");
+    // The user's keys out of alphabetical order (`permissions` before `hooks`, `type`
+    // before `command`), on one line.
+    let users = "{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}]}}\n";
+    repo.write(".claude/settings.json", users);
     repo.commit("init");
     // Agent hooks alone: no git hooks.
     lg(&repo)
@@ -413,6 +416,11 @@ fn init_merges_keeps_the_users_hooks_and_uninstall_takes_only_loopguards() {
     );
     let v: Value = serde_json::from_str(&once).unwrap();
     assert_eq!(v["permissions"]["allow"][0], "Bash(ls)");
+    assert!(
+        once.starts_with("{\"permissions\": {\"allow\": [\"Bash(ls)\"]}, \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./notify.sh\"}]}, "),
+        "the user's keys in their order, on one line as they were: {once}"
+    );
+    assert_eq!(once.lines().count(), 1, "{once}");
     assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 2);
     // Together: git hooks and a second agent.
     lg(&repo).args(["init", "--agent", "copilot"]).run().ok();
@@ -424,6 +432,11 @@ fn init_merges_keeps_the_users_hooks_and_uninstall_takes_only_loopguards() {
     let v: Value = serde_json::from_str(&repo.read(".claude/settings.json").unwrap()).unwrap();
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "./notify.sh");
     assert_eq!(v["hooks"].as_object().unwrap().len(), 1);
+    assert_eq!(
+        repo.read(".claude/settings.json").unwrap(),
+        users,
+        "the user's file again, byte for byte"
+    );
     assert!(repo.read(".github/hooks/loopguard.json").is_none());
     assert!(
         repo.path().join(".git/hooks/pre-commit").exists(),
@@ -497,15 +510,36 @@ fn a_replay_of_the_transcript_agrees_with_the_live_hooks() {
         || {},
     );
     a.stop(false, "Done, fixed.");
-    let live = lg(&repo)
-        .args(["report", "--session", "sess-replay", "--json"])
+    let (live, replay) = live_and_replay(&repo, "sess-replay", &transcript);
+    assert_eq!(
+        replay["answers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["answer"] == "deny")
+            .count(),
+        1,
+        "the last Read was denied"
+    );
+    assert!(
+        live["history"][0]["call"]["tokens"].as_u64().unwrap() > 0,
+        "tokens from the transcript"
+    );
+}
+
+/// `report --session --json` of the live session and `replay --json` of its transcript,
+/// once they are shown to agree: the verdict, the counters, every call (its action,
+/// outcome, tree and tokens) and every event.
+fn live_and_replay(repo: &crate::support::TestRepo, id: &str, transcript: &Path) -> (Value, Value) {
+    let live = lg(repo)
+        .args(["report", "--session", id, "--json"])
         .run()
         .ok()
         .json();
-    let replay = lg(&repo)
+    let replay = lg(repo)
         .arg("replay")
         .arg("--json")
-        .arg(&transcript)
+        .arg(transcript)
         .run()
         .code(1)
         .json();
@@ -519,6 +553,7 @@ fn a_replay_of_the_transcript_agrees_with_the_live_hooks() {
             .iter()
             .map(|it| {
                 json!([
+                    it["id"],
                     it["call"]["action"],
                     it["call"]["outcome"],
                     it["tree"],
@@ -546,20 +581,59 @@ fn a_replay_of_the_transcript_agrees_with_the_live_hooks() {
             .collect()
     };
     assert_eq!(kinds(&live), kinds(&replay));
-    assert_eq!(
-        replay["answers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|x| x["answer"] == "deny")
-            .count(),
-        1,
-        "the last Read was denied"
+    (live, replay)
+}
+
+/// A session longer than its run keeps: the hooks keep its latest calls and put the rest
+/// in its calls log, the same failure 11 calls apart still trips, the report shows every
+/// call, and a replay of the transcript agrees with the hooks.
+#[test]
+fn a_long_session_keeps_its_latest_calls_and_its_replay_agrees() {
+    let repo = super::project_with("claude", Some("session:\n  window: 3\n"));
+    let mut a = Agent::new(&repo, "claude", "sess-long");
+    let transcript = repo.home().join("long.jsonl");
+    a.transcript = Some(transcript.clone());
+    a.prompt("fix the count");
+    let mut last = None;
+    for round in 0..3 {
+        last = Some(a.pytest("pytest -q", FAIL));
+        if round < 2 {
+            for i in 0..4 {
+                a.call(
+                    "Read",
+                    json!({"file_path": format!("src/r{round}{i}.py")}),
+                    json!({"file": {"content": "x"}}),
+                    || {},
+                );
+            }
+        }
+    }
+    let tripped = last.unwrap().text();
+    assert!(
+        tripped.contains("rule: same_error")
+            && tripped.contains("since the repeated failure first came (c1): 11 tool calls"),
+        "{tripped}"
     );
     assert!(
-        live["history"][0]["call"]["tokens"].as_u64().unwrap() > 0,
-        "tokens from the transcript"
+        a.call("Read", json!({"file_path": "x.py"}), json!({}), || {})
+            .denied()
     );
+    assert!(a.stop(false, "Done, fixed.").blocked());
+    // The run keeps its latest calls; its calls log holds the others.
+    let store = repo.path().join(".git/loopguard/sessions");
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(store.join("runs/sess-long.json")).unwrap())
+            .unwrap();
+    let kept = run["iterations"].as_array().unwrap().len();
+    assert!(kept < 6, "{kept} calls kept");
+    let logged = std::fs::read_to_string(store.join("calls/session-claude-sess-long.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(logged + kept, 11);
+    let (live, _) = live_and_replay(&repo, "sess-long", &transcript);
+    assert_eq!(live["history"].as_array().unwrap().len(), 11, "every call");
+    assert_eq!(live["iterations"], 11);
 }
 
 #[test]
@@ -593,7 +667,8 @@ fn a_claude_transcript_with_a_sidechain_replays() {
     let r = lg(&repo).arg("replay").arg(&file).run().code(1);
     assert!(r.stdout.contains("rule: same_error"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("edge subagent:a91b: 2 without progress"),
+        r.stdout
+            .contains("edge subagent:a91b: 2 tool calls without progress"),
         "{}",
         r.stdout
     );
@@ -616,6 +691,74 @@ fn commits_during_a_session_are_iterations_of_the_branch() {
         s.stdout.contains("branch main: breaker closed"),
         "{}",
         s.stdout
+    );
+}
+
+/// A session counts tool calls, a branch iterations, in every format: `status` and
+/// `report --session` in text, markdown and HTML never say "iterations" of a session, and
+/// the branch's status and report never say "tool calls". `report --session` honours the
+/// format flags as a branch's report does.
+#[test]
+fn a_session_counts_tool_calls_and_a_branch_iterations() {
+    let repo = project("claude");
+    let a = Agent::new(&repo, "claude", "units");
+    a.edit("src/wc.py", STUCK, "    return len(s) - 1");
+    for _ in 0..3 {
+        a.pytest("pytest -q", FAIL);
+    }
+    let out = |args: &[&str]| lg(&repo).args(args).run().ok().stdout;
+    let text = out(&["status", "--session", "units"]);
+    assert!(text.contains("tool calls: 4 (profile"), "{text}");
+    assert!(text.contains("in 3 test runs in a row"), "{text}");
+    let md = out(&["report", "--session", "units", "--markdown"]);
+    assert!(md.contains("- **Tool calls:** 4"), "{md}");
+    assert!(md.contains("## Recent tool calls\n\n| # | call |"), "{md}");
+    let plain = out(&["report", "--session", "units", "--text"]);
+    assert!(
+        plain.contains("tool calls: ") && plain.contains("recent tool calls:"),
+        "{plain}"
+    );
+    assert!(!plain.contains("## "), "--text is no markdown: {plain}");
+    let html = out(&["report", "--session", "units", "--html"]);
+    assert!(
+        html.contains("<dt>Tool calls</dt><dd>4</dd>") && html.contains("<h2>Tool calls</h2>"),
+        "{html}"
+    );
+    let json = lg(&repo)
+        .args(["report", "--session", "units", "--json"])
+        .run()
+        .ok()
+        .json();
+    assert_eq!(json["iterations"], 4, "the JSON keeps its keys");
+    for (what, doc) in [
+        ("status", &text),
+        ("markdown", &md),
+        ("text", &plain),
+        ("html", &html),
+    ] {
+        assert!(
+            !doc.to_lowercase().contains("iteration"),
+            "a session's {what} says iterations: {doc}"
+        );
+    }
+    // The branch counts its commits as iterations.
+    repo.commit("Count words");
+    let branch = out(&["status"]);
+    assert!(branch.contains("iterations: 1 (profile"), "{branch}");
+    let report = out(&["report", "--markdown"]);
+    assert!(
+        report.contains("- **Iterations:** 1") && report.contains("## Recent iterations"),
+        "{report}"
+    );
+    assert!(!report.contains("tool call"), "{report}");
+    // Its status lists the session after its own lines, each in its own unit.
+    let (own, sessions) = branch
+        .split_once("sessions:\n")
+        .expect("the session listed");
+    assert!(!own.contains("tool call"), "{branch}");
+    assert!(
+        sessions.contains("claude units 4 tool calls, breaker open (same_error)"),
+        "{branch}"
     );
 }
 

@@ -39,6 +39,8 @@ pub(crate) struct Agent<'r> {
     pub log: RefCell<Vec<(String, String, String)>>,
     /// A Claude Code transcript the harness writes as it goes, when set.
     pub transcript: Option<PathBuf>,
+    /// The hooks' clock (`LOOPGUARD_NOW`), when pinned.
+    pub now: Option<&'static str>,
     calls: RefCell<u32>,
 }
 
@@ -105,6 +107,7 @@ impl<'r> Agent<'r> {
             config: serde_json::from_str(&text).expect("the hook config is JSON"),
             log: RefCell::new(Vec::new()),
             transcript: None,
+            now: None,
             calls: RefCell::new(0),
         }
     }
@@ -145,6 +148,9 @@ impl<'r> Agent<'r> {
         for command in commands {
             let mut cmd = self.repo.command("sh");
             cmd.args(["-c", &command]).env("LOOPGUARD_NO_PROMPT", "1");
+            if let Some(now) = self.now {
+                cmd.env("LOOPGUARD_NOW", now);
+            }
             let ran = run_within(
                 cmd,
                 Some(input.to_string().into_bytes()),
@@ -190,7 +196,9 @@ impl<'r> Agent<'r> {
         }
     }
 
-    fn event_name(&self, kind: &str) -> &'static str {
+    /// The harness's name of the event `kind` (`pre`, `post`, `fail`, `prompt`, `stop`,
+    /// `start`).
+    pub(crate) fn event_name(&self, kind: &str) -> &'static str {
         match (self.harness, kind) {
             ("gemini", "pre") => "BeforeTool",
             ("gemini", "post") => "AfterTool",
@@ -372,8 +380,16 @@ fn append(path: &Path, line: &Value) {
 
 /// A repository with `src/wc.py` whose test fails, and `init --agent <agents>`.
 pub(crate) fn project(agents: &str) -> TestRepo {
+    project_with(agents, None)
+}
+
+/// [`project`] with `config` as its `.loopguard.yml`.
+pub(crate) fn project_with(agents: &str, config: Option<&str>) -> TestRepo {
     let repo = TestRepo::new();
     repo.author("Maintainer", "maintainer@example.com");
+    if let Some(config) = config {
+        repo.write(".loopguard.yml", config);
+    }
     repo.write("src/wc.py", "def count(s):\n    return len(s)\n");
     repo.write(
         "tests/test_wc.py",

@@ -231,7 +231,7 @@ pub fn render(entries: &[Entry], ctx: &Context<'_>) -> String {
         md.push_str("No open PR has a loopguard comment.\n");
     } else {
         md.push_str(
-            "| | PR | breaker | rule and stop reason | iterations | looping failure | last progress | last run |\n|---|---|---|---|---:|---|---|---|\n",
+            "| | PR | breaker | rule and stop reason | iterations | looping failure | loop cost | last progress | last run |\n|---|---|---|---|---:|---|---|---|---|\n",
         );
         for e in open.iter().take(MAX_ROWS) {
             md.push_str(&row(e, ctx));
@@ -283,7 +283,7 @@ fn row(e: &Entry, ctx: &Context<'_>) -> String {
     let dash = || "–".to_owned();
     let Some(v) = e.verdict() else {
         return format!(
-            "| {} | {} | – | no verdict yet | – | – | – | – |\n",
+            "| {} | {} | – | no verdict yet | – | – | – | – | – |\n",
             icon(section),
             pr_cell(e)
         );
@@ -327,8 +327,14 @@ fn row(e: &Entry, ctx: &Context<'_>) -> String {
         format!("[run {id}]({}/actions/runs/{id})", ctx.repo_url)
     });
     let iterations = v.iterations.map_or_else(dash, |n| n.to_string());
+    // What the loop cost in CI, while it is stopped.
+    let cost = v
+        .loop_cost
+        .as_ref()
+        .filter(|_| section == Section::Stuck)
+        .map_or_else(dash, |c| format!("{} runs, {} CI min", c.runs, c.minutes()));
     format!(
-        "| {} | {} | {breaker} | {rule} | {iterations} | {failure} | {progress} | {run} |\n",
+        "| {} | {} | {breaker} | {rule} | {iterations} | {failure} | {cost} | {progress} | {run} |\n",
         icon(section),
         pr_cell(e)
     )

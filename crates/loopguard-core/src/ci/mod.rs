@@ -4,6 +4,7 @@
 //! the hooks'; the text is [`crate::report::github`]. The shell (`commands/ci.rs`) reads
 //! GitHub, git and the logs, and carries the decisions out.
 
+pub mod cost;
 pub mod dashboard;
 pub mod decide;
 pub mod evidence;

@@ -319,6 +319,7 @@ mod tests {
             tripped_at: None,
             failure: None,
             run: None,
+            loop_cost: None,
         });
         let r = detect_resume(&s, false, false, Some("maintainer"), now).unwrap();
         assert_eq!(r.after, "h3");

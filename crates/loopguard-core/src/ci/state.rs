@@ -125,6 +125,10 @@ pub struct Verdict {
     /// The workflow run that last changed this state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<u64>,
+    /// While the breaker is open: the runs and CI minutes of the loop since its first
+    /// repeated failure (sums only, so the state stays bounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_cost: Option<super::cost::LoopCost>,
 }
 
 /// A failure in a few words.
@@ -177,6 +181,7 @@ impl Verdict {
                 .map(|e| e.at),
             failure,
             run,
+            loop_cost: None,
         }
     }
 }

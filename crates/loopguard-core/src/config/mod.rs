@@ -10,6 +10,7 @@ mod profile;
 mod raw;
 mod resolve;
 mod session;
+mod unit;
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,7 @@ pub use duration::{format_duration, parse_duration};
 pub use profile::Profile;
 pub(crate) use raw::{BoundedMap, Globs};
 pub use session::SessionSettings;
+pub use unit::{Counted, Unit};
 
 pub use crate::rules::budget::BudgetRule;
 pub use crate::rules::constraint::ConstraintRule;
@@ -262,6 +264,9 @@ pub struct Config {
     pub report: ReportConfig,
     /// How a coding agent's session is judged (`session:`).
     pub session: SessionSettings,
+    /// What one attempt is, in the rules' reasons: iterations here, tool calls in a
+    /// session ([`Config::for_sessions`]).
+    pub unit: Unit,
 }
 
 /// What a test is (`paths.tests`; docs/rules.md, "What a test is").
@@ -374,6 +379,7 @@ impl Config {
             },
             report: ReportConfig::default(),
             session: SessionSettings::default(),
+            unit: Unit::Iteration,
         }
     }
 

@@ -106,8 +106,9 @@ pub(super) fn resolve(path: &Path, raw: RawSession) -> Result<SessionSettings, C
 
 impl Config {
     /// The config a session is judged by: this one with the `session` limits in place of
-    /// the commit thresholds. `false_completion` is judged at the agent's stop, not per
-    /// call, and `test_only` has no meaning for single calls: both are off here.
+    /// the commit thresholds, and its attempts counted in tool calls ([`super::Unit`]).
+    /// `false_completion` is judged at the agent's stop, not per call, and `test_only` has
+    /// no meaning for single calls: both are off here.
     pub fn for_sessions(&self) -> Config {
         let s = &self.session;
         let mut c = self.clone();
@@ -124,6 +125,7 @@ impl Config {
         c.rules.edge_loop.threshold = s.subagent_calls;
         c.rules.edge_loop.edges.clear();
         c.rules.edge_loop.max_steps = u32::MAX;
+        c.unit = super::Unit::ToolCall;
         c
     }
 }

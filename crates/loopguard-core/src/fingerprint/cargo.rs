@@ -14,7 +14,13 @@ use super::ghactions::CleanLine;
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error"];
+pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error", "running "];
+
+/// Inside a test binary's run that has shown no failure yet, the only lines cargo still
+/// needs hold one of these: `F` (`test x ... FAILED`, the `F` of `-q`'s progress),
+/// `;` (`test result: ok. 3 passed; 0 failed; ...`, the run's end) and `#` (a GitHub
+/// Actions marker: another step).
+const RUN_BYTES: &[u8] = b"F;#";
 
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
@@ -32,6 +38,8 @@ static RUSTC_ARROW: LazyLock<Regex> =
 #[derive(Debug, Default)]
 pub(crate) struct CargoParser {
     state: State,
+    /// After `running N tests`, until a line other than passing noise shows up.
+    passing_run: bool,
 }
 
 #[derive(Debug, Default)]
@@ -97,6 +105,17 @@ impl LineParser for CargoParser {
         !matches!(self.state, State::Idle)
     }
 
+    fn run_bytes(&self) -> Option<&'static [u8]> {
+        self.passing_run.then_some(RUN_BYTES)
+    }
+
+    fn run_line(&mut self, line: &CleanLine, out: &mut Collector) -> bool {
+        self.line(line, out);
+        // The run's end and its failures are libtest's; anything else may be another's.
+        let text = line.text.as_str();
+        text.starts_with("test result: ") || is_failed_result(text) || text.ends_with(" --- FAILED")
+    }
+
     fn finish(&mut self, out: &mut Collector) {
         if let State::Section { id, message } = std::mem::take(&mut self.state) {
             out.fail(
@@ -111,6 +130,9 @@ impl LineParser for CargoParser {
 
 impl CargoParser {
     fn idle_line(&mut self, text: &str, out: &mut Collector) {
+        // Any line but the harness's own header ends the narrowed scan: it may be a
+        // failure, and the next lines then need every trigger.
+        self.passing_run = is_run_header(text);
         // Cheap byte tests first: most lines that reach here are no cargo line at all.
         if let Some(c) = text
             .starts_with("---- ")
@@ -148,6 +170,16 @@ impl CargoParser {
             };
         }
     }
+}
+
+/// libtest's `running 3 tests` (`running 1 test`).
+fn is_run_header(text: &str) -> bool {
+    text.strip_prefix("running ")
+        .and_then(|rest| {
+            rest.strip_suffix(" tests")
+                .or_else(|| rest.strip_suffix(" test"))
+        })
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn is_failed_result(text: &str) -> bool {

@@ -20,6 +20,19 @@ pub(crate) trait LineParser {
     fn wants_every_line(&self) -> bool {
         false
     }
+    /// Inside the runner's own run, while only its passing lines go by: the bytes (1 to 4)
+    /// that every line it must still see holds (its failures, the end of the run, a
+    /// GitHub Actions marker). The front end then looks for these bytes alone. A parser
+    /// that gets a line in this state it cannot call harmless must stop narrowing.
+    fn run_bytes(&self) -> Option<&'static [u8]> {
+        None
+    }
+    /// A line the narrowed scan found ([`Self::run_bytes`]): handles it, and says whether it
+    /// was the runner's own (its failure, the end of its run), which no other parser needs.
+    fn run_line(&mut self, line: &CleanLine, out: &mut Collector) -> bool {
+        self.line(line, out);
+        false
+    }
     /// End of input: report what is still pending.
     fn finish(&mut self, _out: &mut Collector) {}
 }
@@ -142,7 +155,9 @@ impl Collector {
     }
 
     pub(crate) fn into_fingerprint(self) -> Fingerprint {
-        let any_specific = self.drafts.iter().any(|d| !d.fallback && !d.withdrawn);
+        // A runner that reported a failure, even one that then passed on a retry, said what
+        // happened: the error lines of its report (a flaky test's) are not another failure.
+        let any_specific = self.drafts.iter().any(|d| !d.fallback);
         // A parser recognised something: a failure of its own (withdrawn or not) or a
         // runner's summary; the generic fallback's error lines alone are no test result.
         let recognised = self.drafts.iter().any(|d| !d.fallback)
@@ -227,6 +242,20 @@ mod tests {
         let fp = c.into_fingerprint();
         assert_eq!(fp.failures.len(), 1);
         assert_eq!(fp.runner, Some(Runner::Go));
+    }
+
+    #[test]
+    fn a_flaky_tests_error_line_is_no_failure_of_its_own() {
+        let mut c = Collector::default();
+        c.fail(
+            Runner::Playwright,
+            FailureKind::Test,
+            "t",
+            Some("Error: expect"),
+        );
+        c.fallback(FailureKind::Error, "error", "Error: expect(received)");
+        c.withdraw(Runner::Playwright, "t");
+        assert_eq!(c.into_fingerprint().signature, None);
     }
 
     #[test]

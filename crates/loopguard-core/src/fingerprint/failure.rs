@@ -60,10 +60,31 @@ pub enum Runner {
     Junit,
     /// Error-looking lines of any other tool, and TypeScript's `tsc`.
     Generic,
+    /// `dotnet test` (VSTest and Microsoft.Testing.Platform), TRX, xUnit.net and NUnit XML.
+    Dotnet,
+    /// `node --test` (spec and TAP reporters).
+    Node,
+    /// Playwright Test.
+    Playwright,
+    /// `bun test`.
+    Bun,
+    /// `deno test`.
+    Deno,
+    /// Python's `unittest`.
+    Unittest,
+    Rspec,
+    Minitest,
+    Phpunit,
+    /// Elixir's ExUnit (`mix test`).
+    Exunit,
+    /// CMake's `ctest`.
+    Ctest,
+    /// TAP from `prove` (Perl's harness) or any TAP producer.
+    Tap,
 }
 
 impl Runner {
-    pub const ALL: [Runner; 9] = [
+    pub const ALL: [Runner; 21] = [
         Runner::Cargo,
         Runner::Nextest,
         Runner::Pytest,
@@ -73,6 +94,18 @@ impl Runner {
         Runner::Go,
         Runner::Junit,
         Runner::Generic,
+        Runner::Dotnet,
+        Runner::Node,
+        Runner::Playwright,
+        Runner::Bun,
+        Runner::Deno,
+        Runner::Unittest,
+        Runner::Rspec,
+        Runner::Minitest,
+        Runner::Phpunit,
+        Runner::Exunit,
+        Runner::Ctest,
+        Runner::Tap,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +119,18 @@ impl Runner {
             Runner::Go => "go",
             Runner::Junit => "junit",
             Runner::Generic => "generic",
+            Runner::Dotnet => "dotnet",
+            Runner::Node => "node",
+            Runner::Playwright => "playwright",
+            Runner::Bun => "bun",
+            Runner::Deno => "deno",
+            Runner::Unittest => "unittest",
+            Runner::Rspec => "rspec",
+            Runner::Minitest => "minitest",
+            Runner::Phpunit => "phpunit",
+            Runner::Exunit => "exunit",
+            Runner::Ctest => "ctest",
+            Runner::Tap => "tap",
         }
     }
 }
@@ -97,11 +142,21 @@ impl fmt::Display for Runner {
 }
 
 /// A runner name that is not one of [`Runner::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown runner {0:?} (expected one of cargo, nextest, pytest, jest, vitest, mocha, go, junit, generic)"
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownRunner(pub String);
+
+impl fmt::Display for UnknownRunner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown runner {:?} (expected one of ", self.0)?;
+        for (i, r) in Runner::ALL.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{r}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for UnknownRunner {}
 
 impl FromStr for Runner {
     type Err = UnknownRunner;
@@ -141,8 +196,10 @@ mod tests {
                 serde_json::Value::String(r.to_string())
             );
         }
-        let err = "rspec".parse::<Runner>().unwrap_err();
-        assert!(err.to_string().contains("\"rspec\""));
+        let err = "spec".parse::<Runner>().unwrap_err();
+        assert!(err.to_string().contains("\"spec\""));
+        assert!(err.to_string().contains("cargo, nextest"), "{err}");
+        assert!(err.to_string().ends_with("ctest, tap)"), "{err}");
     }
 
     #[test]

@@ -15,24 +15,7 @@ use super::jest::jest_id;
 use super::pytest::SectionMessage;
 use super::signature::Fingerprint;
 use super::stream::MAX_LINE_BYTES;
-use super::xml::{XmlSink, XmlTokenizer};
-
-#[derive(Debug, Default)]
-pub(crate) struct JunitParser {
-    tokenizer: XmlTokenizer,
-    report: Report,
-}
-
-impl JunitParser {
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        self.tokenizer.feed(bytes, &mut self.report);
-    }
-
-    pub(crate) fn finish(mut self) -> Fingerprint {
-        self.report.end_case();
-        self.report.collector.into_fingerprint()
-    }
-}
+use super::xml::XmlSink;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Producer {
@@ -67,8 +50,9 @@ impl Producer {
     }
 }
 
+/// A JUnit report being read ([`super::report`] hands it the XML events).
 #[derive(Debug, Default)]
-struct Report {
+pub(crate) struct JunitReport {
     producer: Producer,
     collector: Collector,
     case: Option<Case>,
@@ -166,7 +150,7 @@ fn attr<'a>(attrs: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-impl XmlSink for Report {
+impl XmlSink for JunitReport {
     fn start(&mut self, name: &str, attrs: &[(String, String)], self_closing: bool) {
         match name {
             "testsuites" | "testsuite" if self.producer == Producer::Unknown => {
@@ -234,7 +218,12 @@ impl XmlSink for Report {
     }
 }
 
-impl Report {
+impl JunitReport {
+    pub(crate) fn finish(mut self) -> Fingerprint {
+        self.end_case();
+        self.collector.into_fingerprint()
+    }
+
     fn end_case(&mut self) {
         let Some(case) = self.case.take() else { return };
         let Some((kind, body)) = case.failure else {

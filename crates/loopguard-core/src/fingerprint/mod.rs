@@ -1,16 +1,20 @@
 //! Failure fingerprints: parse runner output into failures, normalise them, and hash the
 //! set into a signature that identifies *a failure*, not a log.
 //!
-//! The pipeline, for text logs (everything but JUnit XML):
+//! The pipeline, for text logs (everything but XML test reports):
 //!
 //! 1. [`stream`] splits the input into lines with memchr, carries partial lines across
 //!    chunks, caps each line's length, and skips every line that cannot matter with one
 //!    multi-substring scan (most lines of a log are passing noise);
 //! 2. [`ghactions`] turns a raw line into what a person sees: no BOM, GitHub Actions
 //!    timestamp, `##[...]` marker, ANSI escape, `\r` progress or CRLF;
-//! 3. one small state machine per runner (`cargo`, `nextest`, `pytest`, `gotest`, `jest`,
-//!    `vitest`, `mocha`, `tsc`, and `generic` as the fallback) recognises its own failures;
-//!    several runners in one log are fine;
+//! 3. [`parsers`] hands the line to the parsers whose trigger substrings it holds (or that
+//!    are inside a block): one small state machine per runner (`cargo`, `nextest`,
+//!    `pytest`, `gotest`, `jest`, `vitest`, `mocha`, `tsc`, `unittest`, `rspec`,
+//!    `minitest`, `phpunit`, `exunit`, `ctest`, `tap`, `nodetest`, `playwright`, `bun`,
+//!    `deno`, `dotnet`, and `generic` as the fallback) recognises its own failures; several
+//!    runners in one log are fine. Once a runner is inside its own run and says which
+//!    bytes its remaining lines hold, the scan looks for those alone (`cargo`: `F ; #`);
 //! 4. [`normalize`] strips what changes between two runs of the same failure (temp paths of
 //!    every OS and tool, workspace paths, line numbers, UUIDs, addresses, timestamps,
 //!    durations, property-test seeds and counterexamples, values) and keeps what tells
@@ -18,8 +22,10 @@
 //! 5. [`signature`] hashes each failure under [`FINGERPRINT_VERSION`] and the sorted set
 //!    into the signature.
 //!
-//! JUnit XML (any producer) goes through [`junit`], a push parser with the same bounded
-//! memory. Nothing here does I/O except [`fingerprint_reader`], which only reads.
+//! XML test reports go through [`report`], which picks the reader by the root element:
+//! JUnit ([`junit`], any producer), TRX ([`trx`]), xUnit.net v2 and NUnit 3
+//! ([`dotnet_xml`]), all on one push tokenizer with the same bounded memory. Nothing here
+//! does I/O except [`fingerprint_reader`], which only reads.
 //!
 //! Decisions worth knowing:
 //!
@@ -33,25 +39,44 @@
 //! - The generic fallback (error-looking lines) counts only when no runner recognised a
 //!   failure, and never takes the runner's own `Process completed with exit code N`.
 //! - Several runners in one log: the union of their failures; `runner` is the one with
-//!   the most failures.
+//!   the most failures. A runner that withdrew a flaky failure said what happened: the
+//!   fallback's error lines in its report are not a failure.
+//! - A runner's console and its report name a failure alike (`dotnet test` and TRX, a
+//!   testing framework's names), so they give one signature.
 //! - A passing log gives `signature: None`; its `runner` is the runner recognised from its
 //!   summary lines, if any.
 
+mod bun;
 mod cargo;
 mod collect;
+mod ctest;
+mod deno;
+mod dotnet;
+mod dotnet_xml;
+mod exunit;
 mod failure;
 mod generic;
 mod ghactions;
 mod gotest;
 mod jest;
 mod junit;
+mod minitest;
 mod mocha;
 mod nextest;
+mod nodetest;
 mod normalize;
+mod parsers;
+mod phpunit;
+mod playwright;
 mod pytest;
+mod report;
+mod rspec;
 mod signature;
 mod stream;
+mod tap;
+mod trx;
 mod tsc;
+mod unittest;
 mod vitest;
 mod xml;
 

@@ -190,8 +190,11 @@ pub fn normalize_message(line: &str) -> String {
     });
     let s = HEX_WORD.replace_all(&s, |c: &Captures| hash_or_word(&c[0]));
     let s = DURATION.replace_all(&s, "<dur>");
-    let s = DIGIT_RUN.replace_all(&s, |c: &Captures| epoch_or_digits(&c[0]));
+    // Numbers first: a dotted run of them (`0.1064007072.1888485378.210053`, an Erlang
+    // reference) is one value whatever its digits; epoch-like runs are then left only
+    // inside names.
     let s = NUMBER_WORD.replace_all(&s, |c: &Captures| number_or_name(&c[0]));
+    let s = DIGIT_RUN.replace_all(&s, |c: &Captures| epoch_or_digits(&c[0]));
     truncate_chars(s.trim(), MAX_MESSAGE_CHARS)
 }
 
@@ -504,6 +507,10 @@ mod tests {
             "listening on 127.0.0.1:8080 pid 7",
         );
         same("-test.shuffle 1764108000123", "-test.shuffle 42");
+        same(
+            "with #Reference<0.1064007072.1888485378.210053>",
+            "with #Reference<0.2911416031.3969384452.37014>",
+        );
     }
 
     #[test]

@@ -15,7 +15,20 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAIL", "ERROR", "pass", "fail", "error"];
+pub(crate) const TRIGGERS: &[&str] = &[
+    "FAIL",
+    "ERROR",
+    "pass",
+    "fail",
+    "error",
+    "test session starts",
+];
+
+/// Inside a session (after its `= test session starts =` header) that has shown no
+/// failure yet, the only lines pytest still needs hold one of these: `F` (`FAILED`, a
+/// progress `F`), `R` (`ERROR`), `=` (the report's and the closing counts' rules) and
+/// `#` (a GitHub Actions marker: another step). `PASSED` holds none of them.
+const RUN_BYTES: &[u8] = b"FR=#";
 
 /// E lines kept per section: the error is among the first ones.
 const MAX_E_LINES: usize = 16;
@@ -30,7 +43,7 @@ static RULE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^=+( .* )?=+$").expect("because it is valid"));
 static SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[]+(?:\[[^\]]*\])?)(?: - (.*))?$",
+        r"^(?:\[gw\d+\] (?:\[\s*\d+%\] )?)?(FAILED|ERROR) ([^\s\[(][^\s\[]*(?:\[[^\]]*\])?)(?: - (.*))?$",
     )
     .expect("because it is valid")
 });
@@ -40,6 +53,14 @@ static VERBOSE_RESULT: LazyLock<Regex> = LazyLock::new(|| {
 static EXCEPTION_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Failed|Failure|Timeout|Interrupt|Warning|Fault)(?::|$)")
         .expect("because it is valid")
+});
+/// A passing `-v` result (`path::test PASSED [ 5%]`, xdist's `[gw0] [ 5%] PASSED path::test`):
+/// found inside a run only when its id holds a run byte, and no reason to stop narrowing.
+static PASSING_RESULT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?:\[gw\d+\] \[\s*\d+%\] (?:PASSED|SKIPPED|XFAIL|XPASS) [^\s\[]+::[^\s\[]+(?:\[[^\]]*\])?|[^\s\[]+::[^\s\[]+(?:\[[^\]]*\])? (?:PASSED|SKIPPED|XFAIL|XPASS)(?: \([^)]*\))?(?:\s+\[\s*\d+%\])?)$",
+    )
+    .expect("because it is valid")
 });
 static FINAL_COUNTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:=+ )?(?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+ in [\d.]+s").expect("because it is valid")
@@ -53,6 +74,8 @@ pub(crate) struct PytestParser {
     /// Failing node ids, from the summary or `-v` lines: (id, kind, summary message).
     nodes: Vec<(String, FailureKind, Option<String>)>,
     node_index: HashMap<(String, FailureKind), usize>,
+    /// After a session header, until a line other than a passing result shows up.
+    passing_run: bool,
 }
 
 #[derive(Debug, Default)]
@@ -73,6 +96,35 @@ pub(crate) struct SectionMessage {
 impl LineParser for PytestParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.trim_end();
+        let passing = self.passing_run;
+        self.text_line(text, out);
+        // Any line but the header or a passing result ends the narrowed scan: it may be a
+        // failure or the session's end, and the next lines then need every trigger.
+        self.passing_run = !self.in_report
+            && (is_session_header(text) || (passing && PASSING_RESULT.is_match(text)));
+    }
+
+    fn wants_every_line(&self) -> bool {
+        self.in_report
+    }
+
+    fn run_bytes(&self) -> Option<&'static [u8]> {
+        self.passing_run.then_some(RUN_BYTES)
+    }
+
+    fn finish(&mut self, out: &mut Collector) {
+        self.finish_nodes(out);
+    }
+}
+
+/// `==== test session starts ====`, which `-q` does not print: a session that has it ends
+/// with a rule (`==== 3 passed in 0.01s ====`).
+fn is_session_header(text: &str) -> bool {
+    text.starts_with('=') && text.contains("= test session starts =")
+}
+
+impl PytestParser {
+    fn text_line(&mut self, text: &str, out: &mut Collector) {
         if self.in_report {
             if let Some(c) = text
                 .starts_with("__")
@@ -114,11 +166,7 @@ impl LineParser for PytestParser {
         }
     }
 
-    fn wants_every_line(&self) -> bool {
-        self.in_report
-    }
-
-    fn finish(&mut self, out: &mut Collector) {
+    fn finish_nodes(&mut self, out: &mut Collector) {
         self.close_section();
         let sections = std::mem::take(&mut self.sections);
         let mut by_name: HashMap<(&str, FailureKind), usize> = HashMap::new();
@@ -340,6 +388,11 @@ ERROR tests/test_parse.py\n\
     }
 
     #[test]
+    fn unittests_closing_counts_are_no_node() {
+        assert!(failures("FAILED (failures=1, errors=2)\n").is_empty());
+    }
+
+    #[test]
     fn passing_run_names_pytest_without_failures() {
         let log = "============ test session starts ============\ntests/test_failures.py ....  [100%]\n\
 ============ 4 passed in 0.01s ============\n";
@@ -354,5 +407,88 @@ ERROR tests/test_parse.py\n\
 [gw1] [ 75%] FAILED tests/test_x.py::test_b \n";
         let ids: Vec<String> = failures(log).into_iter().map(|f| f.0).collect();
         assert_eq!(ids, ["tests/test_x.py::test_a", "tests/test_x.py::test_b"]);
+    }
+
+    /// A `-v` session of `n` passing tests, without its closing rule; ids hold no run byte
+    /// but every tenth (`F`).
+    fn passing_session(n: usize) -> String {
+        use std::fmt::Write;
+        let mut log = String::from(
+            "============================= test session starts =============================\n",
+        );
+        for i in 0..n {
+            let name = if i % 10 == 0 { "Feature" } else { "case" };
+            let percent = i * 100 / n;
+            writeln!(
+                log,
+                "tests/test_m.py::test_{name}_{i} PASSED [{percent:3}%]"
+            )
+            .expect("because writing to a String does not fail");
+        }
+        log
+    }
+
+    #[test]
+    fn inside_a_session_the_scan_narrows_to_the_run_bytes() {
+        use crate::fingerprint::collect::{Collector, LineParser};
+        use crate::fingerprint::ghactions::clean_line;
+        let mut p = super::PytestParser::default();
+        let mut out = Collector::default();
+        let mut feed = |p: &mut super::PytestParser, line: &str| {
+            p.line(&clean_line(line.as_bytes()), &mut out);
+            p.run_bytes()
+        };
+        assert_eq!(feed(&mut p, "tests/t.py::test_a PASSED [ 5%]"), None);
+        assert!(feed(&mut p, "==== test session starts ====").is_some());
+        assert!(feed(&mut p, "tests/t.py::test_Foo[a=1] PASSED [ 10%]").is_some());
+        assert!(feed(&mut p, "tests/t.py::test_Foo XFAIL (not yet) [ 15%]").is_some());
+        assert!(feed(&mut p, "[gw0] [ 20%] PASSED tests/t.py::test_Foo").is_some());
+        assert_eq!(feed(&mut p, "tests/t.py::test_b FAILED [ 25%]"), None);
+        assert!(feed(&mut p, "==== test session starts ====").is_some());
+        assert_eq!(feed(&mut p, "==== 3 passed in 0.01s ===="), None);
+    }
+
+    #[test]
+    fn a_failure_after_a_long_passing_run_is_found() {
+        let mut log = passing_session(5000);
+        log += "tests/test_m.py::test_case_late FAILED [ 99%]\n\
+            tests/test_m.py::test_Feature_last PASSED [100%]\n\
+            =================================== FAILURES ===================================\n\
+            _______________________ test_case_late _______________________\n\
+            E       assert 4 == 3\n\ntests/test_m.py:7: AssertionError\n\
+            =========================== short test summary info ============================\n\
+            FAILED tests/test_m.py::test_case_late - assert 4 == 3\n\
+            ==================== 1 failed, 5001 passed in 0.05s =====================\n";
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.runner, Some(Runner::Pytest));
+        assert_eq!(
+            failures(&log),
+            [(
+                "tests/test_m.py::test_case_late".into(),
+                FailureKind::Test,
+                "AssertionError: assert <n> == <n>".into()
+            )]
+        );
+        // `-v` alone: the result line is all there is.
+        let log = passing_session(3000) + "tests/test_m.py::test_case_x ERROR [ 99%]\n";
+        assert_eq!(failures(&log)[0].0, "tests/test_m.py::test_case_x");
+    }
+
+    #[test]
+    fn another_runners_output_after_a_session_is_still_read() {
+        // Raw TAP holds no run byte: the session's closing rule ends the narrowed scan.
+        let tap = "TAP version 13\n1..2\nok 1 - a\nnot ok 2 - b\n";
+        let log = passing_session(1000) + "==== 1000 passed in 0.42s ====\n" + tap;
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.failures.len(), 1, "{}", fp.render_text());
+        assert_eq!(
+            (fp.failures[0].runner, fp.failures[0].id.as_str()),
+            (Runner::Tap, "b")
+        );
+        // A session cut off (no closing rule): the next step's marker ends it.
+        let log = passing_session(1000) + "##[group]Run prove -v\n" + tap;
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.failures.len(), 1, "{}", fp.render_text());
+        assert_eq!(fp.failures[0].runner, Runner::Tap);
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 /// Hashed into every failure: bump it whenever parsing or normalisation changes what a
 /// failure hashes to, so signatures from two versions never compare equal by accident.
-pub const FINGERPRINT_VERSION: &str = "loopguard-fingerprint-v2";
+pub const FINGERPRINT_VERSION: &str = "loopguard-fingerprint-v3";
 
 /// The sha256 (64 hex digits) of one failure: version tag, kind, id and message, each
 /// terminated by NUL so no two field splits hash alike. The runner is left out: the same

@@ -6,76 +6,27 @@
 //!
 //! Speed: while no parser is inside a failure block, the front end does not look at lines
 //! one by one: one Aho-Corasick scan over the chunk finds the next line that holds any
-//! parser's trigger substring, and only that line is cleaned and parsed. Most lines of a
-//! log are never decoded.
+//! parser's trigger substring, and only that line is cleaned and handed to the parsers
+//! whose triggers it holds ([`super::parsers`]). Inside a runner's own run, once the runner
+//! is decided, the scan narrows to the few bytes its remaining lines hold (memchr). Most
+//! lines of a log are never decoded.
 //!
 //! Chunking never changes the result: whether a line is parsed depends only on the line
 //! (its first [`MAX_LINE_BYTES`] bytes) and on the parsers' state, which only parsed lines
 //! change.
 
-use super::cargo::CargoParser;
-use super::collect::{Collector, LineParser};
-use super::generic::GenericParser;
+use super::collect::Collector;
 use super::ghactions::clean_line;
-use super::gotest::GoParser;
-use super::jest::JestParser;
-use super::junit::JunitParser;
-use super::mocha::MochaParser;
-use super::nextest::NextestParser;
-use super::pytest::PytestParser;
+use super::parsers::{Parsers, Scan, TRIGGERS, find_byte};
+use super::report::ReportParser;
 use super::signature::Fingerprint;
-use super::tsc::TscParser;
-use super::vitest::VitestParser;
-use aho_corasick::{AhoCorasick, MatchKind};
-use std::sync::LazyLock;
 
 /// Longer lines are cut to this many bytes (a minified bundle, a base64 blob): what tells
 /// failures apart sits at the start of a line.
 pub(super) const MAX_LINE_BYTES: usize = 4096;
 
-/// How many leading bytes decide between JUnit XML and text.
+/// How many leading bytes decide between an XML report and text.
 const SNIFF_BYTES: usize = 64;
-
-static TRIGGERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let patterns: Vec<&str> = [
-        super::cargo::TRIGGERS,
-        super::nextest::TRIGGERS,
-        super::pytest::TRIGGERS,
-        super::gotest::TRIGGERS,
-        super::jest::TRIGGERS,
-        super::vitest::TRIGGERS,
-        super::mocha::TRIGGERS,
-        super::tsc::TRIGGERS,
-        super::generic::TRIGGERS,
-    ]
-    .concat();
-    let patterns = minimal_triggers(&patterns);
-    // Leftmost-first lets the SIMD (Teddy) prefilter run; any match will do.
-    AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostFirst)
-        .build(patterns)
-        .expect("because the trigger list is small and valid")
-});
-
-/// Drops every trigger that contains another one: a line holding it holds the shorter one
-/// too, and fewer patterns scan faster.
-fn minimal_triggers<'a>(patterns: &[&'a str]) -> Vec<&'a str> {
-    let mut kept: Vec<&str> = patterns
-        .iter()
-        .copied()
-        .filter(|p| !patterns.iter().any(|q| q != p && p.contains(q)))
-        .collect();
-    kept.sort_unstable();
-    kept.dedup();
-    kept
-}
-
-/// `true` when a line can matter to some parser while none is inside a failure block.
-/// Triggers are matched on the raw bytes (timestamps and colour codes still in), so each
-/// is a run of characters no colour code splits.
-pub(crate) fn has_trigger(line: &[u8]) -> bool {
-    TRIGGERS.is_match(line)
-}
 
 /// Streaming fingerprinter: [`feed`](Self::feed) chunks as they come (any boundaries),
 /// then [`finish`](Self::finish).
@@ -87,8 +38,12 @@ pub struct Fingerprinter {
     carry: Vec<u8>,
     carrying: bool,
     parsers: Parsers,
+    /// The parsers inside a block, and the scan their state asks for: both change only
+    /// when a line is handled.
+    busy: u32,
+    scan: Scan,
     collector: Collector,
-    junit: JunitParser,
+    report: ReportParser,
     /// A byte other than whitespace was fed.
     printed: bool,
 }
@@ -97,48 +52,7 @@ pub struct Fingerprinter {
 enum Mode {
     Sniffing,
     Text,
-    Junit,
-}
-
-#[derive(Default)]
-struct Parsers {
-    cargo: CargoParser,
-    nextest: NextestParser,
-    pytest: PytestParser,
-    go: GoParser,
-    jest: JestParser,
-    vitest: VitestParser,
-    mocha: MochaParser,
-    tsc: TscParser,
-    generic: GenericParser,
-}
-
-impl Parsers {
-    fn all(&mut self) -> [&mut dyn LineParser; 9] {
-        [
-            &mut self.cargo,
-            &mut self.nextest,
-            &mut self.pytest,
-            &mut self.go,
-            &mut self.jest,
-            &mut self.vitest,
-            &mut self.mocha,
-            &mut self.tsc,
-            &mut self.generic,
-        ]
-    }
-
-    fn busy(&self) -> bool {
-        self.cargo.wants_every_line()
-            || self.nextest.wants_every_line()
-            || self.pytest.wants_every_line()
-            || self.go.wants_every_line()
-            || self.jest.wants_every_line()
-            || self.vitest.wants_every_line()
-            || self.mocha.wants_every_line()
-            || self.tsc.wants_every_line()
-            || self.generic.wants_every_line()
-    }
+    Report,
 }
 
 impl Default for Fingerprinter {
@@ -155,8 +69,10 @@ impl Fingerprinter {
             carry: Vec::new(),
             carrying: false,
             parsers: Parsers::default(),
+            busy: 0,
+            scan: Scan::Triggers,
             collector: Collector::default(),
-            junit: JunitParser::default(),
+            report: ReportParser::default(),
             printed: false,
         }
     }
@@ -168,7 +84,7 @@ impl Fingerprinter {
         }
         match self.mode {
             Mode::Text => self.feed_text(chunk),
-            Mode::Junit => self.junit.feed(chunk),
+            Mode::Report => self.report.feed(chunk),
             Mode::Sniffing => {
                 self.sniffed.extend_from_slice(chunk);
                 if let Some(mode) = sniff(&self.sniffed, false) {
@@ -186,16 +102,14 @@ impl Fingerprinter {
         }
         let silent = !self.printed;
         let mut fp = match self.mode {
-            Mode::Junit => self.junit.finish(),
+            Mode::Report => self.report.finish(),
             Mode::Sniffing | Mode::Text => {
                 if self.carrying {
                     let line = std::mem::take(&mut self.carry);
                     self.carrying = false;
                     self.offer(&line);
                 }
-                for parser in self.parsers.all() {
-                    parser.finish(&mut self.collector);
-                }
+                self.parsers.finish(&mut self.collector);
                 self.collector.into_fingerprint()
             }
         };
@@ -207,7 +121,7 @@ impl Fingerprinter {
         self.mode = mode;
         let sniffed = std::mem::take(&mut self.sniffed);
         match mode {
-            Mode::Junit => self.junit.feed(&sniffed),
+            Mode::Report => self.report.feed(&sniffed),
             Mode::Sniffing | Mode::Text => self.feed_text(&sniffed),
         }
     }
@@ -231,31 +145,40 @@ impl Fingerprinter {
         }
         let mut pos = 0;
         while pos < data.len() {
-            if self.parsers.busy() {
-                match memchr::memchr(b'\n', &data[pos..]) {
-                    Some(len) => {
-                        self.handle(&data[pos..pos + len]);
-                        pos += len + 1;
+            // Where the next line that may matter starts, as the parsers' state asks.
+            let found = match self.scan {
+                Scan::EveryLine => {
+                    match memchr::memchr(b'\n', &data[pos..]) {
+                        Some(len) => {
+                            self.handle(&data[pos..pos + len]);
+                            pos += len + 1;
+                        }
+                        None => return self.start_carry(&data[pos..]),
                     }
-                    None => return self.start_carry(&data[pos..]),
+                    continue;
                 }
-                continue;
-            }
-            let Some(found) = TRIGGERS.find(&data[pos..]) else {
-                // No trigger in the rest: only the unfinished last line can still matter.
+                Scan::Triggers => TRIGGERS
+                    .scan
+                    .find(&data[pos..])
+                    .map(|m| (pos + m.start(), pos + m.end())),
+                Scan::Bytes(bytes, _) => {
+                    find_byte(bytes, &data[pos..]).map(|i| (pos + i, pos + i + 1))
+                }
+            };
+            let Some((at, found_end)) = found else {
+                // Nothing in the rest: only the unfinished last line can still matter.
                 let tail = memchr::memrchr(b'\n', &data[pos..]).map_or(pos, |i| pos + i + 1);
                 return self.start_carry(&data[tail..]);
             };
-            let at = pos + found.start();
             let start = memchr::memrchr(b'\n', &data[pos..at]).map_or(pos, |i| pos + i + 1);
             let Some(len) = memchr::memchr(b'\n', &data[at..]) else {
                 return self.start_carry(&data[start..]);
             };
             let end = at + len;
-            // As for a line that arrives in pieces (`offer`), a trigger must lie within the
-            // part of the line that is kept.
+            // As for a line that arrives in pieces (`offer`), what was found must lie
+            // within the part of the line that is kept.
             let kept = &data[start..end.min(start + MAX_LINE_BYTES)];
-            if pos + found.end() <= start + MAX_LINE_BYTES || has_trigger(kept) {
+            if found_end <= start + MAX_LINE_BYTES || self.scan.wants(kept) {
                 self.handle(&data[start..end]);
             }
             pos = end + 1;
@@ -280,7 +203,7 @@ impl Fingerprinter {
 
     /// A complete line that arrived in pieces (already cut to `MAX_LINE_BYTES`).
     fn offer(&mut self, line: &[u8]) {
-        if self.parsers.busy() || has_trigger(line) {
+        if self.scan.wants(line) {
             self.handle(line);
         }
     }
@@ -288,14 +211,16 @@ impl Fingerprinter {
     fn handle(&mut self, raw: &[u8]) {
         let raw = &raw[..raw.len().min(MAX_LINE_BYTES)];
         let line = clean_line(raw);
-        for parser in self.parsers.all() {
-            parser.line(&line, &mut self.collector);
-        }
+        self.parsers
+            .line(raw, &line, self.scan, self.busy, &mut self.collector);
+        self.busy = self.parsers.busy();
+        self.scan = self.parsers.scan(self.busy);
     }
 }
 
-/// Decides the format from the first bytes: JUnit XML starts (after a BOM and blank space)
-/// with `<?xml`, `<testsuites` or `<testsuite`; anything else is a text log.
+/// Decides the format from the first bytes: an XML report (JUnit, TRX, xUnit, NUnit) starts,
+/// after a BOM and blank space, with `<?xml`, a comment or its root element; anything else
+/// is a text log.
 fn sniff(bytes: &[u8], at_end: bool) -> Option<Mode> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
@@ -303,9 +228,18 @@ fn sniff(bytes: &[u8], at_end: bool) -> Option<Mode> {
         return (at_end || bytes.len() >= SNIFF_BYTES).then_some(Mode::Text);
     };
     let head = &bytes[start..];
-    let xml_starts: [&[u8]; 4] = [b"<?xml", b"<testsuites", b"<testsuite", b"<!--"];
+    let xml_starts: [&[u8]; 8] = [
+        b"<?xml",
+        b"<!--",
+        b"<testsuites",
+        b"<testsuite",
+        b"<TestRun",
+        b"<assemblies",
+        b"<assembly",
+        b"<test-run",
+    ];
     if xml_starts.iter().any(|p| head.starts_with(p)) {
-        return Some(Mode::Junit);
+        return Some(Mode::Report);
     }
     let undecided = xml_starts.iter().any(|p| p.starts_with(head));
     if undecided && !at_end && head.len() < SNIFF_BYTES {
@@ -322,9 +256,12 @@ mod tests {
     fn sniffs_xml_and_text() {
         assert_eq!(
             sniff(b"\xEF\xBB\xBF  <?xml version", false),
-            Some(Mode::Junit)
+            Some(Mode::Report)
         );
-        assert_eq!(sniff(b"<testsuites>", false), Some(Mode::Junit));
+        assert_eq!(sniff(b"<testsuites>", false), Some(Mode::Report));
+        assert_eq!(sniff(b"<TestRun id=", false), Some(Mode::Report));
+        assert_eq!(sniff(b"<assemblies>", false), Some(Mode::Report));
+        assert_eq!(sniff(b"<test-run id=", false), Some(Mode::Report));
         assert_eq!(sniff(b"<test", false), None);
         assert_eq!(sniff(b"<test", true), Some(Mode::Text));
         assert_eq!(sniff(b"running 3 tests", false), Some(Mode::Text));
@@ -339,16 +276,9 @@ mod tests {
         assert_eq!(fp.runner, None);
     }
 
-    #[test]
-    fn long_lines_are_cut_the_same_way_in_any_chunking() {
-        let mut log = Vec::new();
-        log.extend_from_slice(b"running 1 test\n");
-        log.extend_from_slice(&vec![b'x'; MAX_LINE_BYTES - 3]);
-        log.extend_from_slice(b" error: cut\n");
-        log.extend_from_slice(&vec![b'y'; MAX_LINE_BYTES * 3]);
-        log.extend_from_slice(b"error: kept\n");
-        log.extend_from_slice(b"error: last line without newline");
-        let whole = super::super::fingerprint_bytes(&log);
+    #[track_caller]
+    fn same_in_any_chunking(log: &[u8]) -> Fingerprint {
+        let whole = super::super::fingerprint_bytes(log);
         for size in [1, 7, 100, MAX_LINE_BYTES - 1, MAX_LINE_BYTES + 1] {
             let mut f = Fingerprinter::new();
             for chunk in log.chunks(size) {
@@ -356,8 +286,48 @@ mod tests {
             }
             assert_eq!(f.finish(), whole, "chunk size {size}");
         }
+        whole
+    }
+
+    #[test]
+    fn long_lines_are_cut_the_same_way_in_any_chunking() {
+        let mut log = Vec::new();
+        log.extend_from_slice(b"building\n");
+        log.extend_from_slice(&vec![b'x'; MAX_LINE_BYTES - 3]);
+        log.extend_from_slice(b" error: cut\n");
+        log.extend_from_slice(&vec![b'y'; MAX_LINE_BYTES * 3]);
+        log.extend_from_slice(b"error: kept\n");
+        log.extend_from_slice(b"error: last line without newline");
+        let whole = same_in_any_chunking(&log);
         let messages: Vec<&str> = whole.failures.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(messages, ["error: last line without newline"], "{whole:?}");
+    }
+
+    #[test]
+    fn a_narrowed_scan_cuts_long_lines_the_same_way_in_any_chunking() {
+        // Inside cargo's run the scan looks for `F`, `;` and `#` only.
+        let mut log = Vec::new();
+        log.extend_from_slice(b"running 3 tests\n");
+        log.extend_from_slice(&vec![b'x'; MAX_LINE_BYTES - 3]);
+        log.extend_from_slice(b" test cut ... FAILED\n");
+        log.extend_from_slice(b"test kept ... FAILED\n");
+        log.extend_from_slice(b"test last ... FAILED");
+        let whole = same_in_any_chunking(&log);
+        let ids: Vec<&str> = whole.failures.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["kept", "last"], "{whole:?}");
+    }
+
+    #[test]
+    fn inside_a_passing_run_only_the_runners_lines_are_read() {
+        // A passing test's captured chatter is not the run failing.
+        let log = b"running 2 tests\ntest a ... ok\nerror: a test printed this\ntest b ... ok\n\n\
+            test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
+        let fp = same_in_any_chunking(log);
+        assert_eq!(fp.signature, None, "{fp:?}");
+        assert_eq!(fp.runner, Some(super::super::Runner::Cargo));
+        // Outside a run the same line is the fallback's.
+        let fp = super::super::fingerprint_bytes(b"error: a test printed this\n");
+        assert_eq!(fp.failures.len(), 1);
     }
 
     #[test]

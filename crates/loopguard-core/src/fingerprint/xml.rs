@@ -42,107 +42,112 @@ pub(crate) struct XmlTokenizer {
 impl XmlTokenizer {
     pub(crate) fn feed(&mut self, mut data: &[u8], sink: &mut impl XmlSink) {
         while !data.is_empty() {
-            match self.state {
-                State::Text => match memchr::memchr2(b'<', b'&', data) {
-                    None => {
-                        sink.text(data);
-                        return;
-                    }
-                    Some(i) => {
-                        if i > 0 {
-                            sink.text(&data[..i]);
-                        }
-                        self.buf.clear();
-                        self.state = if data[i] == b'<' {
-                            State::Tag
-                        } else {
-                            State::Entity
-                        };
-                        data = &data[i + 1..];
-                    }
-                },
-                State::Entity => {
-                    let b = data[0];
-                    data = &data[1..];
-                    if b == b';' {
-                        let decoded = decode_entity(&self.buf);
-                        sink.text(decoded.as_bytes());
-                        self.state = State::Text;
-                    } else if self.buf.len() > 12 || b == b'<' || b.is_ascii_whitespace() {
-                        // Not an entity: a stray ampersand.
-                        let mut raw = vec![b'&'];
-                        raw.extend_from_slice(&self.buf);
-                        sink.text(&raw);
-                        self.buf.clear();
-                        if b == b'<' {
-                            self.state = State::Tag;
-                        } else {
-                            sink.text(&[b]);
-                            self.state = State::Text;
-                        }
-                    } else {
-                        self.buf.push(b);
-                    }
-                }
+            data = match self.state {
+                State::Text => self.text(data, sink),
+                State::Entity => self.entity(data, sink),
                 State::Tag => {
-                    let b = data[0];
-                    data = &data[1..];
-                    self.tag_byte(b, sink);
+                    self.tag_byte(data[0], sink);
+                    &data[1..]
                 }
-                State::Comment => {
-                    // Ends at `-->`; `self.closing` counts the dashes just seen (at most 2).
-                    let mut consumed = data.len();
-                    for (i, &b) in data.iter().enumerate() {
-                        if b == b'-' {
-                            self.closing = (self.closing + 1).min(2);
-                        } else if b == b'>' && self.closing == 2 {
-                            consumed = i + 1;
-                            self.state = State::Text;
-                            self.closing = 0;
-                            break;
-                        } else {
-                            self.closing = 0;
-                        }
-                    }
-                    data = &data[consumed..];
-                }
-                State::CData => {
-                    // Content is text; up to two `]` are held back until it is clear whether
-                    // they start the closing `]]>`.
-                    let mut out = Vec::with_capacity(data.len());
-                    let mut consumed = data.len();
-                    for (i, &b) in data.iter().enumerate() {
-                        if b == b']' {
-                            if self.closing < 2 {
-                                self.closing += 1;
-                            } else {
-                                out.push(b']');
-                            }
-                        } else if b == b'>' && self.closing == 2 {
-                            consumed = i + 1;
-                            self.state = State::Text;
-                            self.closing = 0;
-                            break;
-                        } else {
-                            out.extend(std::iter::repeat_n(b']', self.closing));
-                            self.closing = 0;
-                            out.push(b);
-                        }
-                    }
-                    if !out.is_empty() {
-                        sink.text(&out);
-                    }
-                    data = &data[consumed..];
-                }
+                State::Comment => self.comment(data),
+                State::CData => self.cdata(data, sink),
                 State::Skip => {
-                    let b = data[0];
-                    data = &data[1..];
-                    if b == b'>' {
+                    if data[0] == b'>' {
                         self.state = State::Text;
                     }
+                    &data[1..]
                 }
+            };
+        }
+    }
+
+    /// Text up to the next `<` or `&`; returns what follows it.
+    fn text<'a>(&mut self, data: &'a [u8], sink: &mut impl XmlSink) -> &'a [u8] {
+        let Some(i) = memchr::memchr2(b'<', b'&', data) else {
+            sink.text(data);
+            return &[];
+        };
+        if i > 0 {
+            sink.text(&data[..i]);
+        }
+        self.buf.clear();
+        self.state = if data[i] == b'<' {
+            State::Tag
+        } else {
+            State::Entity
+        };
+        &data[i + 1..]
+    }
+
+    /// One byte of `&...;`: the entity decoded at `;`, a stray ampersand as text.
+    fn entity<'a>(&mut self, data: &'a [u8], sink: &mut impl XmlSink) -> &'a [u8] {
+        let b = data[0];
+        if b == b';' {
+            let decoded = decode_entity(&self.buf);
+            sink.text(decoded.as_bytes());
+            self.state = State::Text;
+        } else if self.buf.len() > 12 || b == b'<' || b.is_ascii_whitespace() {
+            // Not an entity: a stray ampersand.
+            let mut raw = vec![b'&'];
+            raw.extend_from_slice(&self.buf);
+            sink.text(&raw);
+            self.buf.clear();
+            if b == b'<' {
+                self.state = State::Tag;
+            } else {
+                sink.text(&[b]);
+                self.state = State::Text;
+            }
+        } else {
+            self.buf.push(b);
+        }
+        &data[1..]
+    }
+
+    /// A comment's bytes up to and with `-->`; `self.closing` counts the dashes just seen
+    /// (at most 2).
+    fn comment<'a>(&mut self, data: &'a [u8]) -> &'a [u8] {
+        for (i, &b) in data.iter().enumerate() {
+            if b == b'-' {
+                self.closing = (self.closing + 1).min(2);
+            } else if b == b'>' && self.closing == 2 {
+                self.state = State::Text;
+                self.closing = 0;
+                return &data[i + 1..];
+            } else {
+                self.closing = 0;
             }
         }
+        &[]
+    }
+
+    /// CDATA content is text; up to two `]` are held back until it is clear whether they
+    /// start the closing `]]>`.
+    fn cdata<'a>(&mut self, data: &'a [u8], sink: &mut impl XmlSink) -> &'a [u8] {
+        let mut out = Vec::with_capacity(data.len());
+        let mut consumed = data.len();
+        for (i, &b) in data.iter().enumerate() {
+            if b == b']' {
+                if self.closing < 2 {
+                    self.closing += 1;
+                } else {
+                    out.push(b']');
+                }
+            } else if b == b'>' && self.closing == 2 {
+                consumed = i + 1;
+                self.state = State::Text;
+                self.closing = 0;
+                break;
+            } else {
+                out.extend(std::iter::repeat_n(b']', self.closing));
+                self.closing = 0;
+                out.push(b);
+            }
+        }
+        if !out.is_empty() {
+            sink.text(&out);
+        }
+        &data[consumed..]
     }
 
     fn tag_byte(&mut self, b: u8, sink: &mut impl XmlSink) {

@@ -402,6 +402,10 @@ pub struct WorkflowRun {
     pub html_url: Option<String>,
     #[serde(default)]
     pub created_at: Option<Timestamp>,
+    /// When the run's latest attempt started.
+    #[serde(default)]
+    pub run_started_at: Option<Timestamp>,
+    /// When the run last changed (its end, once completed).
     #[serde(default)]
     pub updated_at: Option<Timestamp>,
 }

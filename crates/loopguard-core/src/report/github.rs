@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use super::markdown::{self, failure, iterations};
 use super::{Row, Status, picture, text};
 use crate::breaker::{EventKind, State};
+use crate::ci::cost::LoopCost;
 use crate::ids::Signature;
 use crate::rules::RuleName;
 use crate::sanitize::{code_span, inline};
@@ -62,6 +63,8 @@ pub struct PrView<'a> {
     /// Things the reader should know (a log that expired, a glob that matched nothing);
     /// untrusted.
     pub notes: &'a [String],
+    /// While the breaker is open: what the loop cost in CI.
+    pub loop_cost: Option<&'a LoopCost>,
 }
 
 impl PrView<'_> {
@@ -116,6 +119,9 @@ impl PrView<'_> {
             };
             let _ = writeln!(md, "**Model:** {}{last}", inline(model));
         }
+        if let Some(cost) = self.loop_cost.filter(|_| s.state == State::Open) {
+            let _ = writeln!(md, "**What the loop cost:** {cost}");
+        }
         if let Some(t) = &s.looping_failure {
             md.push('\n');
             md.push_str(&failure(t));
@@ -129,7 +135,7 @@ impl PrView<'_> {
         md.push_str(&self.what_now());
         md.push('\n');
         md.push_str(&markdown::counters(s, true));
-        md.push_str(&iterations(&s.rows, TABLE_ROWS));
+        md.push_str(&iterations(&s.rows, s.unit, TABLE_ROWS));
         let notes: Vec<String> = s
             .notes
             .iter()
@@ -254,7 +260,7 @@ impl PrView<'_> {
             let subject: String = r.subject.chars().take(80).collect();
             let _ = writeln!(md, "- `{}` {}", r.id.short(), inline(&subject));
         }
-        md.push_str(&iterations(&s.rows, TABLE_ROWS));
+        md.push_str(&iterations(&s.rows, s.unit, TABLE_ROWS));
         (title, md)
     }
 

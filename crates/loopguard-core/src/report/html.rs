@@ -108,7 +108,7 @@ fn facts(s: &Status) -> String {
         let _ = writeln!(h, "<dt>Branch</dt><dd><code>{}</code></dd>", escape(b));
     }
     let _ = writeln!(h, "<dt>Profile</dt><dd>{}</dd>", s.profile);
-    let _ = writeln!(h, "<dt>Iterations</dt><dd>{}</dd>", s.iterations);
+    let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", s.unit.heading(), s.iterations);
     if s.trips > 0 {
         let _ = writeln!(h, "<dt>Trips</dt><dd>{}</dd>", s.trips);
     }
@@ -401,8 +401,10 @@ fn warnings(s: &Status) -> String {
 }
 
 fn iterations(s: &Status, points: &[Point]) -> String {
-    let mut h = String::from(
-        "<h2>Iterations</h2>\n<table><tr><th>#</th><th>commit</th><th>subject</th><th>files</th><th>+/-</th><th>tests</th><th>notes</th><th>breaker</th></tr>\n",
+    let mut h = format!(
+        "<h2>{}</h2>\n<table><tr><th>#</th><th>{}</th><th>subject</th><th>files</th><th>+/-</th><th>tests</th><th>notes</th><th>breaker</th></tr>\n",
+        s.unit.heading(),
+        s.unit.id_column()
     );
     for (r, p) in s.rows.iter().zip(points) {
         let class = if p.tripped {

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::{Row, Status};
+use crate::config::Unit;
 use crate::iteration::TestEvidence;
 use crate::rules::RuleName;
 use crate::sanitize::{code_span, table_cell};
@@ -27,7 +28,7 @@ pub fn report(s: &Status) -> String {
         let _ = writeln!(md, "- **Branch:** {}", code_span(branch, false));
     }
     let _ = writeln!(md, "- **Profile:** {}", s.profile);
-    let _ = writeln!(md, "- **Iterations:** {}", s.iterations);
+    let _ = writeln!(md, "- **{}:** {}", s.unit.heading(), s.iterations);
     if s.trips > 0 {
         let _ = writeln!(md, "- **Trips:** {}", s.trips);
     }
@@ -89,7 +90,7 @@ pub fn report(s: &Status) -> String {
             let _ = writeln!(md, "- **{}**: {}", n.rule, cell(&n.text));
         }
     }
-    md.push_str(&iterations(&s.rows, 12));
+    md.push_str(&iterations(&s.rows, s.unit, 12));
     md.push_str(&events(s));
     md
 }
@@ -182,10 +183,12 @@ pub fn tests_cell(t: Option<&TestEvidence>) -> String {
     }
 }
 
-/// The newest `limit` attempts as a markdown table.
-pub fn iterations(rows: &[Row], limit: usize) -> String {
-    let mut md = String::from(
-        "\n## Recent iterations\n\n| # | commit | subject | files | +/- | tests | notes |\n|---:|---|---|---:|---|---|---|\n",
+/// The newest `limit` attempts, counted in `unit`, as a markdown table.
+pub fn iterations(rows: &[Row], unit: Unit, limit: usize) -> String {
+    let mut md = format!(
+        "\n## Recent {}\n\n| # | {} | subject | files | +/- | tests | notes |\n|---:|---|---|---:|---|---|---|\n",
+        unit.many(),
+        unit.id_column()
     );
     for r in rows.iter().rev().take(limit).rev() {
         let _ = writeln!(
@@ -225,7 +228,7 @@ pub fn issue_entry(s: &Status) -> String {
     if let Some(reason) = &s.reason {
         let _ = writeln!(md, "- reason: {}", cell(reason));
     }
-    let _ = writeln!(md, "- iterations: {}", s.iterations);
+    let _ = writeln!(md, "- {}: {}", s.unit.many(), s.iterations);
     if let Some(t) = s.looping_failure.as_ref().or(s.last_test.as_ref()) {
         if let Some(cmd) = &t.command {
             let _ = writeln!(md, "- last test command: {}", code_span(cmd, false));

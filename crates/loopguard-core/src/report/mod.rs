@@ -26,12 +26,13 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::breaker::{Breaker, Event, EventKind, State, TerminalStatus};
-use crate::config::{Config, Profile, RuleAction, TripAction};
+use crate::config::{Config, Profile, RuleAction, TripAction, Unit};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
-use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName, attempts};
+use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
+use crate::documents::{BranchBreaker, EdgeRow, HookAnswer, SessionLine, SessionRef};
 pub use crate::documents::{SCHEMA, Schema};
 
 /// A rule that warned.
@@ -198,6 +199,25 @@ pub struct Status {
     /// installed. `None` where it does not apply (`check`, `replay`, CI).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guarded: Option<bool>,
+    /// The coding agents' sessions on the branch (`status`, when there are any).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<Vec<SessionLine>>,
+    /// The session this document is about (`status --session`, `report --session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionRef>,
+    /// The session's edges: each sub-agent, with its latest reasons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Vec<EdgeRow>>,
+    /// The breaker of the branch the session works on (`status --session`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_breaker: Option<BranchBreaker>,
+    /// What the hooks would have answered (`replay --json` of a recorded session).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answers: Option<Vec<HookAnswer>>,
+    /// What one attempt is (iterations of a branch, a session's tool calls): the words
+    /// the text, markdown and HTML count in. The JSON keeps its keys (`iterations`).
+    #[serde(skip)]
+    pub unit: Unit,
     /// The hooks that do not run loopguard, when `guarded` is false.
     #[serde(skip)]
     pub missing_hooks: Vec<String>,
@@ -248,6 +268,11 @@ impl ConfigInForce {
 pub struct Source<'a> {
     pub config: &'a Config,
     pub history: &'a [Iteration],
+    /// The facts of the attempts in `history` (see [`crate::rules::attempts`]).
+    pub facts: &'a [Facts],
+    /// Attempts before the first of `history` (those a compacted run dropped): the rows
+    /// are numbered after them.
+    pub attempts_before: usize,
     pub breaker: &'a Breaker,
     pub evaluation: &'a Evaluation,
     pub events: &'a [Event],
@@ -260,10 +285,13 @@ impl Status {
     /// the runs before a reset too, and only this run's own are its story.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
         let evaluation = run.evaluate(config);
+        let facts = run.facts_now(config);
         let own: Vec<Event> = events.iter().filter(|e| e.run == run.id).cloned().collect();
         let mut s = Status::build(&Source {
             config,
             history: run.iterations(),
+            facts: facts.all(),
+            attempts_before: run.compacted().map_or(0, |c| c.earlier.attempts as usize),
             breaker: run.breaker(),
             evaluation: &evaluation,
             events: &own,
@@ -277,9 +305,12 @@ impl Status {
 
     /// The document of a judged history (`check`, `replay`, `ci`).
     pub fn of_judgement(config: &Config, j: &Judgement) -> Status {
+        let facts = j.run.facts_now(config);
         Status::build(&Source {
             config,
             history: j.run.iterations(),
+            facts: facts.all(),
+            attempts_before: 0,
             breaker: j.run.breaker(),
             evaluation: &j.evaluation,
             events: &j.events,
@@ -291,7 +322,7 @@ impl Status {
     pub fn build(s: &Source<'_>) -> Status {
         let b = s.breaker;
         let open = b.state() != State::Closed;
-        let facts = attempts(s.config, s.history);
+        let facts = s.facts;
         let rule = b.rule().filter(|_| open);
         Status {
             schema: Schema,
@@ -327,7 +358,7 @@ impl Status {
             last_model: s.config.on_trip.action == TripAction::Escalate
                 && b.on_last_model(&s.config.escalation_models),
             trips: b.trips(),
-            looping_failure: rule.and_then(|r| looping_failure(r, s.history, &facts)),
+            looping_failure: rule.and_then(|r| looping_failure(r, s.history, facts)),
             last_test: s.history.iter().rev().find_map(|it| it.test.clone()),
             ways_out: WayOut::of(
                 b.state(),
@@ -341,6 +372,12 @@ impl Status {
             history: None,
             events: None,
             guarded: None,
+            sessions: None,
+            session: None,
+            edges: None,
+            branch_breaker: None,
+            answers: None,
+            unit: s.config.unit,
             missing_hooks: Vec::new(),
             some_hooks: false,
             action: s.config.on_trip.action,
@@ -352,7 +389,7 @@ impl Status {
                 .map(|r| (*r, r.action(s.config)))
                 .collect(),
             aborted: b.is_aborted(),
-            rows: rows(s.history, &facts),
+            rows: rows(s.history, facts, s.attempts_before),
             transitions: s
                 .events
                 .iter()
@@ -381,6 +418,32 @@ impl Status {
     /// --json`, `report --json`): what the guard did, not only where it ended.
     pub fn with_events(mut self, events: &[Event]) -> Status {
         self.events = Some(events.to_vec());
+        self
+    }
+
+    /// The same document listing the branch's sessions (`status`; none: left out).
+    pub fn with_sessions(mut self, sessions: Vec<SessionLine>) -> Status {
+        self.sessions = (!sessions.is_empty()).then_some(sessions);
+        self
+    }
+
+    /// The same document about the session of `run`, with its edges (`status --session`,
+    /// `report --session`, `replay` of a transcript).
+    pub fn with_session(mut self, run: &Run) -> Status {
+        self.session = Some(SessionRef::of(run));
+        self.edges = Some(EdgeRow::of(run));
+        self
+    }
+
+    /// The same document with the breaker of the branch the session works on.
+    pub fn with_branch_breaker(mut self, b: BranchBreaker) -> Status {
+        self.branch_breaker = Some(b);
+        self
+    }
+
+    /// The same document with what the hooks would have answered (`replay`).
+    pub fn with_answers(mut self, answers: Vec<HookAnswer>) -> Status {
+        self.answers = Some(answers);
         self
     }
 
@@ -448,7 +511,7 @@ fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Op
     }
 }
 
-fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
+fn rows(history: &[Iteration], facts: &[Facts], before: usize) -> Vec<Row> {
     let mut last_failure: Option<&crate::ids::Signature> = None;
     let mut last_outcome = None;
     let mut rows = Vec::with_capacity(facts.len());
@@ -477,7 +540,7 @@ fn rows(history: &[Iteration], facts: &[Facts]) -> Vec<Row> {
             ));
         }
         rows.push(Row {
-            number: n + 1,
+            number: before + n + 1,
             id: it.id.clone(),
             subject: it.subject().to_owned(),
             files: it.files.as_ref().map_or(0, Vec::len),

@@ -104,6 +104,7 @@ fn a_pr_view_shows_reason_counters_failure_and_iterations() {
         issue: Some(12),
         label: "loopguard:stuck",
         notes: &[],
+        loop_cost: None,
     };
     let md = v.comment();
     assert!(
@@ -197,6 +198,7 @@ fn the_picture_marks_new_and_same_failures_and_the_trip() {
         issue: None,
         label: "loopguard:stuck",
         notes: &[],
+        loop_cost: None,
     };
     for md in [view.comment(), view.issue(7).1, view.summary()] {
         assert!(md.contains("```text\ntests    █▃▃▃"), "{md}");

@@ -24,7 +24,13 @@ pub fn status(s: &Status) -> String {
     if let Some(run) = run_on(s) {
         let _ = writeln!(out, "run: {run}");
     }
-    let _ = writeln!(out, "iterations: {} (profile {})", s.iterations, s.profile);
+    let _ = writeln!(
+        out,
+        "{}: {} (profile {})",
+        s.unit.many(),
+        s.iterations,
+        s.profile
+    );
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = writeln!(out, "rule: {rule}\nreason: {}", printable(reason));
     }
@@ -65,7 +71,7 @@ pub fn report(s: &Status) -> String {
         fact("run", &run);
     }
     fact("profile", s.profile.as_str());
-    fact("iterations", &s.iterations.to_string());
+    fact(s.unit.many(), &s.iterations.to_string());
     if s.trips > 0 {
         fact("trips", &s.trips.to_string());
     }
@@ -305,7 +311,7 @@ pub fn stance(s: &Status) -> Option<&'static str> {
 /// What happens after a trip, by `on_trip.action`, and the ways out.
 pub fn what_now(s: &Status) -> String {
     match stance(s) {
-        None => "loopguard: the next iteration decides".to_owned(),
+        None => format!("loopguard: the next {} decides", s.unit.one()),
         Some(head) => format!("loopguard: {head}\n{}", ways_out(s, "  ").trim_end()),
     }
 }
@@ -370,11 +376,16 @@ pub fn way_out(s: &Status, way: WayOut) -> String {
 /// line each, under a header.
 pub fn iterations(s: &Status, limit: usize) -> String {
     const SUBJECT: usize = 40;
-    let mut out = String::from("recent iterations:\n");
+    let mut out = format!("recent {}:\n", s.unit.many());
     let _ = writeln!(
         out,
         "  {:>3}  {:<7}  {:<SUBJECT$}  {:>5}  {:<11}  {:<8}  notes",
-        "#", "commit", "subject", "files", "+/-", "tests"
+        "#",
+        s.unit.id_column(),
+        "subject",
+        "files",
+        "+/-",
+        "tests"
     );
     for r in s.rows.iter().rev().take(limit).rev() {
         let tests = match &r.test {

@@ -103,12 +103,13 @@ impl RuleSettings for BudgetRule {
 pub(super) fn count(w: &Window<'_>) -> Count {
     let budget = &w.config.rules.budget;
     let usage = w.usage;
-    let total = w.all.len() as u64;
+    let total = w.all.len() as u64 + usage.earlier.attempts;
     let iterations = Counter::at_least(total, budget.max_iterations.into());
     if iterations.reached() {
         return Count::new(iterations, || {
             format!(
-                "{total} iterations reached the budget of {}",
+                "{} reached the budget of {}",
+                w.attempts(total as usize),
                 budget.max_iterations
             )
         });
@@ -146,7 +147,11 @@ pub(super) fn count(w: &Window<'_>) -> Count {
 
 /// The time from the first attempt to the latest, when both are known.
 fn wall_time(w: &Window<'_>) -> Option<jiff::SignedDuration> {
-    let first = w.history[w.all.first()?.index].at?;
+    let first = if w.usage.earlier.attempts > 0 {
+        w.usage.earlier.first_at?
+    } else {
+        w.history[w.all.first()?.index].at?
+    };
     let last = w.history[w.all.last()?.index].at?;
     Some(last.duration_since(first))
 }

@@ -193,9 +193,12 @@ pub(super) fn count(w: &Window<'_>) -> Count {
                 f.unproven.join("; ")
             )
         });
-    Count::new(Counter::at_least(violating.len() as u64, 1), || {
-        let f = violating[violating.len() - 1];
-        format!("{} {}", w.label(f.index), f.violations.join("; "))
+    // A compacted run's dropped attempts since the baseline count too.
+    let earlier = &w.usage.earlier.since;
+    let count = violating.len() as u64 + earlier.violations;
+    Count::new(Counter::at_least(count, 1), || match violating.last() {
+        Some(f) => format!("{} {}", w.label(f.index), f.violations.join("; ")),
+        None => earlier.last_violation.clone().unwrap_or_default(),
     })
     .with_note((!notes.is_empty()).then(|| notes.join("; ")))
     .with_warning(warning)

@@ -7,6 +7,8 @@
 
 use std::collections::HashSet;
 
+use serde::{Deserialize, Serialize};
+
 use crate::agents::AgentFilter;
 use crate::config::{Config, RuleAction};
 use crate::ids::CommitId;
@@ -15,7 +17,8 @@ use crate::suite::{Doubt, Role, TakenHow, TakenTest};
 
 /// A state the code returned to: the tree of a commit, or the tree before it when the
 /// commit before it is not known.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum EarlierState {
     /// The tree this commit has.
     TreeOf(CommitId),
@@ -32,59 +35,92 @@ impl std::fmt::Display for EarlierState {
     }
 }
 
-/// The facts about one attempt.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The facts about one attempt. Derived from the history, never saved, except by a run
+/// that no longer keeps the iterations they were computed against (see
+/// [`crate::run::Run::compact`]): what is false, zero or empty is left out there.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Facts {
     /// Index into the history.
     pub index: usize,
     /// The tree differs from every state in the window before it (`None`: unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tree_novel: Option<bool>,
     /// The change is known to be empty (tree == parent tree, or no files).
+    #[serde(skip_serializing_if = "is_false")]
     pub empty: bool,
+    #[serde(skip_serializing_if = "is_false")]
     pub whitespace_only: bool,
     /// The tree returned to an earlier, non-adjacent state.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub returns_to: Option<EarlierState>,
     /// The return only walks further back after the previous attempt's return (revert the
     /// last change, then the one before it): unwinding, not flipping; not counted.
+    #[serde(skip_serializing_if = "is_false")]
     pub unwinds: bool,
     /// Where the returned-to state sits in the history (`2·index` for the state before
     /// iteration `index`, `2·index + 1` for its own tree), to tell unwinding from flipping.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub state_position: Option<usize>,
     /// The patch id equals an earlier attempt's: that attempt's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub repeats: Option<CommitId>,
     /// The test outcome improved (fail -> pass, fewer failures, a new signature).
+    #[serde(skip_serializing_if = "is_false")]
     pub test_improved: bool,
     /// The code changed: a tree the window has not seen, not empty, not only whitespace.
+    #[serde(skip_serializing_if = "is_false")]
     pub code_changed: bool,
     /// Progress: the code changed, or the tests improved.
+    #[serde(skip_serializing_if = "is_false")]
     pub progress: bool,
     /// The message claims completion.
+    #[serde(skip_serializing_if = "is_false")]
     pub claims_done: bool,
     /// The latest test evidence at this attempt passes.
+    #[serde(skip_serializing_if = "is_false")]
     pub backed_by_pass: bool,
     /// The outcome of the latest test evidence at this attempt, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub latest_outcome: Option<Outcome>,
     /// Any attempt up to this one carried test evidence.
+    #[serde(skip_serializing_if = "is_false")]
     pub evidence_seen: bool,
     /// Non-empty change that only touched test paths.
+    #[serde(skip_serializing_if = "is_false")]
     pub test_only: bool,
     /// Constraint violations, human-readable: protected paths touched, tests taken away
     /// that were failing (and, when `without_evidence` trips, those with no evidence).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<String>,
     /// Tests taken away with no evidence either way (warned of, by default).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unproven: Vec<String>,
     /// Tests taken away in a way that may be fine (a note).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub doubtful: Vec<String>,
     /// CI configuration the attempt changed that is not protected (a note, not a trip).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ci_files: Vec<String>,
     /// A tool call: how many calls in a row by the same agent, ending with this one, were
     /// the same call with the same outcome (1: this one is new). 0 for a commit.
+    #[serde(skip_serializing_if = "is_zero")]
     pub same_call: u64,
     /// A tool call that failed.
+    #[serde(skip_serializing_if = "is_false")]
     pub call_failed: bool,
     /// A tool call that completes an A-B-A-B pattern: the same agent's last four calls
     /// alternate between two calls with their outcomes.
+    #[serde(skip_serializing_if = "is_false")]
     pub alternates: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The facts of a history's attempts, oldest first, extended as iterations arrive.
@@ -106,6 +142,37 @@ impl FactsLog {
     /// History length covered.
     pub fn covers(&self) -> usize {
         self.seen
+    }
+
+    /// The facts `facts` of the first `len` iterations of a history, as they were saved
+    /// (see [`crate::run::Run::compact`]); `None` unless they are in order and within it.
+    pub fn restored(len: usize, facts: Vec<Facts>) -> Option<FactsLog> {
+        let in_order = facts.windows(2).all(|w| w[0].index < w[1].index);
+        if !in_order || facts.last().is_some_and(|f| f.index >= len) {
+            return None;
+        }
+        Some(FactsLog {
+            seen: len,
+            attempt_idx: facts.iter().map(|f| f.index).collect(),
+            facts,
+        })
+    }
+
+    /// Forgets the first `k` iterations of the history, which is dropped: the facts of
+    /// those left are kept, their positions moved down by `k`. A state they returned to
+    /// that was dropped too is no position any more.
+    pub fn forget_before(&mut self, k: usize) {
+        let keep = self.attempt_idx.partition_point(|&i| i < k);
+        self.attempt_idx.drain(..keep);
+        self.facts.drain(..keep);
+        for i in &mut self.attempt_idx {
+            *i -= k;
+        }
+        for f in &mut self.facts {
+            f.index -= k;
+            f.state_position = f.state_position.and_then(|p| p.checked_sub(2 * k));
+        }
+        self.seen = self.seen.saturating_sub(k);
     }
 
     /// Forgets everything from history index `from` on (its evidence changed).

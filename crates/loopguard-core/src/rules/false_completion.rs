@@ -109,7 +109,8 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             _ => "without passing test evidence",
         };
         format!(
-            "{claims} iterations in a row claim completion {evidence} (last: {})",
+            "{} in a row claim completion {evidence} (last: {})",
+            w.attempts(claims),
             w.label(last.index)
         )
     })

@@ -15,6 +15,7 @@
 //! count; context commits only add states.
 
 mod count_rule;
+mod earlier;
 mod facts;
 mod near;
 #[cfg(test)]
@@ -28,6 +29,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 pub use count_rule::{CountRule, RawCountRule};
+pub use earlier::{Earlier, Since, Streak, Stuck};
 pub use facts::{EarlierState, Facts, FactsLog, attempts};
 pub use near::{NearTrip, near_trips};
 pub use same_error::describe_failure;
@@ -387,7 +389,7 @@ pub struct Evaluation {
     pub notes: Vec<(RuleName, String)>,
     /// The facts of the latest attempt, if any.
     pub last: Option<Facts>,
-    /// Attempts in the run.
+    /// Attempts in the run, those a compacted run dropped included.
     pub attempts: usize,
 }
 
@@ -413,6 +415,9 @@ pub struct Usage {
     pub steps: u64,
     /// The edge whose count is closest to its threshold.
     pub edge: Option<EdgeCount>,
+    /// The attempts a compacted run no longer keeps, summed up (a session's; see
+    /// [`Earlier`]); empty otherwise.
+    pub earlier: Earlier,
 }
 
 /// An edge's transitions since its last progress, against its threshold.
@@ -439,17 +444,27 @@ pub struct Window<'a> {
 impl Window<'_> {
     /// `abc1234 "subject"` of the iteration at `index`, the subject bounded.
     pub fn label(&self, index: usize) -> String {
-        let it = &self.history[index];
-        let subject: String = it.subject().chars().take(60).collect();
-        if subject.is_empty() {
-            it.id.short().to_owned()
-        } else {
-            format!("{} \"{subject}\"", it.id.short())
-        }
+        label(&self.history[index])
     }
 
     pub fn short(&self, index: usize) -> &str {
         self.history[index].id.short()
+    }
+
+    /// `n` attempts in the run's unit (`3 iterations`, `3 tool calls`): the one place a
+    /// reason names what it counts (see [`crate::config::Unit`]).
+    pub fn attempts(&self, n: usize) -> crate::config::Counted {
+        self.config.unit.count(n as u64)
+    }
+}
+
+/// `abc1234 "subject"`: how a reason names an iteration, the subject bounded.
+pub fn label(it: &Iteration) -> String {
+    let subject: String = it.subject().chars().take(60).collect();
+    if subject.is_empty() {
+        it.id.short().to_owned()
+    } else {
+        format!("{} \"{subject}\"", it.id.short())
     }
 }
 
@@ -476,7 +491,8 @@ pub fn evaluate(
     };
     let mut eval = Evaluation {
         last: all.last().cloned(),
-        attempts: all.len(),
+        // A compacted run's dropped attempts are attempts of the run too.
+        attempts: all.len() + usage.earlier.attempts as usize,
         ..Evaluation::default()
     };
     for &rule in RuleName::ALL {

@@ -58,9 +58,9 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     Count::new(Counter::at_least(returns.len() as u64, threshold), || {
         let list: Vec<&str> = returns.iter().map(|(_, what)| what.as_str()).collect();
         format!(
-            "the code returned to an earlier state {} times in the last {} iterations ({})",
+            "the code returned to an earlier state {} times in the last {} ({})",
             returns.len(),
-            w.recent.len(),
+            w.attempts(w.recent.len()),
             list.join(", ")
         )
     })

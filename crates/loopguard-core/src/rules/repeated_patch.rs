@@ -45,9 +45,9 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             .map(|(f, earlier)| format!("{} = {}", w.short(f.index), earlier.short()))
             .collect();
         format!(
-            "the same patch was applied again {} times in the last {} iterations ({})",
+            "the same patch was applied again {} times in the last {} ({})",
             repeats.len(),
-            w.recent.len(),
+            w.attempts(w.recent.len()),
             list.join(", ")
         )
     })

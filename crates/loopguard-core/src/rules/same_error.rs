@@ -33,28 +33,27 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
 pub(super) fn count(w: &Window<'_>) -> Count {
     let streak = streak(w);
     let threshold = w.config.rules.same_error.threshold.into();
-    let tests = Counter::at_least(streak.len() as u64, threshold);
+    let tests = Counter::at_least(streak.runs, threshold);
     if let Some(calls) = same_calls(w)
         && ratio(calls.counter) > ratio(tests)
     {
         return Count::new(calls.counter, || calls.reason);
     }
     Count::new(tests, || {
-        let t = streak[0].1;
-        let attempts = {
-            let mut ids: Vec<usize> = streak.iter().map(|(i, _)| *i).collect();
-            ids.dedup();
-            ids.len()
-        };
-        let runs = if attempts == streak.len() {
-            format!("{} iterations in a row", streak.len())
+        let runs = if w.config.unit == crate::config::Unit::ToolCall {
+            // A session's test runs are some of its calls, with edits between them.
+            format!("{} test runs in a row", streak.runs)
+        } else if streak.attempts == streak.runs {
+            format!("{} in a row", w.attempts(streak.runs as usize))
         } else {
             format!(
-                "{} test runs in a row over {attempts} iteration(s), amended in between",
-                streak.len()
+                "{} test runs in a row over {}, amended in between",
+                streak.runs,
+                w.attempts(streak.attempts as usize)
             )
         };
-        format!("the same failure ({}) in {runs}", describe_failure(t))
+        let newest = streak.newest.expect("a streak that reached its limit has a run");
+        format!("the same failure ({}) in {runs}", describe_failure(newest))
     })
 }
 
@@ -84,7 +83,15 @@ pub(super) fn same_calls(w: &Window<'_>) -> Option<SameCalls> {
         .iter()
         .filter(|f| w.history[f.index].call.as_ref().is_some_and(|c| c.agent == call.agent))
         .count() as u64;
-    let n = last.same_call.min(mine);
+    let earlier = w
+        .usage
+        .earlier
+        .since
+        .calls
+        .get(super::earlier::agent_key(call.agent.as_deref()))
+        .copied()
+        .unwrap_or(0);
+    let n = last.same_call.min(mine + earlier);
     let (threshold, what) = if call.failed {
         (w.config.rules.same_error.threshold, "failed the same way")
     } else {
@@ -107,25 +114,48 @@ pub(super) fn same_calls(w: &Window<'_>) -> Option<SameCalls> {
     })
 }
 
-/// The current same-failure streak, newest first: each test run's history index and
-/// evidence.
-pub(super) fn streak<'a>(w: &Window<'a>) -> Vec<(usize, &'a TestEvidence)> {
-    let mut streak = Vec::new();
-    let mut signature = None;
+/// The current same-failure streak: its test runs, the attempts they are runs of, and the
+/// newest of them.
+pub(super) struct FailureStreak<'a> {
+    pub runs: u64,
+    pub attempts: u64,
+    pub newest: Option<&'a TestEvidence>,
+}
+
+/// The current same-failure streak, walked from the newest test run back: over the
+/// attempts since the baseline, then on into those a session dropped (see
+/// [`super::Earlier`]) while it is unbroken.
+pub(super) fn streak<'a>(w: &Window<'a>) -> FailureStreak<'a> {
+    let mut s = FailureStreak {
+        runs: 0,
+        attempts: 0,
+        newest: None,
+    };
+    let mut last_attempt = None;
     for f in w.since.iter().rev() {
         for t in w.history[f.index].test_runs() {
             let (true, Some(sig)) = (t.fails(), t.signature.as_ref()) else {
-                return streak;
+                return s;
             };
-            match signature {
-                None => signature = Some(sig),
-                Some(s) if s != sig => return streak,
+            match s.newest {
+                None => s.newest = Some(t),
+                Some(n) if n.signature.as_ref() != Some(sig) => return s,
                 Some(_) => {}
             }
-            streak.push((f.index, t));
+            s.runs += 1;
+            s.attempts += u64::from(last_attempt != Some(f.index));
+            last_attempt = Some(f.index);
         }
     }
-    streak
+    if let Some(earlier) = &w.usage.earlier.since.streak
+        && s.newest
+            .is_none_or(|n| n.signature.is_some() && n.signature == earlier.newest.signature)
+    {
+        s.runs += earlier.runs;
+        s.attempts += earlier.attempts;
+        s.newest = s.newest.or(Some(&earlier.newest));
+    }
+    s
 }
 
 /// `cargo: tests::counts, assertion failed`: the runner, the first failing test and the

@@ -1,7 +1,7 @@
 //! `stagnation`: consecutive attempts at the end without progress (no-op commits, reverts
 //! back to an earlier state, whitespace, identical failures with no code change).
 
-use super::{Count, Counter, Facts, Window};
+use super::{Count, Counter, Facts, Stuck, Window};
 use super::{CountRule, Descriptor, LoopingFailure, Recovery};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
@@ -28,26 +28,37 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let stuck: Vec<&Facts> = w.since.iter().rev().take_while(|f| !f.progress).collect();
+    // No progress in any attempt kept: the run goes on into those a session dropped.
+    let earlier = if stuck.len() == w.since.len() {
+        w.usage.earlier.since.stuck
+    } else {
+        Stuck::default()
+    };
+    let n = stuck.len() + earlier.count as usize;
     let threshold = w.config.rules.stagnation.threshold.into();
-    Count::new(Counter::at_least(stuck.len() as u64, threshold), || {
+    Count::new(Counter::at_least(n as u64, threshold), || {
+        let last = stuck.first().map_or_else(String::new, |f| {
+            format!("; last: {}", w.label(f.index))
+        });
         format!(
-            "no progress in {} iterations in a row ({}; last: {})",
-            stuck.len(),
-            kinds(&stuck),
-            w.label(stuck[0].index)
+            "no progress in {} in a row ({}{last})",
+            w.attempts(n),
+            kinds(&stuck, earlier),
         )
     })
 }
 
 /// `2 empty, 1 back to an earlier tree`.
-fn kinds(stuck: &[&Facts]) -> String {
-    let empty = stuck.iter().filter(|f| f.empty).count();
+fn kinds(stuck: &[&Facts], earlier: Stuck) -> String {
+    let n = stuck.len() + earlier.count as usize;
+    let empty = stuck.iter().filter(|f| f.empty).count() + earlier.empty as usize;
     let returns = stuck
         .iter()
         .filter(|f| !f.empty && f.returns_to.is_some())
-        .count();
-    let ws = stuck.iter().filter(|f| f.whitespace_only).count();
-    let other = stuck.len() - empty - returns - ws;
+        .count()
+        + earlier.returns as usize;
+    let ws = stuck.iter().filter(|f| f.whitespace_only).count() + earlier.whitespace as usize;
+    let other = n - empty - returns - ws;
     let mut parts = Vec::new();
     for (n, what) in [
         (empty, "empty"),

@@ -100,7 +100,10 @@ pub(super) fn count(w: &Window<'_>) -> Count {
         },
     };
     Count::new(counter, || {
-        format!("{k} of the last {n} iterations only changed tests, not the code under test")
+        format!(
+            "{k} of the last {} only changed tests, not the code under test",
+            w.attempts(n as usize)
+        )
     })
 }
 

@@ -561,7 +561,7 @@ fn an_amend_that_changes_the_tree_keeps_the_tested_version_as_a_test_run() {
     assert_eq!(run.breaker().rule(), Some(RuleName::SameError));
     let reason = run.breaker().reason().unwrap();
     assert!(
-        reason.ends_with("in 3 test runs in a row over 1 iteration(s), amended in between"),
+        reason.ends_with("in 3 test runs in a row over 1 iteration, amended in between"),
         "{reason}"
     );
     assert_eq!(run.iterations()[0].superseded_tests.len(), 2);

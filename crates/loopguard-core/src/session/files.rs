@@ -9,7 +9,7 @@
 //! had, and a file returning to earlier content is what `oscillation` counts. The state of
 //! the session's files together is its *tree*, as a commit has one.
 
-use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -21,25 +21,30 @@ pub struct FileState {
     /// edits are known (the content before them is the one the session started with).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
-    /// Lines (by their digest) added minus removed since then; zero counts are dropped.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub lines: BTreeMap<String, i64>,
+    /// The lines added minus removed since then, as one multiset digest: the wrapping sum
+    /// of each added line's 64-bit digest, minus each removed one's. An edit undone by the
+    /// reverse edit returns it exactly; 0: none (or they cancel out). One number, however
+    /// many lines, so a session's state stays small.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl FileState {
     /// Whether the file is as the session found it.
     pub fn untouched(&self) -> bool {
-        self.written.is_none() && self.lines.is_empty()
+        self.written.is_none() && self.lines == 0
     }
 
-    /// A digest of this state (16 hex digits).
-    pub fn digest(&self) -> String {
+    /// A digest of this state.
+    pub fn digest(&self) -> u64 {
         let mut h = Sha256::new();
         h.update(self.written.as_deref().unwrap_or("-"));
-        for (line, n) in &self.lines {
-            h.update(format!("\n{line}:{n}"));
-        }
-        short_hex(&h.finalize())
+        h.update(self.lines.to_le_bytes());
+        first_u64(&h.finalize())
     }
 }
 
@@ -91,51 +96,127 @@ impl FileEdit {
     }
 }
 
-/// The session's files: the state of each one it edited.
+/// The session's files: the state of each one it edited, and their tree.
+///
+/// The states are kept as text, one line a file —
+/// `<the path as a JSON string> <its lines, 16 hex digits> <its written digest, or ->` —
+/// so that a session that edited hundreds of files reads and writes them as one string: a
+/// call costs the same however many files came before it, but for a scan of that string
+/// when it edits one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Files(pub BTreeMap<String, FileState>);
+pub struct Files {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    states: String,
+    /// The tree, kept up to date as edits come: the wrapping sum of each touched file's
+    /// [`file_term`]. An edit changes only its own file's term.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    tree: u64,
+}
+
+/// What one touched file adds to the tree.
+fn file_term(path: &str, state: &FileState) -> u64 {
+    let mut h = Sha256::new();
+    h.update(path.as_bytes());
+    h.update([0]);
+    h.update(state.digest().to_le_bytes());
+    first_u64(&h.finalize())
+}
+
+/// The start of a file's line in [`Files::states`]: its path as a JSON string, a space.
+fn line_key(path: &str) -> String {
+    let mut key = serde_json::to_string(path).expect("a string serialises");
+    key.push(' ');
+    key
+}
 
 impl Files {
     /// The state of every file together (16 hex digits): equal exactly when every file is
-    /// as it was.
+    /// as it was (the order the edits came in does not matter).
     pub fn tree(&self) -> String {
-        let mut h = Sha256::new();
-        for (path, state) in &self.0 {
-            if !state.untouched() {
-                h.update(format!("{path}\0{}\n", state.digest()));
-            }
-        }
-        short_hex(&h.finalize())
+        format!("{:016x}", self.tree)
     }
 
-    /// Applies `edit`; the file's state after it.
-    pub fn apply(&mut self, edit: &FileEdit) -> String {
-        let state = self.0.entry(edit.path().to_owned()).or_default();
+    /// The state of the file at `path` (untouched when the session did not change it).
+    pub fn get(&self, path: &str) -> FileState {
+        self.find(&line_key(path))
+            .map(|(_, s)| s)
+            .unwrap_or_default()
+    }
+
+    /// Where the line of the file keyed `key` is in [`Files::states`], and its state.
+    fn find(&self, key: &str) -> Option<(std::ops::Range<usize>, FileState)> {
+        let mut at = 0;
+        for line in self.states.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let Some(rest) = line.strip_prefix(key) else {
+                continue;
+            };
+            let mut parts = rest.trim_end().split(' ');
+            let lines = parts
+                .next()
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .unwrap_or(0);
+            let written = parts.next().filter(|w| *w != "-").map(str::to_owned);
+            return Some((start..at, FileState { written, lines }));
+        }
+        None
+    }
+
+    /// Applies `edit` (its file's term in the tree replaced, its line written again).
+    pub fn apply(&mut self, edit: &FileEdit) {
+        let path = edit.path();
+        let key = line_key(path);
+        let mut state = match self.find(&key) {
+            Some((range, state)) => {
+                self.states.replace_range(range, "");
+                self.tree = self.tree.wrapping_sub(file_term(path, &state));
+                state
+            }
+            None => FileState::default(),
+        };
         match edit {
             FileEdit::Write { content, .. } => {
                 state.written = Some(digest(content));
-                state.lines.clear();
+                state.lines = 0;
             }
             FileEdit::Delete { .. } => {
                 state.written = Some("deleted".to_owned());
-                state.lines.clear();
+                state.lines = 0;
             }
             FileEdit::Replace { removed, added, .. } => {
                 for line in removed.lines() {
-                    *state.lines.entry(digest(line)).or_default() -= 1;
+                    state.lines = state.lines.wrapping_sub(line_digest(line));
                 }
                 for line in added.lines() {
-                    *state.lines.entry(digest(line)).or_default() += 1;
+                    state.lines = state.lines.wrapping_add(line_digest(line));
                 }
-                state.lines.retain(|_, n| *n != 0);
             }
         }
-        let digest = state.digest();
-        if state.untouched() {
-            self.0.remove(edit.path());
+        if !state.untouched() {
+            self.tree = self.tree.wrapping_add(file_term(path, &state));
+            let written = state.written.as_deref().unwrap_or("-");
+            let _ = writeln!(self.states, "{key}{:016x} {written}", state.lines);
         }
-        digest
     }
+
+    /// The files edited and not back as the session found them.
+    pub fn len(&self) -> usize {
+        self.states.lines().count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+}
+
+/// A line's 64-bit digest.
+fn line_digest(line: &str) -> u64 {
+    first_u64(&Sha256::digest(line.as_bytes()))
+}
+
+fn first_u64(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes[..8].try_into().expect("a sha256 has 32 bytes"))
 }
 
 /// sha256 of `text`, 16 hex digits.
@@ -172,6 +253,7 @@ mod tests {
             start,
             "the reverse edit is the state it started from"
         );
+        assert!(files.is_empty());
         files.apply(&replace("src/wc.py", "return n", "return n + 1"));
         assert_eq!(files.tree(), a);
     }
@@ -200,5 +282,27 @@ mod tests {
         y.apply(&replace("b", "1", "2"));
         y.apply(&replace("a", "1", "2"));
         assert_eq!(x.tree(), y.tree());
+        // Each file is where it is: the same edit to another file is another tree.
+        let mut z = Files::default();
+        z.apply(&replace("a", "1", "2"));
+        z.apply(&replace("c", "1", "2"));
+        assert_ne!(x.tree(), z.tree());
+        // Every file back: the tree the session started with, and no state kept.
+        x.apply(&replace("a", "2", "1"));
+        x.apply(&replace("b", "2", "1"));
+        assert_eq!((x.tree(), x.len()), (Files::default().tree(), 0));
+        // A path with spaces, quotes or a newline is one file; a prefix of it another.
+        let mut odd = Files::default();
+        for p in ["a b \"c\"\n.py", "a b", "a"] {
+            odd.apply(&replace(p, "1", "2"));
+        }
+        assert_eq!(odd.len(), 3);
+        odd.apply(&replace("a b", "2", "1"));
+        assert_eq!(odd.len(), 2);
+        assert!(odd.get("a b").untouched());
+        assert!(!odd.get("a").untouched() && odd.get("a").written.is_none());
+        // Written back from its JSON, the same files.
+        let back: Files = serde_json::from_str(&serde_json::to_string(&odd).unwrap()).unwrap();
+        assert_eq!(back, odd);
     }
 }

@@ -151,52 +151,53 @@ fn shell_writes_guard(config: &Config, command: &str, root: Option<&str>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    fn call(tool: &str, input: serde_json::Value) -> CallInput {
-        CallInput {
-            tool: tool.into(),
-            input,
-            ..CallInput::default()
-        }
+    /// Shell commands, each a call of the shell tool.
+    fn shell(commands: &[&str]) -> Vec<CallInput> {
+        commands
+            .iter()
+            .map(|c| CallInput::new("Bash", json!({ "command": c })))
+            .collect()
+    }
+
+    /// Calls of other tools.
+    fn tools(calls: &[(&str, Value)]) -> Vec<CallInput> {
+        calls
+            .iter()
+            .map(|(tool, input)| CallInput::new(tool, input.clone()))
+            .collect()
     }
 
     #[test]
     fn what_an_agent_may_not_do_from_inside_its_session() {
         let c = Config::default();
         let none = |_: &str| None;
-        let denied = [
-            call(
+        let mut denied = tools(&[
+            (
                 "Edit",
                 json!({"file_path": "/repo/.loopguard.yml", "old_string": "3", "new_string": "30"}),
             ),
-            call(
+            (
                 "Write",
                 json!({"file_path": "/repo/.claude/settings.json", "content": "{}"}),
             ),
-            call(
+            (
                 "apply_patch",
                 json!({"command": "*** Begin Patch\n*** Update File: .codex/hooks.json\n-a\n+b\n*** End Patch\n"}),
             ),
-            call("Bash", json!({"command": "rm -rf .git/loopguard"})),
-            call(
-                "Bash",
-                json!({"command": "echo '{}' > .gemini/settings.json"}),
-            ),
-            call(
-                "Bash",
-                json!({"command": "sed -i 's/3/99/' .loopguard.yml"}),
-            ),
-            call("Bash", json!({"command": "loopguard reset --session s1"})),
-            call(
-                "Bash",
-                json!({"command": "git -c core.hooksPath=/dev/null commit -m x"}),
-            ),
-            call(
+            (
                 "Edit",
                 json!({"file_path": "tests/test_wc.py", "old_string": "def test_count():", "new_string": "@pytest.mark.skip\ndef test_count():"}),
             ),
-        ];
+        ]);
+        denied.extend(shell(&[
+            "rm -rf .git/loopguard",
+            "echo '{}' > .gemini/settings.json",
+            "sed -i 's/3/99/' .loopguard.yml",
+            "loopguard reset --session s1",
+            "git -c core.hooksPath=/dev/null commit -m x",
+        ]));
         for d in &denied {
             assert!(
                 check(&c, d, Some("/repo"), &none).is_some(),
@@ -204,21 +205,23 @@ mod tests {
                 d.input
             );
         }
-        let allowed = [
-            call("Bash", json!({"command": "cat .loopguard.yml"})),
-            call("Bash", json!({"command": "loopguard status --session s1"})),
-            call("Read", json!({"file_path": "/repo/.claude/settings.json"})),
-            call(
+        let mut allowed = tools(&[
+            ("Read", json!({"file_path": "/repo/.claude/settings.json"})),
+            (
                 "Edit",
                 json!({"file_path": "/repo/src/wc.py", "old_string": "a", "new_string": "b"}),
             ),
-            call("Bash", json!({"command": "pytest -q > out.txt"})),
-        ];
+        ]);
+        allowed.extend(shell(&[
+            "cat .loopguard.yml",
+            "loopguard status --session s1",
+            "pytest -q > out.txt",
+        ]));
         for a in &allowed {
             assert_eq!(check(&c, a, Some("/repo"), &none), None, "{:?}", a.input);
         }
         // A Write that keeps a skip the file already had adds none.
-        let keep = call(
+        let keep = CallInput::new(
             "Write",
             json!({"file_path": "tests/test_a.py", "content": "@pytest.mark.skip\ndef test_a(): pass\ndef test_b(): pass\n"}),
         );

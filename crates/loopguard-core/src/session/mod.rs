@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::breaker::{Event, EventKind, State};
 use crate::config::{Config, TripAction};
 use crate::ids::CommitId;
-use crate::iteration::{FileChange, FileStatus, Iteration, IterationKind, ToolCall};
+use crate::iteration::{FileChange, FileStatus, Iteration, IterationKind, TestEvidence, ToolCall};
 use crate::report::{Status, WayOut};
 use crate::rules::{RuleName, describe_failure};
 use crate::run::Run;
@@ -47,7 +47,13 @@ use crate::run::Run;
 pub use call::{CallInput, Kind};
 pub use files::{FileEdit, Files};
 pub use guard::protected_reason;
-pub use protocol::{Answer, EventKind as HookKind, Harness, HookEvent, Reply};
+pub use protocol::{
+    Answer, Decision, EventKind as HookKind, Harness, HookEvent, HookOutput, HookSpecificOutput,
+    Reply,
+};
+
+/// The warnings a session's run keeps ([`SessionState::warned`]).
+pub const WARNED_KEPT: usize = 16;
 
 /// What a session keeps besides its run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,9 +82,30 @@ pub struct SessionState {
     /// The rules one step before a trip after the latest call (warned once on the way in).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub near: Vec<RuleName>,
-    /// Every warning given: the rule and the call it came after.
+    /// The latest warnings given (at most [`WARNED_KEPT`]): the rule and the call it came
+    /// after. The event log keeps every one (`warn`); the run keeps a few, so that its size
+    /// stays flat however often the session is warned.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warned: Vec<Warned>,
+    /// The session's latest test run, and whether a call edited files after it: what a
+    /// stop is judged by, however long ago it ran (the run keeps only its latest calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_test: Option<LastTest>,
+}
+
+/// The latest test run of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LastTest {
+    /// The call that ran it.
+    pub id: CommitId,
+    pub test: TestEvidence,
+    /// A later call edited files: the code it tested is no more.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub edited_after: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A warning one step before a trip.
@@ -102,14 +129,34 @@ impl SessionState {
             stop_blocks: 0,
             near: Vec::new(),
             warned: Vec::new(),
+            last_test: None,
+        }
+    }
+
+    /// Keeps what `it`, the newest call, tells of the latest test run.
+    fn note_call(&mut self, it: &Iteration) {
+        if it.files.as_ref().is_some_and(|f| !f.is_empty())
+            && let Some(last) = self.last_test.as_mut()
+        {
+            last.edited_after = true;
+        }
+        if let Some(test) = &it.test {
+            self.last_test = Some(LastTest {
+                id: it.id.clone(),
+                test: test.clone(),
+                edited_after: false,
+            });
         }
     }
 }
 
-/// A run for a new session of `harness` with id `id`, on `branch`.
+/// A run for a new session of `harness` with id `id`, on `branch`. It keeps only its
+/// latest calls ([`Run::keep_latest`]): the hooks cost the same after 1,000 calls as after
+/// 10.
 pub fn new_run(harness: Harness, id: &str, branch: Option<String>, now: Timestamp) -> Run {
     let mut run = Run::new(run_id(harness, id), branch, now, None);
     run.session = Some(SessionState::new(harness, id));
+    run.keep_latest();
     run
 }
 
@@ -213,7 +260,7 @@ pub fn iteration_of(
     now: Timestamp,
     tokens: Option<u64>,
 ) -> Iteration {
-    let n = run.iterations().len() + 1;
+    let n = run.recorded() + 1;
     let id = CommitId::new(format!("c{n}")).expect("a valid id");
     let outcome = call.outcome();
     let edits = call.edits();
@@ -292,6 +339,10 @@ pub fn iteration_of(
     it
 }
 
+/// The calls a session's run dropped ([`Run::compact`]), oldest first: read only when a
+/// trip says what the loop cost (the hooks' calls log, a replay's memory).
+pub type Dropped<'a> = &'a dyn Fn() -> Vec<Iteration>;
+
 /// After a tool call (a success or a failure): record it, and tell the agent when the
 /// breaker opened, or when a rule is one step before it would.
 pub fn on_post_tool(
@@ -300,20 +351,25 @@ pub fn on_post_tool(
     call: &CallInput,
     now: Timestamp,
     tokens: Option<u64>,
+    dropped: Dropped<'_>,
 ) -> Step {
-    // A hook that reports the same call twice records it once.
+    // A hook that reports the same call twice records it once (looked for among the
+    // latest calls, which every run keeps).
     if let Some(id) = &call.id
         && run
             .iterations()
             .iter()
             .rev()
-            .take(64)
+            .take(config.window as usize)
             .any(|it| it.call.as_ref().and_then(|c| c.id.as_ref()) == Some(id))
     {
         return Step::quiet(Vec::new());
     }
     let it = iteration_of(run, call, now, tokens);
     let after = it.id.clone();
+    if let Some(state) = run.session.as_mut() {
+        state.note_call(&it);
+    }
     run.usage.tokens += tokens.unwrap_or(0);
     if let Some(agent) = &call.agent {
         let edge = run
@@ -335,7 +391,8 @@ pub fn on_post_tool(
     if events.iter().any(|e| e.kind.opens()) {
         let s = Status::of_run(config, run, &[]);
         let mut text = refusal(&s, run, "From now on every tool call in this session");
-        if let Some(cost) = loop_cost(run, &s) {
+        let calls = all_calls(run, dropped());
+        if let Some(cost) = loop_cost(&calls, run.baseline_recorded(), &s) {
             let _ = write!(text, "\n{cost}");
         }
         if let Some(state) = run.session.as_mut() {
@@ -354,11 +411,14 @@ pub fn on_post_tool(
         .collect();
     let answer = match fresh.first() {
         Some(n) => {
+            if state.warned.len() >= WARNED_KEPT {
+                state.warned.remove(0);
+            }
             state.warned.push(Warned {
                 rule: n.rule,
                 after: after.clone(),
             });
-            Answer::Context(warning(n, &run_history_failure(run)))
+            Answer::Context(warning(n, &failing_test(run)))
         }
         None => Answer::Nothing,
     };
@@ -381,17 +441,30 @@ pub fn on_post_tool(
     Step { answer, events }
 }
 
-/// The newest failing test evidence of the session, for the warning's words.
-fn run_history_failure(run: &Run) -> Option<crate::iteration::TestEvidence> {
-    run.iterations()
+/// The session's latest test run, when it failed: the warning's words.
+fn failing_test(run: &Run) -> Option<TestEvidence> {
+    latest_test(run)
+        .map(|(_, t, _)| t)
+        .filter(TestEvidence::fails)
+}
+
+/// The session's latest test run: the call that ran it, its evidence, and whether a call
+/// edited files after it. Runs an older loopguard wrote know it from their calls.
+fn latest_test(run: &Run) -> Option<(CommitId, TestEvidence, bool)> {
+    if let Some(t) = run.session.as_ref().and_then(|s| s.last_test.as_ref()) {
+        return Some((t.id.clone(), t.test.clone(), t.edited_after));
+    }
+    let its = run.iterations();
+    let tested = its.iter().rposition(|it| it.test.is_some())?;
+    let edited = its[tested + 1..]
         .iter()
-        .rev()
-        .find_map(|it| it.test.clone())
-        .filter(crate::iteration::TestEvidence::fails)
+        .any(|it| it.files.as_ref().is_some_and(|f| !f.is_empty()));
+    let it = &its[tested];
+    Some((it.id.clone(), it.test.clone()?, edited))
 }
 
 /// What the agent reads one step before `n` trips.
-fn warning(n: &crate::rules::NearTrip, failing: &Option<crate::iteration::TestEvidence>) -> String {
+fn warning(n: &crate::rules::NearTrip, failing: &Option<TestEvidence>) -> String {
     let next = "one more opens the breaker and stops this session's tool calls — change approach, or ask the user";
     let what = match (n.rule, failing) {
         (RuleName::SameError, Some(t)) if n.reason.starts_with("the same failure") => {
@@ -439,6 +512,39 @@ fn refusal(s: &Status, run: &Run, what: &str) -> String {
     text.trim_end().to_owned()
 }
 
+/// Every call of a session: `dropped`, those its run no longer keeps (oldest first), then
+/// the run's own.
+pub fn all_calls(run: &Run, mut dropped: Vec<Iteration>) -> Vec<Iteration> {
+    dropped.extend_from_slice(run.iterations());
+    dropped
+}
+
+/// The status document of a session: its run's breaker and counters, every call it made
+/// (`calls`, see [`all_calls`]) in its rows and picture, its events, and the session's ways
+/// out.
+pub fn status(config: &Config, run: &Run, calls: &[Iteration], events: &[Event]) -> Status {
+    let evaluation = run.evaluate(config);
+    let facts = crate::rules::attempts(config, calls);
+    let own: Vec<Event> = events.iter().filter(|e| e.run == run.id).cloned().collect();
+    let mut s = Status::build(&crate::report::Source {
+        config,
+        history: calls,
+        facts: &facts,
+        attempts_before: 0,
+        breaker: run.breaker(),
+        evaluation: &evaluation,
+        events: &own,
+        run: Some(&run.id),
+        branch: run.branch.as_deref(),
+    });
+    s.config = run
+        .pinned_config
+        .as_ref()
+        .map(crate::report::ConfigInForce::of);
+    s.ways_out = ways_out(&s);
+    s
+}
+
 /// The ways out of a session's open breaker: the tool calls that could mend it are refused
 /// (except under `alert`), so they are the user's prompt and a person's acts.
 pub fn ways_out(s: &Status) -> Vec<WayOut> {
@@ -458,10 +564,10 @@ pub fn ways_out(s: &Status) -> Vec<WayOut> {
 }
 
 /// What the loop cost, since its first repeated failure: tool calls, wall time, tokens.
-pub fn loop_cost(run: &Run, s: &Status) -> Option<String> {
-    let its = run.iterations();
+/// `its` is every call of the session, `base` where the breaker's counters start in them.
+pub fn loop_cost(its: &[Iteration], base: usize, s: &Status) -> Option<String> {
     let last = its.last()?;
-    let start = loop_start(run, s)?;
+    let start = loop_start(its, base, s)?;
     let calls = its.len() - start;
     let minutes = match (its[start].at, last.at) {
         (Some(a), Some(b)) => crate::config::format_duration(b.duration_since(a)),
@@ -477,16 +583,16 @@ pub fn loop_cost(run: &Run, s: &Status) -> Option<String> {
         String::new()
     };
     Some(format!(
-        "what the loop cost since the repeated failure first came ({}): {calls} tool calls, {minutes}{tokens}",
-        its[start].id
+        "what the loop cost since the repeated failure first came ({}): {}, {minutes}{tokens}",
+        its[start].id,
+        crate::config::Unit::ToolCall.count(calls as u64)
     ))
 }
 
 /// Where the loop began: the first test run of the looping failure, the first of the
 /// repeated calls, or the first call after the last progress.
-fn loop_start(run: &Run, s: &Status) -> Option<usize> {
-    let its = run.iterations();
-    let base = run.breaker().baseline().min(its.len().saturating_sub(1));
+fn loop_start(its: &[Iteration], base: usize, s: &Status) -> Option<usize> {
+    let base = base.min(its.len().saturating_sub(1));
     if let Some(sig) = s
         .looping_failure
         .as_ref()
@@ -524,22 +630,14 @@ pub fn on_stop(
     let Some(message) = message.filter(|m| config.claims_done(m)) else {
         return Step::quiet(Vec::new());
     };
-    let its = run.iterations();
-    let last_edit = its
-        .iter()
-        .rposition(|it| it.files.as_ref().is_some_and(|f| !f.is_empty()));
-    let Some(tested) = its.iter().rposition(|it| it.test.is_some()) else {
+    let Some((tested, test, edited_after)) = latest_test(run) else {
         return Step::quiet(Vec::new());
     };
-    if last_edit.is_some_and(|e| e > tested) {
+    if edited_after || !test.fails() {
         return Step::quiet(Vec::new());
     }
-    let it = &its[tested];
-    let Some(test) = it.test.as_ref().filter(|t| t.fails()) else {
-        return Step::quiet(Vec::new());
-    };
     let state = run.session.as_ref();
-    if state.and_then(|s| s.stop_blocked_on.as_ref()) == Some(&it.id) {
+    if state.and_then(|s| s.stop_blocked_on.as_ref()) == Some(&tested) {
         return Step::quiet(Vec::new());
     }
     let command = test
@@ -548,12 +646,18 @@ pub fn on_stop(
         .map(|c| format!("`{c}`: "))
         .unwrap_or_default();
     let claim: String = message.chars().take(80).collect();
+    // With the breaker open every tool call is refused: the only way on is to tell the truth.
+    let what_now = if run.is_open() {
+        "Tool calls stay refused while this session's breaker is open: tell the user plainly that the tests still fail, and what you tried."
+    } else {
+        "Fix it and run the tests again, or tell the user plainly that the tests still fail."
+    };
     let reason = format!(
-        "loopguard (false_completion): you are stopping as if the work were done (\"{}\"), but the last test run after your last edit failed: {command}{}. Fix it and run the tests again, or tell the user plainly that the tests still fail. loopguard blocks this stop once.",
+        "loopguard (false_completion): you are stopping as if the work were done (\"{}\"), but the last test run after your last edit failed: {command}{}. {what_now} loopguard blocks this stop once.",
         crate::sanitize::printable(claim.trim()),
-        describe_failure(test)
+        describe_failure(&test)
     );
-    let id = it.id.clone();
+    let id = tested;
     let state = run.session.as_mut().expect("a session's run");
     state.stop_blocked_on = Some(id.clone());
     state.stop_blocks += 1;

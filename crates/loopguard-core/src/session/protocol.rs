@@ -20,7 +20,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::call::CallInput;
 
@@ -253,6 +253,57 @@ pub enum Answer {
     Failed(String),
 }
 
+/// What a hook prints on stdout for its harness: exactly the fields that harness reads,
+/// and nothing else (Codex rejects an answer with an unknown field, and then lets the call
+/// through). A JSON document of the contract, pinned per harness by
+/// `tests/it/documents.rs`; unlike the others it carries no `schema`, for that reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum HookOutput {
+    /// Claude Code and Codex (Gemini CLI after a tool call): the event's own output.
+    Specific {
+        #[serde(rename = "hookSpecificOutput")]
+        hook_specific_output: HookSpecificOutput,
+    },
+    /// A decision with its reason: Gemini CLI's denial, a blocked stop.
+    Decision { decision: Decision, reason: String },
+    /// Copilot's denial before a tool call.
+    Permission {
+        #[serde(rename = "permissionDecision")]
+        permission_decision: Decision,
+        #[serde(rename = "permissionDecisionReason")]
+        permission_decision_reason: String,
+    },
+    /// A message for the person (loopguard failed, or the harness reads no context for
+    /// this event).
+    SystemMessage {
+        #[serde(rename = "systemMessage")]
+        system_message: String,
+    },
+}
+
+/// `hookSpecificOutput`: a denial before a tool call, or context for the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookSpecificOutput {
+    pub hook_event_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<Decision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_decision_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additional_context: Option<String>,
+}
+
+/// A decision loopguard gives: never `allow` (allowing is saying nothing, so the user's
+/// own permission rules still decide).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Deny,
+    Block,
+}
+
 /// An answer as the harness reads it: stdout (empty for none), stderr, and the exit code
 /// (always 0).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,50 +314,54 @@ pub struct Reply {
 }
 
 impl Answer {
-    /// The answer in `harness`'s format for the event `name`.
-    pub fn render(&self, harness: Harness, name: &str) -> Reply {
-        let json_reply = |v: Value| Reply {
-            stdout: v.to_string(),
-            stderr: String::new(),
-            code: 0,
-        };
-        let none = Reply {
-            stdout: String::new(),
-            stderr: String::new(),
-            code: 0,
+    /// What the hook prints for `harness` at the event `name`, and what it says on stderr
+    /// for the person; `None`: nothing on stdout.
+    pub fn output(&self, harness: Harness, name: &str) -> (Option<HookOutput>, Option<String>) {
+        let decision = |decision: Decision, reason: &str| HookOutput::Decision {
+            decision,
+            reason: reason.to_owned(),
         };
         match (self, harness) {
-            (Answer::Nothing, _) => none,
-            (Answer::Failed(why), Harness::Copilot) => Reply {
-                stderr: format!("loopguard: {why}; the call goes through\n"),
-                ..none
-            },
+            (Answer::Nothing, _) => (None, None),
+            (Answer::Failed(why), Harness::Copilot) => (
+                None,
+                Some(format!("loopguard: {why}; the call goes through")),
+            ),
             (Answer::Failed(why), Harness::Claude | Harness::Codex | Harness::Gemini) => {
-                let mut r = json_reply(json!({
-                    "systemMessage": format!("loopguard: {why}; the call goes through")
-                }));
-                r.stderr = format!("loopguard: {why}; the call goes through\n");
-                r
+                let text = format!("loopguard: {why}; the call goes through");
+                (
+                    Some(HookOutput::SystemMessage {
+                        system_message: text.clone(),
+                    }),
+                    Some(text),
+                )
             }
-            (Answer::Deny(reason), Harness::Claude | Harness::Codex) => json_reply(json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": reason,
-                }
-            })),
+            (Answer::Deny(reason), Harness::Claude | Harness::Codex) => (
+                Some(HookOutput::Specific {
+                    hook_specific_output: HookSpecificOutput {
+                        hook_event_name: "PreToolUse".to_owned(),
+                        permission_decision: Some(Decision::Deny),
+                        permission_decision_reason: Some(reason.clone()),
+                        additional_context: None,
+                    },
+                }),
+                None,
+            ),
             (Answer::Deny(reason), Harness::Gemini) => {
-                json_reply(json!({"decision": "deny", "reason": reason}))
+                (Some(decision(Decision::Deny, reason)), None)
             }
-            (Answer::Deny(reason), Harness::Copilot) => json_reply(json!({
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            })),
+            (Answer::Deny(reason), Harness::Copilot) => (
+                Some(HookOutput::Permission {
+                    permission_decision: Decision::Deny,
+                    permission_decision_reason: reason.clone(),
+                }),
+                None,
+            ),
             (Answer::Block(reason), Harness::Claude | Harness::Codex | Harness::Copilot) => {
-                json_reply(json!({"decision": "block", "reason": reason}))
+                (Some(decision(Decision::Block, reason)), None)
             }
             (Answer::Block(reason), Harness::Gemini) => {
-                json_reply(json!({"decision": "deny", "reason": reason}))
+                (Some(decision(Decision::Deny, reason)), None)
             }
             (Answer::Context(text), Harness::Claude | Harness::Codex | Harness::Gemini) => {
                 // Codex knows hookSpecificOutput for these events only; for the others
@@ -327,18 +382,41 @@ impl Answer {
                     } else {
                         name
                     };
-                    json_reply(json!({
-                        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text}
-                    }))
+                    let output = HookSpecificOutput {
+                        hook_event_name: event.to_owned(),
+                        permission_decision: None,
+                        permission_decision_reason: None,
+                        additional_context: Some(text.clone()),
+                    };
+                    (
+                        Some(HookOutput::Specific {
+                            hook_specific_output: output,
+                        }),
+                        None,
+                    )
                 } else {
-                    json_reply(json!({ "systemMessage": text }))
+                    (
+                        Some(HookOutput::SystemMessage {
+                            system_message: text.clone(),
+                        }),
+                        None,
+                    )
                 }
             }
             // Copilot reads no output but a pre-tool decision: the person sees stderr.
-            (Answer::Context(text), Harness::Copilot) => Reply {
-                stderr: format!("{text}\n"),
-                ..none
-            },
+            (Answer::Context(text), Harness::Copilot) => (None, Some(text.clone())),
+        }
+    }
+
+    /// The answer in `harness`'s format for the event `name`.
+    pub fn render(&self, harness: Harness, name: &str) -> Reply {
+        let (output, stderr) = self.output(harness, name);
+        Reply {
+            stdout: output
+                .map(|o| serde_json::to_string(&o).expect("a hook's output serialises"))
+                .unwrap_or_default(),
+            stderr: stderr.map(|s| s + "\n").unwrap_or_default(),
+            code: 0,
         }
     }
 }

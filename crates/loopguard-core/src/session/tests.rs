@@ -21,12 +21,7 @@ fn t(n: i64) -> Timestamp {
 }
 
 fn call(tool: &str, input: Value, response: Value) -> CallInput {
-    CallInput {
-        tool: tool.into(),
-        input,
-        response: Some(response),
-        ..CallInput::default()
-    }
+    CallInput::new(tool, input).returned(response)
 }
 
 fn bash(cmd: &str, out: &str, code: i32) -> CallInput {
@@ -53,11 +48,28 @@ fn read(path: &str) -> CallInput {
     )
 }
 
+/// A session driven as the hooks drive it: the run compacted after each step (as the
+/// hooks' store does), or never (`keep_all`), to show that it changes nothing.
 struct S {
     config: Config,
     run: Run,
     n: i64,
     answers: Vec<Answer>,
+    events: Vec<Event>,
+    /// The calls the run dropped (the hooks' calls log).
+    dropped: Vec<Iteration>,
+    keep_all: bool,
+    /// The warnings, trips and prompts, in order.
+    timeline: Vec<Mark>,
+}
+
+/// A step of a session's story, for counting how warnings end.
+#[derive(Debug, Clone, Copy)]
+enum Mark {
+    Warning(RuleName),
+    /// The breaker opened (on any rule: the session did not get out).
+    Trip,
+    Prompt,
 }
 
 impl S {
@@ -67,16 +79,61 @@ impl S {
             run: new_run(Harness::Claude, "s1", Some("main".into()), t(0)),
             n: 0,
             answers: Vec::new(),
+            events: Vec::new(),
+            dropped: Vec::new(),
+            keep_all: false,
+            timeline: Vec::new(),
         }
     }
     fn pre(&mut self, c: &CallInput) -> Answer {
-        on_pre_tool(&self.config, &self.run, c, t(self.n), None, &|_| None)
+        let a = on_pre_tool(&self.config, &self.run, c, t(self.n), None, &|_| None);
+        self.answers.push(a.clone());
+        a
     }
     fn post(&mut self, c: CallInput) -> Answer {
         self.n += 1;
-        let a = on_post_tool(&self.config, &mut self.run, &c, t(self.n), Some(100)).answer;
-        self.answers.push(a.clone());
-        a
+        let dropped = self.dropped.clone();
+        let step = on_post_tool(
+            &self.config,
+            &mut self.run,
+            &c,
+            t(self.n),
+            Some(100),
+            &|| dropped.clone(),
+        );
+        self.settle(step)
+    }
+    fn prompt(&mut self) -> Answer {
+        self.n += 1;
+        let step = on_prompt(&self.config, &mut self.run, t(self.n));
+        self.timeline.push(Mark::Prompt);
+        self.settle(step)
+    }
+    fn stop(&mut self, msg: &str) -> Answer {
+        let step = on_stop(&self.config, &mut self.run, false, Some(msg), t(self.n));
+        self.settle(step)
+    }
+    /// What the hooks do after each step: keep its answer and events, compact the run.
+    fn settle(&mut self, step: Step) -> Answer {
+        if !self.keep_all {
+            self.dropped.extend(self.run.compact(&self.config));
+        }
+        for e in &step.events {
+            if matches!(e.kind, EventKind::Trip | EventKind::Reopen) {
+                self.timeline.push(Mark::Trip);
+            }
+        }
+        if let Answer::Context(text) = &step.answer
+            && let Some(rule) = text
+                .strip_prefix("loopguard: warning (")
+                .and_then(|t| t.split_once(')'))
+                .and_then(|(r, _)| r.parse().ok())
+        {
+            self.timeline.push(Mark::Warning(rule));
+        }
+        self.events.extend(step.events);
+        self.answers.push(step.answer.clone());
+        step.answer
     }
     fn rule(&self) -> Option<RuleName> {
         self.run.breaker().rule().filter(|_| self.run.is_open())
@@ -106,6 +163,9 @@ fn the_same_failure_however_spelled_warns_then_trips_and_denies() {
     assert_eq!(s.rule(), None);
     let tripped = s.post(bash("pytest", FAIL_LOG, 1));
     assert_eq!(s.rule(), Some(RuleName::SameError));
+    // Counted as what they are: test runs (among other calls), not iterations.
+    let reason = s.run.breaker().reason().unwrap();
+    assert!(reason.ends_with("in 3 test runs in a row"), "{reason}");
     let text = context(&tripped);
     assert!(
         text.contains("rule: same_error") && text.contains("what the loop cost"),
@@ -222,6 +282,11 @@ fn stagnation_and_the_budget_at_the_tool_level() {
         s.post(read(&format!("f{i}")));
     }
     assert_eq!(s.rule(), Some(RuleName::Stagnation));
+    let reason = s.run.breaker().reason().unwrap();
+    assert!(
+        reason.starts_with("no progress in 6 tool calls in a row"),
+        "{reason}"
+    );
 
     let mut s = S::new();
     s.config.session.max_calls = 4;
@@ -230,6 +295,8 @@ fn stagnation_and_the_budget_at_the_tool_level() {
         s.post(edit("a", &format!("{i}"), &format!("{}", i + 1)));
     }
     assert_eq!(s.rule(), Some(RuleName::Budget));
+    let reason = s.run.breaker().reason().unwrap();
+    assert_eq!(reason, "4 tool calls reached the budget of 4");
 }
 
 #[test]
@@ -263,6 +330,29 @@ fn the_stop_is_blocked_once_on_a_false_completion() {
     s.post(bash("pytest -q", FAIL_LOG, 1));
     s.post(edit("src/wc.py", "return n", "return n + 1"));
     assert_eq!(stop(&mut s, false, "Done"), Answer::Nothing);
+}
+
+/// Stuck on a failure, the breaker open, and the agent says "done": the stop is blocked once
+/// for the false claim, and the block does not ask for the tool calls the breaker refuses.
+#[test]
+fn a_false_done_with_the_breaker_open_asks_only_for_the_truth() {
+    let mut s = S::new();
+    for i in 0..3 {
+        s.post(edit(
+            "src/wc.py",
+            &format!("n + {i}"),
+            &format!("n + {}", i + 1),
+        ));
+        s.post(bash("pytest -q", FAIL_LOG, 1));
+    }
+    assert_eq!(s.rule(), Some(RuleName::SameError));
+    let reason = s.run.breaker().reason().unwrap();
+    assert!(reason.ends_with("in 3 test runs in a row"), "{reason}");
+    let Answer::Block(r) = s.stop("Done! The word count is fixed.") else {
+        panic!("not blocked")
+    };
+    assert!(r.contains("tell the user plainly"), "{r}");
+    assert!(!r.contains("run the tests again"), "{r}");
 }
 
 #[test]
@@ -308,5 +398,182 @@ fn a_skip_written_by_an_edit_is_judged_as_for_commits() {
                     .contains("skipped the test test_count in tests/test_wc.py")),
         "{:?}",
         status.warnings
+    );
+}
+
+/// One scripted session, driven as a harness would: each call is asked about first and
+/// made only when allowed. `seed` picks the calls: reading around, an edit and its undo,
+/// new code, failing and passing test runs, the same status call, a failing command, a
+/// sub-agent, the person's prompt, a claim of completion.
+fn scripted(seed: u64, steps: usize, keep_all: bool) -> S {
+    let mut s = S::new();
+    s.keep_all = keep_all;
+    s.config.session.window = 4;
+    s.config.session.stagnation = 7;
+    s.config.session.max_calls = 200;
+    s.config = s.config.for_sessions();
+    let mut x = seed;
+    let mut flipped = false;
+    for i in 0..steps {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let call = match (x >> 33) % 20 {
+            0..=4 => read(&format!("src/m{}.py", (x >> 40) % 6)),
+            5 | 6 => {
+                flipped = !flipped;
+                if flipped {
+                    edit("src/wc.py", "return n", "return n + 1")
+                } else {
+                    edit("src/wc.py", "return n + 1", "return n")
+                }
+            }
+            7 => edit("src/new.py", &format!("v{i}"), &format!("v{}", i + 1)),
+            8..=10 => bash("pytest -q", FAIL_LOG, 1),
+            11 => bash("pytest -q", PASS_LOG, 0),
+            12 | 13 => bash("git status", "nothing to commit", 0),
+            14 => bash(
+                "ssh build make",
+                "ssh: connect to host build port 22: Connection refused",
+                255,
+            ),
+            15 => {
+                let mut c = read("docs/a.md");
+                c.agent = Some("Explore".into());
+                c
+            }
+            16 => {
+                s.prompt();
+                continue;
+            }
+            17 => {
+                s.stop("Done, all fixed.");
+                continue;
+            }
+            _ => read(&format!("src/f{i}.py")),
+        };
+        if matches!(s.pre(&call), Answer::Nothing) {
+            s.post(call);
+        }
+    }
+    s
+}
+
+#[test]
+fn dropping_old_calls_changes_no_answer_event_or_count() {
+    let mut compacted = 0;
+    for seed in 1..=12 {
+        let all = scripted(seed, 240, true);
+        let kept = scripted(seed, 240, false);
+        assert_eq!(all.answers, kept.answers, "seed {seed}: the answers");
+        let what = |s: &S| -> Vec<_> {
+            s.events
+                .iter()
+                .map(|e| (e.kind, e.rule, e.reason.clone(), e.iteration.clone()))
+                .collect()
+        };
+        assert_eq!(what(&all), what(&kept), "seed {seed}: the events");
+        assert_eq!(
+            all.run.evaluate(&all.config).counters,
+            kept.run.evaluate(&kept.config).counters,
+            "seed {seed}: the counters"
+        );
+        assert_eq!(all.run.breaker().state(), kept.run.breaker().state());
+        assert_eq!(all.run.breaker().reason(), kept.run.breaker().reason());
+        assert_eq!(all.run.recorded(), kept.run.recorded());
+        // The calls dropped and kept are every call, in order.
+        assert_eq!(
+            all_calls(&kept.run, kept.dropped.clone()),
+            all.run.iterations(),
+            "seed {seed}"
+        );
+        assert!(
+            kept.run.iterations().len() < 2 * 4 + 1,
+            "the run keeps its latest calls"
+        );
+        compacted += kept.dropped.len();
+        // And a compacted run saved and read back is the same run.
+        let text = serde_json::to_string(&kept.run).unwrap();
+        let back: Run = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.saved(), kept.run.saved());
+        assert_eq!(
+            back.evaluate(&kept.config).counters,
+            kept.run.evaluate(&kept.config).counters
+        );
+    }
+    assert!(compacted > 600, "the sessions dropped calls: {compacted}");
+}
+
+#[test]
+fn a_streak_longer_than_the_run_keeps_still_counts() {
+    // The same failure three times, 15 reads apart: every run but the last was dropped
+    // when the third comes, and the streak still counts them.
+    let mut s = S::new();
+    s.config.session.window = 4;
+    s.config = s.config.for_sessions();
+    for round in 0..3 {
+        s.post(bash("pytest -q", FAIL_LOG, 1));
+        if round < 2 {
+            for i in 0..15 {
+                s.post(read(&format!("src/r{round}-{i}.py")));
+            }
+        }
+    }
+    assert!(s.run.iterations().len() < 9, "{}", s.run.iterations().len());
+    assert_eq!(s.rule(), Some(RuleName::SameError));
+    let tripped = s.answers.last().unwrap();
+    assert!(
+        context(tripped).contains(
+            "what the loop cost since the repeated failure first came (c1): 33 tool calls"
+        ),
+        "{tripped:?}"
+    );
+}
+
+/// How often a session warned one step before a trip got out by itself (issue 18, 18.9):
+/// over the scripted sessions (an agent that never reads its warnings, so what it does
+/// next is chance), each warning is followed either by a trip before the person's next
+/// prompt, or by none (recovered). The figures go to stdout
+/// (`cargo test -p loopguard-core warned -- --nocapture`).
+#[test]
+#[expect(
+    clippy::print_stdout,
+    reason = "the figures are what this test is for (the closing note of issue 18)"
+)]
+fn how_often_a_warned_session_recovers_by_chance() {
+    // Per rule: (warned, recovered).
+    let mut by_rule: std::collections::BTreeMap<RuleName, (u32, u32)> = Default::default();
+    for seed in 1..=40 {
+        let s = scripted(seed, 240, false);
+        // The warnings not yet come true or got out of; a prompt ends what they are about.
+        let mut open: Vec<RuleName> = Vec::new();
+        let end = |open: &mut Vec<RuleName>, by_rule: &mut std::collections::BTreeMap<_, _>| {
+            for r in open.drain(..) {
+                let e: &mut (u32, u32) = by_rule.entry(r).or_default();
+                e.1 += 1;
+            }
+        };
+        for step in &s.timeline {
+            match step {
+                Mark::Warning(rule) => {
+                    by_rule.entry(*rule).or_default().0 += 1;
+                    open.push(*rule);
+                }
+                Mark::Trip => open.clear(),
+                Mark::Prompt => end(&mut open, &mut by_rule),
+            }
+        }
+        end(&mut open, &mut by_rule);
+    }
+    let warned: u32 = by_rule.values().map(|v| v.0).sum();
+    let recovered: u32 = by_rule.values().map(|v| v.1).sum();
+    println!("warned {warned}, recovered {recovered} (by chance: the agent ignores warnings)");
+    for (rule, (w, r)) in &by_rule {
+        println!("  {rule}: warned {w}, recovered {r}");
+    }
+    assert!(warned > 40, "the scripted sessions were warned: {warned}");
+    assert!(
+        recovered < warned,
+        "some warnings came true: {recovered} of {warned}"
     );
 }

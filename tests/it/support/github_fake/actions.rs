@@ -15,6 +15,21 @@ pub(super) fn route(
             Some(run) => ok(run_json(s, run)),
             None => error(404, "Not Found"),
         },
+        ("GET", ["actions", "runs", id, "attempts", n]) => {
+            let run = s.runs.iter().find(|r| id.parse() == Ok(r.id));
+            match (run, n.parse::<usize>()) {
+                (Some(run), Ok(n)) if n >= 1 && n <= run.earlier_attempts.len() => {
+                    let (started, updated) = &run.earlier_attempts[n - 1];
+                    let mut v = run_json(s, run);
+                    v["run_attempt"] = json!(n);
+                    v["run_started_at"] = json!(started);
+                    v["updated_at"] = json!(updated);
+                    ok(v)
+                }
+                (Some(run), Ok(n)) if n == run.earlier_attempts.len() + 1 => ok(run_json(s, run)),
+                _ => error(404, "Not Found"),
+            }
+        }
         ("GET", ["actions", "runs", id, "jobs"]) => {
             match s.runs.iter().find(|r| id.parse() == Ok(r.id)) {
                 Some(run) => {
@@ -49,6 +64,7 @@ pub(super) fn route(
 
 pub(super) fn runs_page(s: &State, ctx: &Ctx<'_>, workflow: Option<u64>) -> ResponseTemplate {
     let head_sha = ctx.query("head_sha");
+    let branch = ctx.query("branch");
     let event = ctx.query("event");
     let status = ctx.query("status");
     let mut runs: Vec<&RunSpec> = s
@@ -56,6 +72,7 @@ pub(super) fn runs_page(s: &State, ctx: &Ctx<'_>, workflow: Option<u64>) -> Resp
         .iter()
         .filter(|r| workflow.is_none_or(|w| r.workflow_id == w))
         .filter(|r| head_sha.as_deref().is_none_or(|h| r.head_sha == h))
+        .filter(|r| branch.as_deref().is_none_or(|b| r.head_branch == b))
         .filter(|r| event.as_deref().is_none_or(|e| r.event == e))
         .filter(|r| {
             status

@@ -289,6 +289,12 @@ pub(crate) struct RunSpec {
     pub pull_requests: Vec<u64>,
     pub jobs: Vec<JobSpec>,
     pub created_at: String,
+    /// `run_started_at` and `updated_at` (both `created_at` unless set).
+    pub run_started_at: Option<String>,
+    pub updated_at: Option<String>,
+    /// The attempts before the latest (a re-run makes one): `run_started_at` and
+    /// `updated_at` of each, served at `…/runs/{id}/attempts/{n}`.
+    pub earlier_attempts: Vec<(String, String)>,
 }
 
 impl RunSpec {
@@ -306,7 +312,24 @@ impl RunSpec {
             pull_requests: Vec::new(),
             jobs: Vec::new(),
             created_at: "2026-11-25T10:00:00Z".into(),
+            run_started_at: None,
+            updated_at: None,
+            earlier_attempts: Vec::new(),
         }
+    }
+
+    /// The run started at `started` (RFC 3339) and last changed at `updated`.
+    pub(crate) fn timing(mut self, started: &str, updated: &str) -> Self {
+        self.run_started_at = Some(started.into());
+        self.updated_at = Some(updated.into());
+        self
+    }
+
+    /// Re-run: an attempt before the latest that started at `started` and last changed
+    /// at `updated`.
+    pub(crate) fn earlier_attempt(mut self, started: &str, updated: &str) -> Self {
+        self.earlier_attempts.push((started.into(), updated.into()));
+        self
     }
 
     pub(crate) fn conclusion(mut self, conclusion: Option<&str>) -> Self {

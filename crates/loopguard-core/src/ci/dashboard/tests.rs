@@ -24,6 +24,7 @@ fn verdict(state: State, tripped: Option<i64>, progress: i64) -> Verdict {
             first_error: Some("assertion `left == right` failed".into()),
         }),
         run: Some(990001),
+        loop_cost: None,
     }
 }
 
@@ -159,6 +160,12 @@ fn ages_are_coarse() {
 fn the_body_has_counts_boxes_rows_and_the_closed_folded() {
     let mut e = sample();
     e[1].title = "Fix @org/team | <b>x</b> `y` #3".into();
+    // PR 4's loop took 3 runs of 700 s in all.
+    e[3].state.last.as_mut().unwrap().loop_cost = Some(crate::ci::cost::LoopCost {
+        since: id("head"),
+        runs: 3,
+        seconds: 700,
+    });
     order(&mut e);
     let notes = ["#9: the box was ticked by mallory, who has no write access: ignored".to_owned()];
     let body = render(&e, &ctx(&notes));
@@ -178,14 +185,14 @@ fn the_body_has_counts_boxes_rows_and_the_closed_folded() {
     );
     // Rows: stuck first, with rule, reason, failure, progress and run.
     let rows: Vec<&str> = body.lines().filter(|l| l.starts_with("| ")).collect();
-    assert!(rows[1].starts_with("| ⛔ | #4 Agent PR 4 | open for 25 h | `same_error`: the same failure in 3 iterations | 4 | `9f2c9f2c1234` ``assertion `left == right` failed`` | 27 h ago | [run 990001](https://github.com/octo-org/widgets/actions/runs/990001) |"), "{}", rows[1]);
+    assert!(rows[1].starts_with("| ⛔ | #4 Agent PR 4 | open for 25 h | `same_error`: the same failure in 3 iterations | 4 | `9f2c9f2c1234` ``assertion `left == right` failed`` | 3 runs, 12 CI min | 27 h ago | [run 990001](https://github.com/octo-org/widgets/actions/runs/990001) |"), "{}", rows[1]);
     assert!(
         rows[3].starts_with("| ↺ | #3 Agent PR 3 | half-open (resumed 1 min ago by maintainer) |"),
         "{}",
         rows[3]
     );
     assert!(
-        rows[5].starts_with("| ✅ | #1 Agent PR 1 | closed | – | 4 | – | 2 h ago |"),
+        rows[5].starts_with("| ✅ | #1 Agent PR 1 | closed | – | 4 | – | – | 2 h ago |"),
         "{}",
         rows[5]
     );

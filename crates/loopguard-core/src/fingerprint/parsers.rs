@@ -1,0 +1,315 @@
+//! Every text parser in one table, and which of them a line goes to.
+//!
+//! A parser is asked about a line only when the line holds one of *its* trigger substrings
+//! ([`Triggers::owners`]), or while it is inside a block where every line matters
+//! ([`LineParser::wants_every_line`]). A line of pytest's never reaches the RSpec parser:
+//! adding a parser adds its triggers to the scan, not work to every other parser's lines.
+//!
+//! Inside a runner's own run the front end narrows the scan further ([`Scan`]): a parser
+//! that knows its run's passing lines can name the few bytes that every line it still has
+//! to see contains ([`LineParser::run_bytes`]), and the front end then looks for those
+//! bytes alone (memchr) instead of every trigger of every runner.
+
+use super::collect::{Collector, LineParser};
+use super::ghactions::CleanLine;
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use std::sync::LazyLock;
+
+/// Declares the parser table: each field, its type and its triggers, in the order the
+/// parsers see a line (the order only matters for which runner's summary is seen first).
+macro_rules! parser_table {
+    ($($field:ident: $ty:ty = $triggers:expr),* $(,)?) => {
+        /// The state of every text parser.
+        #[derive(Default)]
+        pub(crate) struct Parsers {
+            $($field: $ty,)*
+        }
+
+        /// Each parser's triggers, in table order.
+        const TRIGGER_LISTS: &[&[&str]] = &[$($triggers),*];
+
+        impl Parsers {
+            fn all(&mut self) -> [&mut dyn LineParser; PARSERS] {
+                [$(&mut self.$field),*]
+            }
+
+            fn each(&self) -> [&dyn LineParser; PARSERS] {
+                [$(&self.$field),*]
+            }
+        }
+    };
+}
+
+use super::bun::BunParser;
+use super::cargo::CargoParser;
+use super::ctest::CtestParser;
+use super::deno::DenoParser;
+use super::dotnet::DotnetParser;
+use super::exunit::ExunitParser;
+use super::generic::GenericParser;
+use super::gotest::GoParser;
+use super::jest::JestParser;
+use super::minitest::MinitestParser;
+use super::mocha::MochaParser;
+use super::nextest::NextestParser;
+use super::nodetest::NodeTestParser;
+use super::phpunit::PhpunitParser;
+use super::playwright::PlaywrightParser;
+use super::pytest::PytestParser;
+use super::rspec::RspecParser;
+use super::tap::TapParser;
+use super::tsc::TscParser;
+use super::unittest::UnittestParser;
+use super::vitest::VitestParser;
+
+parser_table! {
+    cargo: CargoParser = super::cargo::TRIGGERS,
+    nextest: NextestParser = super::nextest::TRIGGERS,
+    pytest: PytestParser = super::pytest::TRIGGERS,
+    go: GoParser = super::gotest::TRIGGERS,
+    jest: JestParser = super::jest::TRIGGERS,
+    vitest: VitestParser = super::vitest::TRIGGERS,
+    mocha: MochaParser = super::mocha::TRIGGERS,
+    tsc: TscParser = super::tsc::TRIGGERS,
+    unittest: UnittestParser = super::unittest::TRIGGERS,
+    rspec: RspecParser = super::rspec::TRIGGERS,
+    minitest: MinitestParser = super::minitest::TRIGGERS,
+    phpunit: PhpunitParser = super::phpunit::TRIGGERS,
+    exunit: ExunitParser = super::exunit::TRIGGERS,
+    ctest: CtestParser = super::ctest::TRIGGERS,
+    tap: TapParser = super::tap::TRIGGERS,
+    node: NodeTestParser = super::nodetest::TRIGGERS,
+    playwright: PlaywrightParser = super::playwright::TRIGGERS,
+    bun: BunParser = super::bun::TRIGGERS,
+    deno: DenoParser = super::deno::TRIGGERS,
+    dotnet: DotnetParser = super::dotnet::TRIGGERS,
+    generic: GenericParser = super::generic::TRIGGERS,
+}
+
+/// How many text parsers there are; a [`Mask`] has one bit per parser.
+const PARSERS: usize = TRIGGER_LISTS.len();
+
+/// A set of parsers, one bit each in table order.
+type Mask = u32;
+
+const _: () = assert!(PARSERS <= Mask::BITS as usize);
+
+/// How the front end finds the next line that matters, given the parsers' state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// Some parser is inside a block: every line.
+    EveryLine,
+    /// Lines holding any parser's trigger.
+    Triggers,
+    /// One runner (the parser at this index) is inside its own run: lines holding one of
+    /// these bytes (1 to 4).
+    Bytes(&'static [u8], usize),
+}
+
+impl Scan {
+    /// Whether `line` (already cut to its kept length) is one this scan looks at.
+    pub(crate) fn wants(self, line: &[u8]) -> bool {
+        match self {
+            Scan::EveryLine => true,
+            Scan::Triggers => TRIGGERS.scan.is_match(line),
+            Scan::Bytes(bytes, _) => find_byte(bytes, line).is_some(),
+        }
+    }
+}
+
+/// The first position in `hay` of any of `bytes` (1 to 4 of them).
+pub(crate) fn find_byte(bytes: &[u8], hay: &[u8]) -> Option<usize> {
+    match *bytes {
+        [a] => memchr::memchr(a, hay),
+        [a, b] => memchr::memchr2(a, b, hay),
+        [a, b, c] => memchr::memchr3(a, b, c, hay),
+        [a, b, c, d] => find_of_four([a, b, c, d], hay),
+        _ => unreachable!("run_bytes names 1 to 4 bytes"),
+    }
+}
+
+/// Bytes searched at a time for four bytes: small enough that the second search reads the
+/// window from the CPU's cache, not from memory again.
+const WINDOW: usize = 16 << 10;
+
+/// memchr has no search for four bytes: per window, the first three, then the fourth
+/// before the first hit of those.
+fn find_of_four([a, b, c, d]: [u8; 4], hay: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while from < hay.len() {
+        let window = &hay[from..hay.len().min(from + WINDOW)];
+        let three = memchr::memchr3(a, b, c, window);
+        let before = &window[..three.unwrap_or(window.len())];
+        if let Some(i) = memchr::memchr(d, before).or(three) {
+            return Some(from + i);
+        }
+        from += window.len();
+    }
+    None
+}
+
+/// The trigger automata, built once.
+pub(crate) struct Triggers {
+    /// Finds the first trigger in a buffer: the fewest patterns (none containing another),
+    /// leftmost-first so that the SIMD (Teddy) prefilter runs.
+    pub(crate) scan: AhoCorasick,
+    /// Every trigger of every parser, for the overlapping search of one line.
+    every: AhoCorasick,
+    /// Which parsers a match of `every`'s pattern brings the line to.
+    owners: Vec<Mask>,
+}
+
+pub(crate) static TRIGGERS: LazyLock<Triggers> = LazyLock::new(|| {
+    let mut patterns: Vec<&str> = Vec::new();
+    let mut owners: Vec<Mask> = Vec::new();
+    for (i, list) in TRIGGER_LISTS.iter().enumerate() {
+        for &p in *list {
+            match patterns.iter().position(|q| *q == p) {
+                Some(at) => owners[at] |= 1 << i,
+                None => {
+                    patterns.push(p);
+                    owners.push(1 << i);
+                }
+            }
+        }
+    }
+    let scan = AhoCorasick::builder()
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(minimal_triggers(&patterns))
+        .expect("because the trigger list is small and valid");
+    // Searched only over the lines found: the compact NFA, not a DFA's memory.
+    let every = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .build(&patterns)
+        .expect("because the trigger list is small and valid");
+    Triggers {
+        scan,
+        every,
+        owners,
+    }
+});
+
+/// Drops every trigger that contains another one: a line holding it holds the shorter one
+/// too, and fewer patterns scan faster.
+fn minimal_triggers<'a>(patterns: &[&'a str]) -> Vec<&'a str> {
+    let mut kept: Vec<&str> = patterns
+        .iter()
+        .copied()
+        .filter(|p| !patterns.iter().any(|q| q != p && p.contains(q)))
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    kept
+}
+
+impl Triggers {
+    /// The parsers whose triggers `line` holds.
+    fn owners_of(&self, line: &[u8]) -> Mask {
+        self.every
+            .find_overlapping_iter(line)
+            .fold(0, |mask, m| mask | self.owners[m.pattern().as_usize()])
+    }
+}
+
+impl Parsers {
+    /// Hands one line to the parsers it concerns: those whose triggers `raw` holds and
+    /// those inside a block (`busy`). A line the narrowed scan of a runner's run found goes
+    /// to that runner first, and to the others only when it is not the runner's own.
+    pub(crate) fn line(
+        &mut self,
+        raw: &[u8],
+        line: &CleanLine,
+        scan: Scan,
+        busy: Mask,
+        out: &mut Collector,
+    ) {
+        let mut done: Mask = 0;
+        if let Scan::Bytes(_, owner) = scan {
+            if self.all()[owner].run_line(line, out) {
+                return;
+            }
+            done = 1 << owner;
+        }
+        let mask = (busy | TRIGGERS.owners_of(raw)) & !done;
+        for (i, parser) in self.all().into_iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                parser.line(line, out);
+            }
+        }
+    }
+
+    pub(crate) fn finish(&mut self, out: &mut Collector) {
+        for parser in self.all() {
+            parser.finish(out);
+        }
+    }
+
+    /// The parsers inside a block now.
+    pub(crate) fn busy(&self) -> Mask {
+        self.each()
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.wants_every_line())
+            .fold(0, |mask, (i, _)| mask | 1 << i)
+    }
+
+    /// The scan that finds every line the parsers need next: every line while one is in a
+    /// block; the run's bytes while exactly one runner is inside a run it can narrow;
+    /// otherwise the triggers.
+    pub(crate) fn scan(&self, busy: Mask) -> Scan {
+        if busy != 0 {
+            return Scan::EveryLine;
+        }
+        let mut narrowed = self
+            .each()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.run_bytes().map(|bytes| (bytes, i)));
+        match (narrowed.next(), narrowed.next()) {
+            (Some((bytes, i)), None) => Scan::Bytes(bytes, i),
+            _ => Scan::Triggers,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_goes_to_the_parsers_whose_triggers_it_holds() {
+        let cargo = 1 << 0;
+        let go = 1 << 3;
+        let owners = TRIGGERS.owners_of(b"--- FAIL: TestX (0.00s)");
+        assert_ne!(owners & go, 0);
+        assert_eq!(owners & cargo, 0, "FAIL is not cargo's: FAILED is");
+        assert_eq!(TRIGGERS.owners_of(b"test a ... ok"), 0);
+    }
+
+    #[test]
+    fn shorter_triggers_cover_longer_ones() {
+        assert_eq!(
+            minimal_triggers(&["FAILED", "FAIL", "pass"]),
+            ["FAIL", "pass"]
+        );
+    }
+
+    #[test]
+    fn bytes_scans_find_any_of_their_bytes() {
+        assert_eq!(find_byte(b"F", b"abcF"), Some(3));
+        assert_eq!(find_byte(b"F;", b"a;F"), Some(1));
+        assert_eq!(find_byte(b"F;#", b"xyz"), None);
+        assert!(Scan::Bytes(b"#", 0).wants(b"##[group]"));
+        assert!(!Scan::Bytes(b"#", 0).wants(b"test a ... ok"));
+        // Four bytes: the first of any, across windows too.
+        let mut hay = vec![b'x'; 3 * WINDOW];
+        assert_eq!(find_byte(b"FR=#", &hay), None);
+        hay[2 * WINDOW + 5] = b'#';
+        assert_eq!(find_byte(b"FR=#", &hay), Some(2 * WINDOW + 5));
+        hay[2 * WINDOW + 9] = b'F';
+        hay[WINDOW + 1] = b'=';
+        assert_eq!(find_byte(b"FR=#", &hay), Some(WINDOW + 1));
+        hay[WINDOW] = b'#';
+        assert_eq!(find_byte(b"FR=#", &hay), Some(WINDOW));
+    }
+}
