@@ -355,6 +355,22 @@ pub const TEMP_PREFIX: &str = ".loopguard-tmp.";
 /// crash of the machine could leave the new name on empty content) and the directory
 /// after it.
 pub fn write_atomic(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
+    write_synced(path, bytes, crash)?;
+    sync_dir(path.parent().expect("a file path has a parent"))
+}
+
+/// [`write_atomic`] whose rename is left to the file system (the directory is not synced):
+/// after a crash of the machine `path` holds the old content or the new, both whole.
+pub fn write_atomic_unsynced_rename(
+    path: &Path,
+    bytes: &[u8],
+    crash: impl FnOnce(),
+) -> io::Result<()> {
+    write_synced(path, bytes, crash)
+}
+
+/// The new content synced in a temporary file, then renamed to `path`.
+fn write_synced(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
     let dir = path.parent().expect("a file path has a parent");
     ensure_dir_durably(dir)?;
     let mut tmp = tempfile::Builder::new()
@@ -364,7 +380,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Resu
     tmp.as_file().sync_data()?;
     crash();
     tmp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    Ok(())
 }
 
 /// Writes `bytes` to `path` in place, never through a link and never synced: for a hint

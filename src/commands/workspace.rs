@@ -66,6 +66,9 @@ pub struct Workspace<'c> {
     /// The current branch's run as `open` read it, for the first reader that asks (a hook
     /// reads it once, not twice); dropped by any write.
     opened: RefCell<Option<BranchRun>>,
+    /// What this command writes is only what git gives back (post-commit's record of
+    /// commits): see `store::Change::derivable`.
+    derivable: std::cell::Cell<bool>,
 }
 
 /// The working-tree config that is not in force.
@@ -166,6 +169,7 @@ impl<'c> Workspace<'c> {
             ignored: None,
             pin_next: RefCell::new(None),
             opened: RefCell::new(None),
+            derivable: std::cell::Cell::new(false),
         };
         if let Some(p) = config_path {
             ws.config = crate::config_file::load_named(&ctx.dir.join(p))?;
@@ -744,6 +748,7 @@ impl<'c> Workspace<'c> {
             calls: &[],
             start,
             report,
+            derivable: self.derivable.get(),
         };
         // The gate of every ref update is armed before an open run can be read.
         if run.is_open() {
@@ -756,6 +761,12 @@ impl<'c> Workspace<'c> {
             self.arm_reference_transaction(false)?;
         }
         Ok(())
+    }
+
+    /// Says that what this command writes is only what git gives back (the commits a hook
+    /// records): a commit pays one sync, not two (`store::Change::derivable`).
+    pub fn writes_only_what_git_gives_back(&self) {
+        self.derivable.set(true);
     }
 
     /// Arms or disarms the `reference-transaction` shim ([`hooks::arm_reference_transaction`]).
