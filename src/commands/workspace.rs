@@ -773,7 +773,11 @@ impl<'c> Workspace<'c> {
     pub fn arm_reference_transaction(&self, armed: bool) -> Result<()> {
         let dir = self.repo.hooks_dir();
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-        let own = canonical(&dir) == canonical(&self.repo.common_dir().join("hooks"));
+        let own_hooks = self.repo.common_dir().join("hooks");
+        // The repository's own: `.git/hooks` itself, not a link to a directory other
+        // repositories may share.
+        let own = canonical(&dir) == canonical(&own_hooks)
+            && std::fs::symlink_metadata(&own_hooks).is_ok_and(|m| m.is_dir());
         crate::hooks::arm_reference_transaction(
             &dir,
             &crate::hooks::chained_dir(self.store.dir()),

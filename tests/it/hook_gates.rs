@@ -113,6 +113,23 @@ fn reference_transaction_is_armed_only_while_a_breaker_may_be_open() {
     assert_eq!(s["guarded"], false, "{s}");
 }
 
+/// A hooks directory that may serve other repositories (`core.hooksPath` outside the
+/// repository) keeps reference-transaction armed: another repository's breaker may be
+/// open.
+#[test]
+fn a_shared_hooks_directory_keeps_reference_transaction_armed() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    let shared = repo.home().join("shared-hooks");
+    std::fs::create_dir_all(&shared).unwrap();
+    repo.git(&["config", "core.hooksPath", &shared.display().to_string()]);
+    lg(&repo).arg("init").run().ok();
+    assert!(shared.join("reference-transaction").exists());
+    repo.commit_empty("one");
+    assert!(shared.join("reference-transaction").exists());
+}
+
 #[test]
 fn commit_no_verify_is_refused_and_the_index_keeps_the_change() {
     let repo = stuck("");
@@ -632,8 +649,9 @@ fn the_binary_keeps_its_own_deadline() {
         assert!(tries < 500, "flock never took the lock");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // (A deadline shorter than the default is a test knob in a hook.)
     let out = lg(&repo)
-        .args(["hook", "post-commit"])
+        .args(["--test-knobs", "hook", "post-commit"])
         .env("LOOPGUARD_HOOK_TIMEOUT", "1")
         .env("LOOPGUARD_LOCK_TIMEOUT_MS", "60000")
         .run();
