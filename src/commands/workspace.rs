@@ -667,7 +667,7 @@ impl<'c> Workspace<'c> {
         if recovered.applied {
             // A change a writer that died left may have opened a breaker.
             let open = self.store.open_keys().map_or(true, |k| !k.is_empty());
-            self.arm_reference_transaction(open)?;
+            self.arm_or_say(open);
         }
         let (before, mut run) = self.load_or_start(now, &tag)?;
         if run.pinned_config.is_none() {
@@ -752,15 +752,29 @@ impl<'c> Workspace<'c> {
         };
         // The gate of every ref update is armed before an open run can be read.
         if run.is_open() {
-            self.arm_reference_transaction(true)?;
+            self.arm_or_say(true);
         }
         self.store
             .commit(&self.key, change)
             .map_err(StoreError::io("write", self.store.dir()))?;
         if !run.is_open() && self.store.open_keys().is_ok_and(|k| k.is_empty()) {
-            self.arm_reference_transaction(false)?;
+            self.arm_or_say(false);
         }
         Ok(())
+    }
+
+    /// [`Self::arm_reference_transaction`] where a run is written: a hooks directory that
+    /// cannot be written never keeps a trip from being recorded (pre-commit and pre-push
+    /// still refuse what it blocks, and `status` names the hook that does not guard); an
+    /// arming that failed is said, a disarming that failed only costs time.
+    fn arm_or_say(&self, armed: bool) {
+        if let Err(e) = self.arm_reference_transaction(armed)
+            && armed
+        {
+            self.warn(&format!(
+                "{e:#}: reference-transaction is not armed, so ref updates that are not commits are not judged until `loopguard init` arms it"
+            ));
+        }
     }
 
     /// Says that what this command writes is only what git gives back (the commits a hook
