@@ -32,7 +32,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${RUNS:-30}
 iterations=${ITERATIONS:-40}
 catchup=${CATCHUP:-200}
-bins=("$@")
+bins=()
+for bin in "$@"; do
+  # Absolute: the measurements run inside the repositories they make.
+  bins+=("$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")")
+done
 if [ ${#bins[@]} -eq 0 ]; then
   echo "building (release)..." >&2
   (cd "$root" && cargo build --release --quiet --bin loopguard)

@@ -366,6 +366,41 @@ pub fn installed(hooks_dir: &Path, root: &Path) -> Vec<(&'static str, Result<(),
         .collect()
 }
 
+/// Arms (`true`) or disarms loopguard's `reference-transaction` shim in `hooks_dir`. git
+/// runs this hook several times per commit, and it has something to do only while some
+/// breaker may be open: disarmed, it is not there at all (git neither starts it nor warns
+/// of a hook it skips); armed, it is the shim every other hook is (copied from
+/// `pre-commit`'s). Armed before an open run can be read anywhere; disarmed once no marker
+/// is left. Never disarmed where another hook runs through it (`chained_dir` holds a hook
+/// that was there before loopguard), nor in a hooks directory other than the repository's
+/// own (`own_dir`: a `core.hooksPath` may serve other repositories, with breakers of their
+/// own). A hook that is not loopguard's shim is left alone.
+pub fn arm_reference_transaction(
+    hooks_dir: &Path,
+    chained_dir: &Path,
+    own_dir: bool,
+    armed: bool,
+) -> io::Result<()> {
+    let path = hooks_dir.join("reference-transaction");
+    let model = hooks_dir.join("pre-commit");
+    if armed || !own_dir || chained_dir.join("reference-transaction").exists() {
+        if !exists(&path) && is_ours(&model) {
+            write_executable(&path, &fs::read_to_string(&model)?)?;
+        }
+        return Ok(());
+    }
+    if is_ours(&path) {
+        fs::remove_file(&path)?;
+    }
+    Ok(())
+}
+
+/// Whether `reference-transaction` waits disarmed in `hooks_dir`
+/// ([`arm_reference_transaction`]): not there, while the shim it would be a copy of is.
+pub fn disarmed(hooks_dir: &Path) -> bool {
+    !exists(&hooks_dir.join("reference-transaction")) && is_ours(&hooks_dir.join("pre-commit"))
+}
+
 /// The directory for kept-aside hooks inside the store.
 pub fn chained_dir(store_dir: &Path) -> PathBuf {
     store_dir.join("chained")

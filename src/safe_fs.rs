@@ -355,6 +355,22 @@ pub const TEMP_PREFIX: &str = ".loopguard-tmp.";
 /// crash of the machine could leave the new name on empty content) and the directory
 /// after it.
 pub fn write_atomic(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
+    write_synced(path, bytes, crash)?;
+    sync_dir(path.parent().expect("a file path has a parent"))
+}
+
+/// [`write_atomic`] whose rename is left to the file system (the directory is not synced):
+/// after a crash of the machine `path` holds the old content or the new, both whole.
+pub fn write_atomic_unsynced_rename(
+    path: &Path,
+    bytes: &[u8],
+    crash: impl FnOnce(),
+) -> io::Result<()> {
+    write_synced(path, bytes, crash)
+}
+
+/// The new content synced in a temporary file, then renamed to `path`.
+fn write_synced(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
     let dir = path.parent().expect("a file path has a parent");
     ensure_dir_durably(dir)?;
     let mut tmp = tempfile::Builder::new()
@@ -364,7 +380,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Resu
     tmp.as_file().sync_data()?;
     crash();
     tmp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    Ok(())
+}
+
+/// Writes `bytes` to `path` in place, never through a link and never synced: for a hint
+/// whose loss, or a reader seeing it half written, costs only work (a link or anything but
+/// a regular file there is replaced).
+pub fn write_hint(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        fs::remove_file(path)?;
+    }
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)?.write_all(bytes)
 }
 
 #[cfg(test)]

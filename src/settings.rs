@@ -147,6 +147,9 @@ pub struct Knobs {
     pub github_time_scale: Option<f64>,
 }
 
+/// `LOOPGUARD_HOOK_TIMEOUT` set below [`HOOK_TIMEOUT_SECS`]: a test knob ([`Knobs`]).
+pub const HOOK_TIMEOUT_BELOW_DEFAULT: &str = "LOOPGUARD_HOOK_TIMEOUT below 10 seconds";
+
 /// The knobs' variables.
 pub const KNOB_VARIABLES: [&str; 4] = [
     "LOOPGUARD_NOW",
@@ -418,11 +421,19 @@ impl Settings {
 
     fn read(vars: Vars, cwd: PathBuf, at: Invocation) -> (Settings, Vec<SettingsError>) {
         let mut problems = Vec::new();
-        let (knobs, ignored_knobs) = Knobs::read(&vars, at, &mut problems);
+        let (knobs, mut ignored_knobs) = Knobs::read(&vars, at, &mut problems);
+        let actions = vars.get("GITHUB_ACTIONS") == Some("true");
+        let default = Duration::from_secs(HOOK_TIMEOUT_SECS);
         let hook_timeout = match vars.seconds("LOOPGUARD_HOOK_TIMEOUT", &mut problems) {
             Some(d) if d.is_zero() => None,
+            // Shorter than the default, every hook would fail open at will (a commit that
+            // takes a second to record is easy to make): a test knob.
+            Some(d) if d < default && !Knobs::honoured(Build::this(), actions, at) => {
+                ignored_knobs.push(HOOK_TIMEOUT_BELOW_DEFAULT);
+                Some(default)
+            }
             Some(d) => Some(d),
-            None => Some(Duration::from_secs(HOOK_TIMEOUT_SECS)),
+            None => Some(default),
         };
         let settings = Settings {
             cwd,

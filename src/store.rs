@@ -199,6 +199,11 @@ pub struct Change<'a> {
     pub start: Option<StartRecord>,
     /// The run ended: its report (run id, markdown).
     pub report: Option<(String, String)>,
+    /// Nothing but what git gives back (the commits a hook records, their verdicts): the
+    /// run file's rename is left to the file system, its directory not synced. After a
+    /// crash of the machine the previous run file is there, complete, and the next hook
+    /// catches its commits up again. (A commit pays one sync for its record, not two.)
+    pub derivable: bool,
 }
 
 /// A change on its way to disk.
@@ -512,7 +517,8 @@ impl Store {
     /// Writes a change to `key`'s state as a whole (under the lock): see the module docs.
     pub fn commit(&self, key: &str, change: Change<'_>) -> io::Result<()> {
         self.crash_at("before-journal");
-        let run_bytes = serde_json::to_vec_pretty(change.run).map_err(io::Error::other)?;
+        // Compact: written on every commit, and read by the next hook.
+        let run_bytes = serde_json::to_vec(change.run).map_err(io::Error::other)?;
         let open = change.run.is_open();
         if open {
             // Before the open run can be read anywhere (its journal or its file).
@@ -524,7 +530,15 @@ impl Store {
             && change.report.is_none()
         {
             // One file: its rename is all or nothing.
-            self.write_atomic(&self.run_path(key), &run_bytes)?;
+            let path = self.run_path(key);
+            if change.derivable {
+                self.ready_dir(path.parent().expect("a file path has a parent"))?;
+                safe_fs::write_atomic_unsynced_rename(&path, &run_bytes, || {
+                    self.crash_at("temp-written");
+                })?;
+            } else {
+                self.write_atomic(&path, &run_bytes)?;
+            }
             if !open {
                 self.mark_open(key, false)?;
             }
@@ -610,7 +624,7 @@ impl Store {
         }
         let run_bytes = match run_bytes {
             Some(b) => b,
-            None => serde_json::to_vec_pretty(&j.run).map_err(io::Error::other)?,
+            None => serde_json::to_vec(&j.run).map_err(io::Error::other)?,
         };
         self.write_atomic(&self.run_path(key), &run_bytes)?;
         self.crash_at("state-written");
@@ -976,6 +990,7 @@ mod tests {
                 calls: &[],
                 start: None,
                 report: None,
+                derivable: false,
             }
         }
         let mut run = Run::new("r", Some("main".into()), Timestamp::UNIX_EPOCH, None);
@@ -1000,6 +1015,7 @@ mod tests {
                     calls: &[],
                     start: Some(StartRecord::of(&run)),
                     report: None,
+                    derivable: false,
                 },
             )
             .unwrap();
@@ -1059,6 +1075,7 @@ mod tests {
             calls: &[],
             start: None,
             report: None,
+            derivable: false,
         };
         store.commit("main", change(&run)).unwrap();
         match store.load_run("main", "t").unwrap() {

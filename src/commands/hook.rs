@@ -154,6 +154,9 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         || ws.repo.git_dir().join("sequencer").is_dir();
 
     let now = ws.now();
+    // The commits it records are git's: after a crash of the machine the next hook
+    // catches them up again (a change with events goes through the journal, synced).
+    ws.writes_only_what_git_gives_back();
     let (events, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
         let mut it = ws.repo.iteration(&head)?;
@@ -187,8 +190,11 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         Ok(((events.clone(), run.clone()), events))
     })?;
     ws.mark_recorded(&run);
-    let s = ws.status(&run, &[]);
-    aftermath::announce(&ws, &events, &s);
+    // (Most commits change nothing but the run: no status to build, nothing to say.)
+    if !events.is_empty() {
+        let s = ws.status(&run, &[]);
+        aftermath::announce(&ws, &events, &s);
+    }
     warn_before_trip(&ws, run, &events);
     Ok(())
 }

@@ -193,8 +193,19 @@ fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
             dir: dir.clone(),
             source,
         })?;
+    // reference-transaction waits disarmed while no breaker may be open.
+    let open = ws.store.open_keys().map_or(true, |k| !k.is_empty());
+    ws.arm_reference_transaction(open)?;
+    let armed = dir.join("reference-transaction").exists();
     for (hook, change) in &changes {
-        ws.note(&format!("hook {hook}: {}", change.describe()));
+        if *hook == "reference-transaction" && !armed {
+            ws.note(&format!(
+                "hook {hook}: {} (armed only while a breaker is open)",
+                change.describe()
+            ));
+        } else {
+            ws.note(&format!("hook {hook}: {}", change.describe()));
+        }
     }
     if changes.iter().any(|(_, c)| *c == HookChange::Chained) {
         ws.note(&format!(

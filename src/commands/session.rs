@@ -268,6 +268,7 @@ fn with_session<T>(
                 calls: &calls,
                 start: None,
                 report,
+                derivable: false,
             },
         )?;
     }

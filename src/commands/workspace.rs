@@ -66,6 +66,9 @@ pub struct Workspace<'c> {
     /// The current branch's run as `open` read it, for the first reader that asks (a hook
     /// reads it once, not twice); dropped by any write.
     opened: RefCell<Option<BranchRun>>,
+    /// What this command writes is only what git gives back (post-commit's record of
+    /// commits): see `store::Change::derivable`.
+    derivable: std::cell::Cell<bool>,
 }
 
 /// The working-tree config that is not in force.
@@ -166,6 +169,7 @@ impl<'c> Workspace<'c> {
             ignored: None,
             pin_next: RefCell::new(None),
             opened: RefCell::new(None),
+            derivable: std::cell::Cell::new(false),
         };
         if let Some(p) = config_path {
             ws.config = crate::config_file::load_named(&ctx.dir.join(p))?;
@@ -660,6 +664,11 @@ impl<'c> Workspace<'c> {
         for why in &recovered.set_aside {
             self.warn(why);
         }
+        if recovered.applied {
+            // A change a writer that died left may have opened a breaker.
+            let open = self.store.open_keys().map_or(true, |k| !k.is_empty());
+            self.arm_or_say(open);
+        }
         let (before, mut run) = self.load_or_start(now, &tag)?;
         if run.pinned_config.is_none() {
             run.pinned_config = self.pin.clone();
@@ -679,8 +688,9 @@ impl<'c> Workspace<'c> {
     /// Tells the pre-commit shim that HEAD is a commit `run` knows (recorded, or where it
     /// started), so the next pre-commit need not start loopguard while no breaker may be
     /// open: `<git dir>/loopguard-recorded` holds `refs/heads/<branch> <commit>`, compared
-    /// with HEAD's loose ref (hooks/loopguard-shim). Best effort: without it the shim
-    /// starts loopguard.
+    /// with HEAD's loose ref (hooks/loopguard-shim). A hint, written in place and never
+    /// synced (a commit pays for the store's own syncs, not for this): lost, or read half
+    /// written, it only makes the shim start loopguard.
     pub fn mark_recorded(&self, run: &Run) {
         let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
             return;
@@ -695,7 +705,7 @@ impl<'c> Workspace<'c> {
         line.push(b'\n');
         let path = self.repo.git_dir().join("loopguard-recorded");
         if std::fs::read(&path).ok().as_deref() != Some(line.as_slice()) {
-            let _ = crate::safe_fs::write_atomic(&path, &line, || {});
+            let _ = crate::safe_fs::write_hint(&path, &line);
         }
     }
 
@@ -738,11 +748,63 @@ impl<'c> Workspace<'c> {
             calls: &[],
             start,
             report,
+            derivable: self.derivable.get(),
         };
+        // The gate of every ref update is armed before an open run can be read.
+        if run.is_open() {
+            self.arm_or_say(true);
+        }
         self.store
             .commit(&self.key, change)
             .map_err(StoreError::io("write", self.store.dir()))?;
+        if !run.is_open() && self.store.open_keys().is_ok_and(|k| k.is_empty()) {
+            self.arm_or_say(false);
+        }
         Ok(())
+    }
+
+    /// [`Self::arm_reference_transaction`] where a run is written: a hooks directory that
+    /// cannot be written never keeps a trip from being recorded (pre-commit and pre-push
+    /// still refuse what it blocks, and `status` names the hook that does not guard); an
+    /// arming that failed is said, a disarming that failed only costs time.
+    fn arm_or_say(&self, armed: bool) {
+        if let Err(e) = self.arm_reference_transaction(armed)
+            && armed
+        {
+            self.warn(&format!(
+                "{e:#}: reference-transaction is not armed, so ref updates that are not commits are not judged until `loopguard init` arms it"
+            ));
+        }
+    }
+
+    /// Says that what this command writes is only what git gives back (the commits a hook
+    /// records): a commit pays one sync, not two (`store::Change::derivable`).
+    pub fn writes_only_what_git_gives_back(&self) {
+        self.derivable.set(true);
+    }
+
+    /// Arms or disarms the `reference-transaction` shim ([`hooks::arm_reference_transaction`]).
+    pub fn arm_reference_transaction(&self, armed: bool) -> Result<()> {
+        let dir = self.repo.hooks_dir();
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+        let own_hooks = self.repo.common_dir().join("hooks");
+        // The repository's own: `.git/hooks` itself, not a link to a directory other
+        // repositories may share.
+        let own = canonical(&dir) == canonical(&own_hooks)
+            && std::fs::symlink_metadata(&own_hooks).is_ok_and(|m| m.is_dir());
+        crate::hooks::arm_reference_transaction(
+            &dir,
+            &crate::hooks::chained_dir(self.store.dir()),
+            own,
+            armed,
+        )
+        .map_err(|source| {
+            crate::error::HookError::Install {
+                dir: dir.clone(),
+                source,
+            }
+            .into()
+        })
     }
 
     /// The report of `run` after `events` (the log so far and these).

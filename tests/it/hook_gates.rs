@@ -68,10 +68,66 @@ fn git_env(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Output {
 fn init_installs_the_reference_transaction_hook_and_uninstall_removes_it() {
     let repo = guarded("");
     let hook = repo.path().join(".git/hooks/reference-transaction");
+    // Armed once a breaker is open (see below).
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
     let text = std::fs::read_to_string(&hook).expect("installed");
     assert!(text.contains("# loopguard-shim"), "{text}");
     lg(&repo).arg("uninstall").run().ok();
     assert!(!hook.exists());
+}
+
+/// git runs reference-transaction five times per commit: it is there (armed) only while
+/// some breaker may be open, and `status` knows the difference.
+#[test]
+fn reference_transaction_is_armed_only_while_a_breaker_may_be_open() {
+    let repo = guarded("");
+    let hook = repo.path().join(".git/hooks/reference-transaction");
+    assert!(!hook.exists(), "disarmed after init");
+    assert_eq!(status(&repo)["guarded"], true);
+    let quiet = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "nothing"]);
+    assert!(
+        !stderr(&quiet).contains("hook was ignored"),
+        "git says nothing of a disarmed hook: {}",
+        stderr(&quiet)
+    );
+    for _ in 0..2 {
+        repo.commit_empty("nothing");
+    }
+    assert!(hook.exists(), "armed once the breaker opened");
+    assert_eq!(status(&repo)["guarded"], true);
+    refused(
+        &repo.try_git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", "x"]),
+        "commit --no-verify while open",
+    );
+    lg(&repo).arg("reset").run().ok();
+    assert!(!hook.exists(), "disarmed once no breaker may be open");
+    for _ in 0..3 {
+        repo.commit_empty("nothing again");
+    }
+    assert!(hook.exists());
+    // Disarmed by hand while a breaker is open: not guarded.
+    std::fs::remove_file(&hook).unwrap();
+    let s = status(&repo);
+    assert_eq!(s["guarded"], false, "{s}");
+}
+
+/// A hooks directory that may serve other repositories (`core.hooksPath` outside the
+/// repository) keeps reference-transaction armed: another repository's breaker may be
+/// open.
+#[test]
+fn a_shared_hooks_directory_keeps_reference_transaction_armed() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    let shared = repo.home().join("shared-hooks");
+    std::fs::create_dir_all(&shared).unwrap();
+    repo.git(&["config", "core.hooksPath", &shared.display().to_string()]);
+    lg(&repo).arg("init").run().ok();
+    assert!(shared.join("reference-transaction").exists());
+    repo.commit_empty("one");
+    assert!(shared.join("reference-transaction").exists());
 }
 
 #[test]
@@ -367,7 +423,10 @@ fn point_hooks_at(repo: &TestRepo, other: &Path) {
         "reference-transaction",
     ] {
         let path = repo.path().join(".git/hooks").join(hook);
-        let text = std::fs::read_to_string(&path).unwrap();
+        // (reference-transaction is there only while armed.)
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         let baked = format!("loopguard=\"{}\"", bin().display());
         assert!(text.contains(&baked), "{text}");
         std::fs::write(
@@ -417,7 +476,9 @@ fn point_hooks_at_real(repo: &TestRepo, from: &Path) {
         "reference-transaction",
     ] {
         let path = repo.path().join(".git/hooks").join(hook);
-        let text = std::fs::read_to_string(&path).unwrap();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         std::fs::write(
             &path,
             text.replace(
@@ -588,8 +649,9 @@ fn the_binary_keeps_its_own_deadline() {
         assert!(tries < 500, "flock never took the lock");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    // (A deadline shorter than the default is a test knob in a hook.)
     let out = lg(&repo)
-        .args(["hook", "post-commit"])
+        .args(["--test-knobs", "hook", "post-commit"])
         .env("LOOPGUARD_HOOK_TIMEOUT", "1")
         .env("LOOPGUARD_LOCK_TIMEOUT_MS", "60000")
         .run();
@@ -777,14 +839,10 @@ fn status_says_when_nothing_guards_the_repository() {
     let text = lg(&repo).arg("status").run().ok().stdout;
     assert!(!text.contains("not guarded"), "{text}");
 
-    // A hook missing (an install from before reference-transaction): named.
-    std::fs::remove_file(repo.path().join(".git/hooks/reference-transaction")).unwrap();
+    // A hook missing: named.
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-push")).unwrap();
     assert_eq!(status(&repo)["guarded"], false);
-    lg(&repo)
-        .arg("status")
-        .run()
-        .ok()
-        .stdout_has("reference-transaction");
+    lg(&repo).arg("status").run().ok().stdout_has("pre-push");
 
     lg(&repo).arg("init").run().ok();
     lg(&repo).arg("uninstall").run().ok();
