@@ -98,6 +98,45 @@ fn case_01_every_form_of_push_of_the_stuck_commits_is_refused() {
     );
 }
 
+// The third campaign: the stuck branch need not be HEAD's for its commits to be judged.
+
+#[test]
+fn a_stuck_branch_that_is_not_checked_out_is_refused_by_sha_from_another_branch() {
+    let repo = guarded("");
+    let remote = repo.with_remote();
+    repo.git(&["push", "-q", "origin", "main"]);
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    assert_eq!(state(&repo), "open");
+    let stuck = repo.head();
+    repo.git(&["checkout", "-q", "main"]);
+    let before = refs_of(&remote);
+    for spec in [
+        format!("{stuck}:refs/heads/feat"),
+        format!("{}:refs/heads/x", &stuck[..12]),
+        "feat:refs/heads/feat".to_owned(),
+        "feat~1:refs/tags/t".to_owned(),
+    ] {
+        refused(
+            &repo.try_git(&["push", "-q", "origin", &spec]),
+            &format!("git push origin {spec} from main"),
+        );
+        assert_eq!(refs_of(&remote), before, "{spec} reached the remote");
+    }
+    // Nor by a merge into the branch that is checked out, which has a run of its own.
+    let merged = repo.try_git(&["merge", "-q", "--no-ff", "-m", "take feat", "feat"]);
+    refused(&merged, "a merge of the stuck branch into main");
+    assert_ne!(repo.head(), stuck);
+    allowed(
+        &repo.try_git(&["push", "-q", "origin", "main"]),
+        "main itself",
+    );
+}
+
 // Found by the model-based test: remote-tracking refs are this repository's own refs.
 
 #[test]
