@@ -19,8 +19,8 @@
 
 use super::super::lex::Depth;
 use super::{
-    Lang, Off, Parsed, TakenHow, TestCase, args_at, has_token, ident, is_ident, literal,
-    strip_strings,
+    Lang, Off, Parsed, TakenHow, TestCase, args_at, enclosing_opener, has_token, ident, is_ident,
+    literal, strip_strings,
 };
 
 /// A block that passes what its attributes do on to what it holds.
@@ -705,13 +705,7 @@ fn body_off(
         if d <= base && !conditional {
             return Some(Off::new(how, t));
         }
-        let opener = statements
-            .iter()
-            .rev()
-            .filter(|&&o| o < k && depths[o].0 < d && depths[o].1 > depths[o].0)
-            .map(|&o| lines[o].trim().trim_end_matches('{').trim())
-            .next()
-            .unwrap_or(t);
+        let opener = enclosing_opener(lines, depths, &statements, k).unwrap_or(t);
         return Some(Off::when(
             how,
             t,

@@ -8,8 +8,8 @@
 
 use super::super::lex::Depth;
 use super::{
-    Lang, Off, Parsed, TakenHow, TestCase, always, args_at, has_token, ident, literal, never,
-    strip_strings,
+    Lang, Off, Parsed, TakenHow, TestCase, always, args_at, enclosing_opener, has_token, ident,
+    literal, never, strip_strings,
 };
 
 const TESTS: &[&str] = &["it", "test", "specify", "testWidgets"];
@@ -304,13 +304,7 @@ fn body_off(lines: &[&str], depths: &[(i32, i32)], body: std::ops::Range<usize>)
         if d <= base {
             return Some(Off::new(how, t));
         }
-        let opener = statements
-            .iter()
-            .rev()
-            .filter(|&&o| o < k && depths[o].0 < d && depths[o].1 > depths[o].0)
-            .map(|&o| lines[o].trim().trim_end_matches('{').trim())
-            .next()
-            .unwrap_or("a condition");
+        let opener = enclosing_opener(lines, depths, &statements, k).unwrap_or("a condition");
         return Some(Off::when(how, t, opener));
     }
     None

@@ -89,6 +89,23 @@ fn indent_of(line: &str) -> usize {
         .sum()
 }
 
+/// The innermost statement before `k` that opens a block holding it (`depths`: each
+/// line's depth at its start and end), without its `{`: what a skip at `k` depends on.
+fn enclosing_opener<'a>(
+    lines: &[&'a str],
+    depths: &[(i32, i32)],
+    statements: &[usize],
+    k: usize,
+) -> Option<&'a str> {
+    let d = depths[k].0;
+    statements
+        .iter()
+        .rev()
+        .filter(|&&o| o < k && depths[o].0 < d && depths[o].1 > depths[o].0)
+        .map(|&o| lines[o].trim().trim_end_matches('{').trim())
+        .next()
+}
+
 fn is_ident(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
