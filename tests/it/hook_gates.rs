@@ -7,9 +7,9 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
-use crate::support::{TestRepo, bin, guarded, lg, state, status};
+use crate::support::{LockHolder, TestRepo, bin, guarded, lg, state, status};
 
 /// What a git command (running the hooks) printed on stderr.
 fn stderr(out: &Output) -> String {
@@ -628,35 +628,14 @@ fn a_pre_push_hook_that_cannot_read_its_input_refuses_while_a_branch_is_open() {
 fn the_binary_keeps_its_own_deadline() {
     // Waiting for the store lock past the deadline: the hook gives up with a message.
     let repo = guarded("");
-    let lock = repo.path().join(".git/loopguard/lock");
-    // flock(1) holds the lock (-o: its child does not inherit it, so killing flock frees it).
-    let flock = |args: &[&str]| {
-        let mut cmd = std::process::Command::new("flock");
-        cmd.args(args).arg(&lock);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        cmd
-    };
-    let mut holder = flock(&["-o"])
-        .args(["sleep", "20"])
-        .spawn()
-        .expect("flock(1) is needed for this test (util-linux)");
-    // Wait until it is held: `flock -n` fails then.
-    let mut tries = 0;
-    while flock(&["-n"]).arg("true").status().unwrap().success() {
-        tries += 1;
-        assert!(tries < 500, "flock never took the lock");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let holder = LockHolder::new(&repo);
     // (A deadline shorter than the default is a test knob in a hook.)
     let out = lg(&repo)
         .args(["--test-knobs", "hook", "post-commit"])
         .env("LOOPGUARD_HOOK_TIMEOUT", "1")
         .env("LOOPGUARD_LOCK_TIMEOUT_MS", "60000")
         .run();
-    holder.kill().unwrap();
-    holder.wait().unwrap();
+    drop(holder);
     out.ok()
         .stderr_has("took longer than 1s")
         .stderr_has("fail open");

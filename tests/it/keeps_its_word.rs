@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::process::Output;
 
-use crate::support::{TestRepo, guarded, lg, state, status};
+use crate::support::{LockHolder, TestRepo, guarded, lg, state, status};
 
 pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -808,24 +808,8 @@ fn case_14_a_trip_made_with_the_hooks_off_refuses_the_next_commit() {
 
 #[test]
 fn case_15_a_held_lock_is_judged_around_and_never_lets_a_commit_through() {
-    use std::process::{Command, Stdio};
     let repo = guarded("");
-    let lock = repo.path().join(".git/loopguard/lock");
-    let flock = |args: &[&str]| {
-        let mut cmd = Command::new("flock");
-        cmd.args(args).arg(&lock);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        cmd
-    };
-    let mut holder = flock(&["-o"])
-        .args(["sleep", "120"])
-        .spawn()
-        .expect("flock(1) is needed for this test (util-linux)");
-    while flock(&["-n"]).arg("true").status().unwrap().success() {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let holder = LockHolder::new(&repo);
     let commit = |message: &str| {
         repo.tick();
         repo.command("git")
@@ -838,8 +822,7 @@ fn case_15_a_held_lock_is_judged_around_and_never_lets_a_commit_through() {
         allowed(&commit(&format!("nothing {i}")), "an empty commit");
     }
     let out = commit("one more");
-    holder.kill().unwrap();
-    holder.wait().unwrap();
+    drop(holder);
     let err = refused(
         &out,
         "a commit while the lock is held and the breaker would be open",

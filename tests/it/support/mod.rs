@@ -431,3 +431,40 @@ pub(crate) fn run_log(repo: &TestRepo, log: &str, code: i32) -> Ran {
         .args(replay_log(&fixture(log), code))
         .run()
 }
+
+/// Another process holding the store's lock (`flock(1)`, whose child does not inherit it:
+/// dropping the holder frees it), held once `new` returns.
+pub(crate) struct LockHolder(std::process::Child);
+
+impl LockHolder {
+    pub(crate) fn new(repo: &TestRepo) -> LockHolder {
+        let lock = repo.path().join(".git/loopguard/lock");
+        let flock = |args: &[&str]| {
+            let mut cmd = Command::new("flock");
+            cmd.args(args).arg(&lock);
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            cmd
+        };
+        let holder = flock(&["-o"])
+            .args(["sleep", "120"])
+            .spawn()
+            .expect("flock(1) is needed for this test (util-linux)");
+        // Held once `flock -n` fails.
+        let mut tries = 0;
+        while flock(&["-n"]).arg("true").status().unwrap().success() {
+            tries += 1;
+            assert!(tries < 500, "flock never took the lock");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        LockHolder(holder)
+    }
+}
+
+impl Drop for LockHolder {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
