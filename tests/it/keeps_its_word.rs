@@ -1,7 +1,7 @@
 //! The breaker keeps its word (issue 16): while a run's breaker is open (`pause` or
-//! `abort`), no commit that continues the run — the stuck tip or anything built on it —
-//! enters any ref of the repository or leaves it by push, whatever the ref's name or
-//! namespace and whoever writes it. One test per way around it that was found (the case
+//! `abort`), no commit built on the run's commits enters any ref of the repository, and
+//! neither those nor the run's own commits leave it by push, whatever the ref's name or
+//! namespace and whoever writes it (README's threat model). One test per way around it that was found (the case
 //! numbers are the issue's), each with real `git` running the hooks `loopguard init`
 //! installs; `model.rs` tries random sequences of the same operations.
 
@@ -135,6 +135,46 @@ fn a_stuck_branch_that_is_not_checked_out_is_refused_by_sha_from_another_branch(
         &repo.try_git(&["push", "-q", "origin", "main"]),
         "main itself",
     );
+}
+
+// The third campaign: another name for the stuck tip (a copy, a rename) holds no new
+// commit; what is built on it and any push of it are still judged.
+
+#[test]
+fn another_name_for_the_stuck_tip_is_no_way_past() {
+    let (repo, remote) = stuck_with_remote("");
+    let before = refs_of(&remote);
+    allowed(
+        &repo.try_git(&["update-ref", "refs/heads/copy", "HEAD"]),
+        "update-ref of the stuck tip",
+    );
+    allowed(
+        &repo.try_git(&["branch", "-c", "main", "copied"]),
+        "branch -c",
+    );
+    allowed(
+        &repo.try_git(&["branch", "-m", "main", "renamed"]),
+        "branch -m",
+    );
+    for branch in ["renamed", "copy", "copied"] {
+        repo.git(&["checkout", "-q", branch]);
+        repo.tick();
+        refused(
+            &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "on"]),
+            &format!("a commit on {branch}"),
+        );
+        repo.tick();
+        refused(
+            &repo.try_git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", "on"]),
+            &format!("commit --no-verify on {branch}"),
+        );
+        refused(
+            &repo.try_git(&["push", "-q", "origin", branch]),
+            &format!("git push origin {branch}"),
+        );
+    }
+    assert_eq!(refs_of(&remote), before);
+    assert_eq!(state(&repo), "open");
 }
 
 // Found by the model-based test: remote-tracking refs are this repository's own refs.
