@@ -190,6 +190,15 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         Ok(((events.clone(), run.clone()), events))
     })?;
     ws.mark_recorded(&run);
+    if run
+        .position(&head)
+        .is_some_and(|i| run.iterations()[i].around_gates)
+    {
+        ws.warn(&format!(
+            "{} was committed while the breaker is open, past the gates (a hook that did not run, or the store edited): it counts as one more attempt and mends nothing, and no push of it leaves",
+            head.short()
+        ));
+    }
     // (Most commits change nothing but the run: no status to build, nothing to say.)
     if !events.is_empty() {
         let s = ws.status(&run, &[]);

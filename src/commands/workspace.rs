@@ -690,8 +690,15 @@ impl<'c> Workspace<'c> {
     /// open: `<git dir>/loopguard-recorded` holds `refs/heads/<branch> <commit>`, compared
     /// with HEAD's loose ref (hooks/loopguard-shim). A hint, written in place and never
     /// synced (a commit pays for the store's own syncs, not for this): lost, or read half
-    /// written, it only makes the shim start loopguard.
+    /// written, it only makes the shim start loopguard. Never given for a run whose breaker
+    /// is not closed (the hint is taken back): the markers alone then stand between a
+    /// commit and pre-commit's gate, and an agent can delete them.
     pub fn mark_recorded(&self, run: &Run) {
+        let path = self.repo.git_dir().join("loopguard-recorded");
+        if run.is_open() {
+            let _ = std::fs::remove_file(&path);
+            return;
+        }
         let (Some(name), Some(head)) = (&self.head.branch_name, &self.head.id) else {
             return;
         };
@@ -703,7 +710,6 @@ impl<'c> Workspace<'c> {
         line.push(b' ');
         line.extend_from_slice(head.as_str().as_bytes());
         line.push(b'\n');
-        let path = self.repo.git_dir().join("loopguard-recorded");
         if std::fs::read(&path).ok().as_deref() != Some(line.as_slice()) {
             let _ = crate::safe_fs::write_hint(&path, &line);
         }

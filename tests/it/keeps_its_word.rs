@@ -177,6 +177,53 @@ fn another_name_for_the_stuck_tip_is_no_way_past() {
     assert_eq!(state(&repo), "open");
 }
 
+// The third campaign: the open markers let the shims skip loopguard; deleting them is
+// editing the store, and still gets no commit past pre-commit, nor any push.
+
+#[test]
+fn deleted_open_markers_let_no_commit_past_pre_commit_and_one_past_the_gates_is_said() {
+    let (repo, remote) = stuck_with_remote("");
+    let before = refs_of(&remote);
+    let markers = repo.path().join(".git/loopguard/open");
+    let clear = || {
+        for e in std::fs::read_dir(&markers).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+    };
+    clear();
+    repo.write("src/more.rs", "pub fn more() {}\n");
+    repo.git(&["add", "."]);
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "-m", "past the markers"]),
+        "a commit after the open markers were deleted",
+    );
+    // Nor after moving back to a commit the run recorded.
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    clear();
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "-m", "from an earlier commit"]),
+        "a commit on an earlier commit of the run after the markers were deleted",
+    );
+    // `--no-verify` skips pre-commit, and with no marker reference-transaction leaves at
+    // once: the commit lands, and post-commit says so and counts it.
+    let iterations = status(&repo)["iterations"].as_u64().unwrap();
+    clear();
+    repo.tick();
+    let out = repo.try_git(&["commit", "-q", "--no-verify", "-m", "around"]);
+    allowed(&out, "commit --no-verify with no marker");
+    assert!(
+        stderr(&out).contains("was committed while the breaker is open, past the gates"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(state(&repo), "open");
+    assert_eq!(status(&repo)["iterations"], iterations + 1);
+    refused(&repo.try_git(&["push", "-q", "origin", "HEAD"]), "its push");
+    assert_eq!(refs_of(&remote), before);
+}
+
 // Found by the model-based test: remote-tracking refs are this repository's own refs.
 
 #[test]
