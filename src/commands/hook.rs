@@ -157,8 +157,10 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     // The commits it records are git's: after a crash of the machine the next hook
     // catches them up again (a change with events goes through the journal, synced).
     ws.writes_only_what_git_gives_back();
+    let mut recorded_before = 0;
     let (events, run) = ws.with_run(now, |run| {
         ws.restart_if_finished(run, now)?;
+        recorded_before = run.recorded();
         let mut it = ws.repo.iteration(&head)?;
         if cherry_pick && ws.moves_recorded_work(run, &it) {
             it.kind = Some(IterationKind::Rewrite);
@@ -190,15 +192,7 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         Ok(((events.clone(), run.clone()), events))
     })?;
     ws.mark_recorded(&run);
-    if run
-        .position(&head)
-        .is_some_and(|i| run.iterations()[i].around_gates)
-    {
-        ws.warn(&format!(
-            "{} was committed while the breaker is open, past the gates (a hook that did not run, or the store edited): it counts as one more attempt and mends nothing, and no push of it leaves",
-            head.short()
-        ));
-    }
+    ws.say_past_the_gates(&run, run.recorded() - recorded_before);
     // (Most commits change nothing but the run: no status to build, nothing to say.)
     if !events.is_empty() {
         let s = ws.status(&run, &[]);

@@ -876,7 +876,31 @@ impl<'c> Workspace<'c> {
         now: Timestamp,
     ) -> Result<Vec<Event>> {
         let missed = self.catch_up(run, from)?;
-        Ok(missed.record(&self.config, run, now))
+        let before = run.recorded();
+        let events = missed.record(&self.config, run, now);
+        self.say_past_the_gates(run, run.recorded() - before);
+        Ok(events)
+    }
+
+    /// Says which of the `n` iterations `run` recorded last came past the gates (committed
+    /// while its breaker blocked: a hook that did not run, or the store edited): they count
+    /// as attempts and mend nothing, and no push of them leaves.
+    pub fn say_past_the_gates(&self, run: &Run, n: usize) {
+        let its = run.iterations();
+        let past: Vec<&Iteration> = its[its.len().saturating_sub(n)..]
+            .iter()
+            .filter(|it| it.around_gates)
+            .collect();
+        let Some(last) = past.last() else {
+            return;
+        };
+        let what = match past.len() {
+            1 => format!("{} was", last.id.short()),
+            k => format!("{k} commits (the last {}) were", last.id.short()),
+        };
+        self.warn(&format!(
+            "{what} committed while the breaker is open, past the gates (a hook that did not run, or the store edited): counted as attempts that mend nothing; no push of them leaves"
+        ));
     }
 
     /// What [`Workspace::catch_up`] would record, and what to say about it, with nothing

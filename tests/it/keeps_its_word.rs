@@ -221,6 +221,24 @@ fn deleted_open_markers_let_no_commit_past_pre_commit_and_one_past_the_gates_is_
     assert_eq!(state(&repo), "open");
     assert_eq!(status(&repo)["iterations"], iterations + 1);
     refused(&repo.try_git(&["push", "-q", "origin", "HEAD"]), "its push");
+    // A ref moved by plumbing with no marker: the next hook catches it up and says so.
+    clear();
+    let head = repo.head();
+    let made = plumbing_commit(&repo, &head, "by plumbing");
+    allowed(
+        &repo.try_git(&["update-ref", "refs/heads/main", &made]),
+        "update-ref with no marker",
+    );
+    repo.tick();
+    let err = refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "next"]),
+        "the next commit",
+    );
+    assert!(
+        err.contains("was committed while the breaker is open, past the gates"),
+        "{err}"
+    );
+    assert_eq!(status(&repo)["iterations"], iterations + 2);
     assert_eq!(refs_of(&remote), before);
 }
 
