@@ -242,6 +242,98 @@ fn deleted_open_markers_let_no_commit_past_pre_commit_and_one_past_the_gates_is_
     assert_eq!(refs_of(&remote), before);
 }
 
+// The third campaign: reference-transaction is armed when a breaker opens; a hooks
+// directory that cannot be written keeps it disarmed, never the trip unrecorded.
+
+/// `dir` made unwritable, for root too (`chattr +i`, which root obeys; `chmod` for
+/// others) until dropped.
+struct Unwritable(std::path::PathBuf, bool);
+
+impl Unwritable {
+    fn new(dir: &std::path::Path) -> Unwritable {
+        let root = std::process::Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+        let ok = if root {
+            std::process::Command::new("chattr")
+                .arg("+i")
+                .arg(dir)
+                .status()
+                .expect("chattr(1) is needed for this test as root (e2fsprogs)")
+                .success()
+        } else {
+            std::process::Command::new("chmod")
+                .arg("555")
+                .arg(dir)
+                .status()
+                .unwrap()
+                .success()
+        };
+        assert!(ok, "could not make {} unwritable", dir.display());
+        assert!(
+            std::fs::write(dir.join("probe"), "x").is_err(),
+            "{} is still writable",
+            dir.display()
+        );
+        Unwritable(dir.to_owned(), root)
+    }
+}
+
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        let (cmd, arg) = if self.1 {
+            ("chattr", "-i")
+        } else {
+            ("chmod", "755")
+        };
+        let _ = std::process::Command::new(cmd)
+            .arg(arg)
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[test]
+fn a_hooks_directory_that_cannot_be_written_keeps_no_trip_from_being_recorded() {
+    let repo = guarded("");
+    let hooks = repo.path().join(".git/hooks");
+    assert!(!hooks.join("reference-transaction").exists(), "disarmed");
+    let locked = Unwritable::new(&hooks);
+    let mut said = String::new();
+    for i in 0..3 {
+        repo.tick();
+        let out = repo.try_git(&[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            &format!("nothing {i}"),
+        ]);
+        allowed(&out, "an empty commit");
+        said.push_str(&stderr(&out));
+    }
+    assert_eq!(state(&repo), "open", "{said}");
+    assert!(
+        said.contains("reference-transaction is not armed"),
+        "{said}"
+    );
+    repo.tick();
+    refused(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "more"]),
+        "a commit while the breaker is open",
+    );
+    let out = lg(&repo).args(["status", "--json"]).run().ok();
+    assert_eq!(out.json()["guarded"], false, "{}", out.stderr);
+    let out = lg(&repo).arg("status").run().ok();
+    assert!(
+        out.stdout.contains("reference-transaction"),
+        "{}",
+        out.stdout
+    );
+    drop(locked);
+}
+
 // Found by the model-based test: remote-tracking refs are this repository's own refs.
 
 #[test]
