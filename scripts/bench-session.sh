@@ -30,6 +30,9 @@ bin=${1:-}
 if [ -z "$bin" ]; then
   (cd "$root" && cargo build --release --quiet)
   bin=$root/target/release/loopguard
+else
+  # Absolute: the measurements run inside the repositories they make.
+  bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 fi
 
 work=$(mktemp -d)
