@@ -5,8 +5,8 @@
 //! message). Nothing else of the input is kept.
 //!
 //! Speed: while no parser is inside a failure block, the front end does not look at lines
-//! one by one: one Aho-Corasick scan over the chunk finds the next line that holds any
-//! parser's trigger substring, and only that line is cleaned and handed to the parsers
+//! one by one: one multi-literal scan (Teddy) over the chunk finds the next line that holds
+//! any parser's trigger substring, and only that line is cleaned and handed to the parsers
 //! whose triggers it holds ([`super::parsers`]). Inside a runner's own run, once the runner
 //! is decided, the scan narrows to the few bytes its remaining lines hold (memchr). Most
 //! lines of a log are never decoded.
@@ -176,7 +176,7 @@ impl Fingerprinter {
                 Scan::Triggers => TRIGGERS
                     .scan
                     .find(&data[pos..])
-                    .map(|m| (pos + m.start(), pos + m.end())),
+                    .map(|(start, end)| (pos + start, pos + end)),
                 Scan::Bytes(bytes, _) => {
                     find_byte(bytes, &data[pos..]).map(|i| (pos + i, pos + i + 1))
                 }
