@@ -16,7 +16,7 @@
 //! change.
 
 use super::collect::Collector;
-use super::ghactions::clean_line;
+use super::ghactions::CleanLine;
 use super::parsers::{Parsers, Scan, TRIGGERS, find_byte};
 use super::report::ReportParser;
 use super::signature::Fingerprint;
@@ -44,6 +44,10 @@ pub struct Fingerprinter {
     scan: Scan,
     collector: Collector,
     report: ReportParser,
+    /// The line being handled, cleaned, and the buffer its ANSI escapes are stripped in:
+    /// reused from line to line.
+    line: CleanLine,
+    ansi: Vec<u8>,
     /// A byte other than whitespace was fed.
     printed: bool,
     /// Every line is handled, whatever the parsers' state (the reference the scans must
@@ -76,6 +80,8 @@ impl Fingerprinter {
             scan: Scan::Triggers,
             collector: Collector::default(),
             report: ReportParser::default(),
+            line: CleanLine::default(),
+            ansi: Vec::new(),
             printed: false,
             every_line: false,
         }
@@ -226,9 +232,9 @@ impl Fingerprinter {
 
     fn handle(&mut self, raw: &[u8]) {
         let raw = &raw[..raw.len().min(MAX_LINE_BYTES)];
-        let line = clean_line(raw);
+        self.line.set(raw, &mut self.ansi);
         self.parsers
-            .line(raw, &line, self.scan, self.busy, &mut self.collector);
+            .line(raw, &self.line, self.scan, self.busy, &mut self.collector);
         self.busy = self.parsers.busy();
         if !self.every_line {
             self.scan = self.parsers.scan(self.busy);
