@@ -21,14 +21,14 @@ macro_rules! parser_table {
     ($($field:ident: $ty:ty = $triggers:expr),* $(,)?) => {
         /// The state of every text parser.
         #[derive(Default)]
-        pub(crate) struct Parsers {
+        struct Table {
             $($field: $ty,)*
         }
 
         /// Each parser's triggers, in table order.
         const TRIGGER_LISTS: &[&[&str]] = &[$($triggers),*];
 
-        impl Parsers {
+        impl Table {
             fn all(&mut self) -> [&mut dyn LineParser; PARSERS] {
                 [$(&mut self.$field),*]
             }
@@ -246,63 +246,90 @@ impl Triggers {
     }
 }
 
+/// Every text parser, and which of them are inside a block or narrow the scan. A parser's
+/// state changes only when a line goes to it, so after a line only the parsers it went to
+/// are asked again.
+#[derive(Default)]
+pub(crate) struct Parsers {
+    table: Table,
+    /// The parsers inside a block ([`LineParser::wants_every_line`]).
+    busy: Mask,
+    /// The parsers inside a run they can narrow ([`LineParser::run_bytes`]).
+    narrowing: Mask,
+}
+
 impl Parsers {
     /// Hands one line to the parsers it concerns: those whose triggers `raw` holds and
-    /// those inside a block (`busy`). A line the narrowed scan of a runner's run found goes
-    /// to that runner first, and to the others only when it is not the runner's own.
-    pub(crate) fn line(
-        &mut self,
-        raw: &[u8],
-        line: &CleanLine,
-        scan: Scan,
-        busy: Mask,
-        out: &mut Collector,
-    ) {
+    /// those inside a block. A line the narrowed scan of a runner's run found goes to that
+    /// runner first, and to the others only when it is not the runner's own.
+    pub(crate) fn line(&mut self, raw: &[u8], line: &CleanLine, scan: Scan, out: &mut Collector) {
         let mut done: Mask = 0;
         if let Scan::Bytes(_, owner) = scan {
-            if self.all()[owner].run_line(line, out) {
-                return;
-            }
             done = 1 << owner;
+            if self.table.all()[owner].run_line(line, out) {
+                return self.update(done);
+            }
         }
-        let mask = (busy | TRIGGERS.owners_of(raw)) & !done;
-        for (i, parser) in self.all().into_iter().enumerate() {
+        let mask = (self.busy | TRIGGERS.owners_of(raw)) & !done;
+        for (i, parser) in self.table.all().into_iter().enumerate() {
             if mask & (1 << i) != 0 {
                 parser.line(line, out);
             }
         }
+        self.update(mask | done);
+    }
+
+    /// Asks the parsers a line went to (`asked`) whether they are inside a block or a run.
+    fn update(&mut self, asked: Mask) {
+        for (i, parser) in self.table.each().into_iter().enumerate() {
+            let bit = 1 << i;
+            if asked & bit != 0 {
+                self.busy = (self.busy & !bit) | if parser.wants_every_line() { bit } else { 0 };
+                let narrows = parser.run_bytes().is_some();
+                self.narrowing = (self.narrowing & !bit) | if narrows { bit } else { 0 };
+            }
+        }
+        debug_assert_eq!(
+            (self.busy, self.narrowing),
+            self.asking_every_parser(),
+            "a parser's state changed without a line"
+        );
+    }
+
+    /// `busy` and `narrowing` from every parser (debug builds check `update` with it).
+    fn asking_every_parser(&self) -> (Mask, Mask) {
+        let each = self.table.each();
+        let mask = |f: &dyn Fn(&dyn LineParser) -> bool| {
+            (0..PARSERS)
+                .filter(|&i| f(each[i]))
+                .fold(0, |m, i| m | 1 << i)
+        };
+        (
+            mask(&|p| p.wants_every_line()),
+            mask(&|p| p.run_bytes().is_some()),
+        )
     }
 
     pub(crate) fn finish(&mut self, out: &mut Collector) {
-        for parser in self.all() {
+        for parser in self.table.all() {
             parser.finish(out);
         }
-    }
-
-    /// The parsers inside a block now.
-    pub(crate) fn busy(&self) -> Mask {
-        self.each()
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.wants_every_line())
-            .fold(0, |mask, (i, _)| mask | 1 << i)
     }
 
     /// The scan that finds every line the parsers need next: every line while one is in a
     /// block; the run's bytes while exactly one runner is inside a run it can narrow;
     /// otherwise the triggers.
-    pub(crate) fn scan(&self, busy: Mask) -> Scan {
-        if busy != 0 {
+    pub(crate) fn scan(&self) -> Scan {
+        if self.busy != 0 {
             return Scan::EveryLine;
         }
-        let mut narrowed = self
-            .each()
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.run_bytes().map(|bytes| (bytes, i)));
-        match (narrowed.next(), narrowed.next()) {
-            (Some((bytes, i)), None) => Scan::Bytes(bytes, i),
-            _ => Scan::Triggers,
+        if self.narrowing.count_ones() != 1 {
+            return Scan::Triggers;
+        }
+        let i = self.narrowing.trailing_zeros() as usize;
+        match self.table.each()[i].run_bytes() {
+            Some(bytes) => Scan::Bytes(bytes, i),
+            None => unreachable!("a narrowing parser names its run bytes"),
         }
     }
 }

@@ -38,9 +38,7 @@ pub struct Fingerprinter {
     carry: Vec<u8>,
     carrying: bool,
     parsers: Parsers,
-    /// The parsers inside a block, and the scan their state asks for: both change only
-    /// when a line is handled.
-    busy: u32,
+    /// The scan the parsers' state asks for: it changes only when a line is handled.
     scan: Scan,
     collector: Collector,
     report: ReportParser,
@@ -76,7 +74,6 @@ impl Fingerprinter {
             carry: Vec::new(),
             carrying: false,
             parsers: Parsers::default(),
-            busy: 0,
             scan: Scan::Triggers,
             collector: Collector::default(),
             report: ReportParser::default(),
@@ -234,10 +231,9 @@ impl Fingerprinter {
         let raw = &raw[..raw.len().min(MAX_LINE_BYTES)];
         self.line.set(raw, &mut self.ansi);
         self.parsers
-            .line(raw, &self.line, self.scan, self.busy, &mut self.collector);
-        self.busy = self.parsers.busy();
+            .line(raw, &self.line, self.scan, &mut self.collector);
         if !self.every_line {
-            self.scan = self.parsers.scan(self.busy);
+            self.scan = self.parsers.scan();
         }
     }
 }
