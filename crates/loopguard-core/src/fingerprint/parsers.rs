@@ -1,7 +1,7 @@
 //! Every text parser in one table, and which of them a line goes to.
 //!
 //! A parser is asked about a line only when the line holds one of *its* trigger substrings
-//! ([`Triggers::owners`]), or while it is inside a block where every line matters
+//! ([`Triggers::owners_of`]), or while it is inside a block where every line matters
 //! ([`LineParser::wants_every_line`]). A line of pytest's never reaches the RSpec parser:
 //! adding a parser adds its triggers to the scan, not work to every other parser's lines.
 //!
