@@ -163,6 +163,12 @@ pub(crate) struct Triggers {
 struct Every {
     /// Bit `a << 8 | b` is set when some trigger starts with the bytes `a`, `b` (8 KiB).
     pairs: Vec<u64>,
+    /// Per word of `pairs`, the bits set in the words before it: with the bits before a
+    /// pair's in its own word, the pair's rank among the pairs set.
+    rank: Vec<u16>,
+    /// Per pair set, by rank, where its triggers start in `triggers` (and one more entry:
+    /// the end).
+    first: Vec<u8>,
     /// The triggers, sorted by their first two bytes, and whose they are.
     triggers: Vec<(&'static [u8], Mask)>,
 }
@@ -171,14 +177,34 @@ impl Every {
     fn new(triggers: &[(&'static str, Mask)]) -> Every {
         let mut triggers: Vec<(&'static [u8], Mask)> =
             triggers.iter().map(|&(p, m)| (p.as_bytes(), m)).collect();
+        assert!(
+            triggers.iter().all(|(p, _)| p.len() >= 2),
+            "a trigger has two bytes"
+        );
+        assert!(triggers.len() < 256, "trigger indexes fit in a byte");
         triggers.sort_unstable_by_key(|&(p, _)| Every::pair(p));
         let mut pairs = vec![0u64; (1 << 16) / 64];
-        for &(p, _) in &triggers {
-            assert!(p.len() >= 2, "a trigger has two bytes at least: {p:?}");
+        let mut first = Vec::new();
+        for (i, &(p, _)) in triggers.iter().enumerate() {
             let pair = Every::pair(p);
-            pairs[pair / 64] |= 1 << (pair % 64);
+            if pairs[pair / 64] & (1 << (pair % 64)) == 0 {
+                pairs[pair / 64] |= 1 << (pair % 64);
+                first.push(i as u8);
+            }
         }
-        Every { pairs, triggers }
+        first.push(triggers.len() as u8);
+        let mut rank = Vec::with_capacity(pairs.len());
+        let mut before = 0u16;
+        for word in &pairs {
+            rank.push(before);
+            before += word.count_ones() as u16;
+        }
+        Every {
+            pairs,
+            rank,
+            first,
+            triggers,
+        }
     }
 
     fn pair(bytes: &[u8]) -> usize {
@@ -190,16 +216,15 @@ impl Every {
         let mut mask = 0;
         for (i, two) in line.windows(2).enumerate() {
             let pair = Every::pair(two);
-            if self.pairs[pair / 64] & (1 << (pair % 64)) == 0 {
+            let (word, bit) = (self.pairs[pair / 64], pair % 64);
+            if word & (1 << bit) == 0 {
                 continue;
             }
-            let first = self
-                .triggers
-                .partition_point(|&(p, _)| Every::pair(p) < pair);
-            for &(p, owners) in &self.triggers[first..] {
-                if Every::pair(p) != pair {
-                    break;
-                }
+            let rank =
+                usize::from(self.rank[pair / 64]) + (word & ((1 << bit) - 1)).count_ones() as usize;
+            let triggers =
+                &self.triggers[usize::from(self.first[rank])..usize::from(self.first[rank + 1])];
+            for &(p, owners) in triggers {
                 if line[i..].starts_with(p) {
                     mask |= owners;
                 }
