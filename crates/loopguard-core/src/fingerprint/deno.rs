@@ -80,7 +80,8 @@ impl LineParser for DenoParser {
         // reach here are another runner's `running ...` or `... passed (`.
         let summary = (trimmed.starts_with("ok |") || trimmed.starts_with("FAILED |"))
             && SUMMARY.is_match(trimmed);
-        if summary || (trimmed.starts_with("running ") && RUNNING.is_match(trimmed)) {
+        let running = trimmed.starts_with("running ") && trimmed.contains(" from ./");
+        if summary || (running && RUNNING.is_match(trimmed)) {
             self.close(out);
             out.saw(Runner::Deno);
             self.section = Section::None;

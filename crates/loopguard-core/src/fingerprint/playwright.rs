@@ -106,7 +106,8 @@ impl LineParser for PlaywrightParser {
             }
             return;
         }
-        if text.starts_with("Running ") && RUNNING.is_match(text) {
+        let running = text.strip_prefix("Running ");
+        if running.is_some_and(|n| n.starts_with(char::is_numeric)) && RUNNING.is_match(text) {
             out.saw(Runner::Playwright);
             return;
         }
