@@ -16,6 +16,7 @@ use loopguard::fingerprint::{
     FailureKind, Fingerprint, Fingerprinter, Runner, fingerprint_bytes, fingerprint_reader,
 };
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -1128,4 +1129,155 @@ fn every_runner_log_is_recognised_and_a_typo_is_not() {
     assert!(both.recognised && !both.silent);
     let none = Fingerprint::combine([quiet.clone(), quiet]);
     assert!(none.silent && !none.recognised);
+}
+
+/// The fingerprint of `log` with no line skipped: the reference the scans must agree with
+/// (the trigger scan, and each runner's narrowed scan inside its own run).
+fn reading_every_line(log: &[u8]) -> Fingerprint {
+    let mut f = Fingerprinter::reading_every_line();
+    f.feed(log);
+    f.finish()
+}
+
+/// The fingerprint of `log` fed in chunks of pseudo-random sizes from 1 to `max` bytes.
+fn in_chunks(log: &[u8], max: usize, mut seed: u64) -> Fingerprint {
+    let mut f = Fingerprinter::new();
+    let mut rest = log;
+    while !rest.is_empty() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let n = (1 + seed as usize % max).min(rest.len());
+        f.feed(&rest[..n]);
+        rest = &rest[n..];
+    }
+    f.finish()
+}
+
+/// Long passing runs of the runners whose scan narrows inside their own run, each closed
+/// by its summary as a real run is.
+fn passing_runs() -> Vec<(&'static str, Vec<u8>)> {
+    let mut cargo = String::from("running 60 tests\n");
+    let mut pytest = String::from(
+        "============================= test session starts ==============================\n",
+    );
+    for i in 0..60 {
+        let m = i % 7;
+        writeln!(cargo, "test module_{m}::handles_case_{i:04} ... ok").unwrap();
+        let percent = i * 100 / 60;
+        writeln!(
+            pytest,
+            "tests/test_m{m}.py::test_case_{i:04}[x-1] PASSED [{percent:3}%]"
+        )
+        .unwrap();
+    }
+    cargo += "\ntest result: ok. 60 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; \
+        finished in 0.01s\n\n";
+    pytest += "============================== 60 passed in 0.42s ===============================\n";
+    vec![
+        ("cargo", cargo.into_bytes()),
+        ("pytest", pytest.into_bytes()),
+    ]
+}
+
+/// Each line wrapped in colour codes, and one more code inside its first word: a trigger
+/// split by an escape is a trigger no more, in either scan.
+fn coloured(log: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in log.split_inclusive(|&b| b == b'\n') {
+        let (body, end) = match line.strip_suffix(b"\n") {
+            Some(body) => (body, &b"\n"[..]),
+            None => (line, &b""[..]),
+        };
+        let cut = body.len().min(3);
+        out.extend_from_slice(b"\x1b[1m\x1b[31m");
+        out.extend_from_slice(&body[..cut]);
+        out.extend_from_slice(b"\x1b[0m");
+        out.extend_from_slice(&body[cut..]);
+        out.extend_from_slice(b"\x1b[0m");
+        out.extend_from_slice(end);
+    }
+    out
+}
+
+/// The scans (the trigger scan, and a runner's narrowed scan inside its own run) skip no
+/// line that matters: every fixture gives what reading every line gives, as it is and in
+/// a log with other runners' output before and after it, as a Windows runner's Actions
+/// log, in colour, cut into chunks anywhere.
+///
+/// Other runners' output comes between runs, where a log has it. Inside a runner's run the
+/// narrowed scan reads only the runner's own lines, on purpose: anything else there is the
+/// tests' own chatter (`stream.rs`, `inside_a_passing_run_only_the_runners_lines_are_read`).
+#[test]
+fn the_scans_skip_no_line_that_matters() {
+    let runs = passing_runs();
+    let all: Vec<&Fixture> = fixtures().iter().chain(HELD_OUT.iter()).collect();
+    let text: Vec<&Fixture> = all
+        .iter()
+        .copied()
+        .filter(|f| !f.path.extension().is_some_and(|e| e == "xml" || e == "trx"))
+        .collect();
+    for f in &all {
+        assert_eq!(reading_every_line(&f.bytes), f.fingerprint, "{}", f.name());
+    }
+    for (i, f) in text.iter().enumerate() {
+        // Another runner's log, picked by a stride through the list.
+        let other = (1..text.len())
+            .map(|k| text[(i + k * 37) % text.len()])
+            .find(|o| o.runner != f.runner)
+            .unwrap();
+        {
+            let (runner, run) = &runs[(i / 9) % runs.len()];
+            let mut log = run.clone();
+            log.extend_from_slice(&f.bytes);
+            log.push(b'\n');
+            log.extend_from_slice(run);
+            log.extend_from_slice(&other.bytes);
+            let (shape, log) = match i % 3 {
+                0 => ("plain", log),
+                1 => ("windows actions", windows_actions_log(&log)),
+                _ => ("coloured", coloured(&log)),
+            };
+            let max = [7, 300, 5000][(i / 3) % 3];
+            assert_eq!(
+                in_chunks(&log, max, i as u64 + 1),
+                reading_every_line(&log),
+                "{} between {runner} runs before {}, {shape}, in chunks of up to {max}",
+                f.name(),
+                other.name()
+            );
+        }
+    }
+}
+
+/// A failure right after a long passing run, with the chunk boundary at every byte of the
+/// failing line and around it: the narrowed scan finds it wherever the input is cut.
+#[test]
+fn a_failure_at_a_chunk_boundary_inside_a_narrowed_run() {
+    for (runner, run) in passing_runs() {
+        // The run left open: its failure comes next.
+        let open = run
+            .split(|&b| b == b'\n')
+            .take(61)
+            .collect::<Vec<_>>()
+            .join(&b'\n');
+        let failure = logs_root().join(runner).join("two-failures/gha.log");
+        let mut log = open.clone();
+        log.push(b'\n');
+        log.extend_from_slice(&std::fs::read(failure).unwrap());
+        let expected = reading_every_line(&log);
+        assert!(expected.signature.is_some(), "{runner}");
+        let at = open.len() + first_failed(&log[open.len()..]).unwrap();
+        for cut in at.saturating_sub(80)..(at + 80).min(log.len()) {
+            let mut f = Fingerprinter::new();
+            f.feed(&log[..cut]);
+            f.feed(&log[cut..]);
+            assert_eq!(f.finish(), expected, "{runner} cut at {cut}");
+        }
+    }
+}
+
+/// Where the first `FAILED` is.
+fn first_failed(log: &[u8]) -> Option<usize> {
+    log.windows(6).position(|w| w == b"FAILED")
 }

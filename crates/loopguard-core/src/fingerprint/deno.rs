@@ -76,13 +76,22 @@ impl LineParser for DenoParser {
             self.section = Section::Failures;
             return;
         }
-        if SUMMARY.is_match(trimmed) || RUNNING.is_match(trimmed) {
+        // Cheap tests first (what each pattern cannot match without): most lines that
+        // reach here are another runner's `running ...` or `... passed (`.
+        let summary = (trimmed.starts_with("ok |") || trimmed.starts_with("FAILED |"))
+            && SUMMARY.is_match(trimmed);
+        let running = trimmed.starts_with("running ") && trimmed.contains(" from ./");
+        if summary || (running && RUNNING.is_match(trimmed)) {
             self.close(out);
             out.saw(Runner::Deno);
             self.section = Section::None;
             return;
         }
-        if let Some(c) = TYPE_ERROR.captures(trimmed) {
+        if let Some(c) = trimmed
+            .starts_with("TS")
+            .then(|| TYPE_ERROR.captures(trimmed))
+            .flatten()
+        {
             let message = cut_message(&format!("error {}: {}", &c[1], &c[2]));
             self.type_error = Some((message, 12));
             return;

@@ -6,11 +6,10 @@
 //! on a terminal), ANSI escapes (CSI colours, OSC links, charset selection), `##[group]`,
 //! `##[endgroup]` and the other `##[...]` markers, and invalid UTF-8 (replaced, never fatal).
 
-use std::borrow::Cow;
-
 /// What a `##[...]` marker said about the line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Marker {
+    #[default]
     None,
     /// `##[error]`: an error annotation (a tool's or the runner's own).
     Error,
@@ -19,34 +18,59 @@ pub(crate) enum Marker {
 }
 
 /// One line as a person sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct CleanLine {
     pub text: String,
     pub marker: Marker,
 }
 
 /// Cleans one raw line (without its `\n`).
+#[cfg(test)]
 pub(crate) fn clean_line(raw: &[u8]) -> CleanLine {
-    let mut line = raw;
-    if let Some(rest) = line.strip_suffix(b"\r") {
-        line = rest;
+    let mut line = CleanLine::default();
+    line.set(raw, &mut Vec::new());
+    line
+}
+
+impl CleanLine {
+    /// Makes this the cleaned `raw` line (without its `\n`), reusing its buffer, and
+    /// `scratch` for a line with ANSI escapes: the front end cleans every line it hands
+    /// on into the same two buffers, with no allocation per line.
+    pub(crate) fn set(&mut self, raw: &[u8], scratch: &mut Vec<u8>) {
+        let mut line = raw;
+        if let Some(rest) = line.strip_suffix(b"\r") {
+            line = rest;
+        }
+        line = strip_bom(line);
+        line = strip_timestamp(line);
+        line = strip_bom(line);
+        // A progress redraw: only what follows the last carriage return stays on screen.
+        if let Some(pos) = memchr::memrchr(b'\r', line) {
+            line = &line[pos + 1..];
+        }
+        if memchr::memchr(0x1b, line).is_some() {
+            strip_ansi(line, scratch);
+            line = scratch;
+        }
+        let (marker, body) = split_marker(line);
+        self.marker = marker;
+        self.text.clear();
+        push_lossy(&mut self.text, body);
     }
-    line = strip_bom(line);
-    line = strip_timestamp(line);
-    line = strip_bom(line);
-    // A progress redraw: only what follows the last carriage return stays on screen.
-    if let Some(pos) = memchr::memrchr(b'\r', line) {
-        line = &line[pos + 1..];
+}
+
+/// Appends `bytes` as UTF-8, each invalid sequence replaced as [`String::from_utf8_lossy`]
+/// replaces it.
+fn push_lossy(text: &mut String, bytes: &[u8]) {
+    if let Ok(valid) = std::str::from_utf8(bytes) {
+        text.push_str(valid);
+        return;
     }
-    let line: Cow<'_, [u8]> = if memchr::memchr(0x1b, line).is_some() {
-        Cow::Owned(strip_ansi(line))
-    } else {
-        Cow::Borrowed(line)
-    };
-    let (marker, body) = split_marker(&line);
-    CleanLine {
-        text: String::from_utf8_lossy(body).into_owned(),
-        marker,
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
     }
 }
 
@@ -88,10 +112,10 @@ pub(crate) fn strip_timestamp(line: &[u8]) -> &[u8] {
     }
 }
 
-/// Removes ANSI escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL|ESC \`),
-/// and two-byte escapes (`ESC ( B`, `ESC =`, ...).
-fn strip_ansi(line: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(line.len());
+/// `line` without its ANSI escape sequences, into `out`: CSI (`ESC [ ... final`), OSC
+/// (`ESC ] ... BEL|ESC \`), and two-byte escapes (`ESC ( B`, `ESC =`, ...).
+fn strip_ansi(line: &[u8], out: &mut Vec<u8>) {
+    out.clear();
     let mut i = 0;
     while i < line.len() {
         let b = line[i];
@@ -128,7 +152,6 @@ fn strip_ansi(line: &[u8]) -> Vec<u8> {
             None => i += 1,
         }
     }
-    out
 }
 
 fn split_marker(line: &[u8]) -> (Marker, &[u8]) {
@@ -213,5 +236,35 @@ mod tests {
     #[test]
     fn invalid_utf8_is_replaced() {
         assert_eq!(clean(b"bad \xff byte"), "bad \u{FFFD} byte");
+        // As String::from_utf8_lossy replaces it: one character per invalid sequence.
+        for bytes in [
+            &b"\xff"[..],
+            b"a\xe2\x9c",
+            b"\xe2\x9c\xe2\x9c\x93 ok",
+            b"\xf0\x9f\x98 x \xc3",
+            b"caf\xe9 \xed\xa0\x80 end",
+            "\u{2713} fine".as_bytes(),
+        ] {
+            let mut text = String::from("left over");
+            text.clear();
+            push_lossy(&mut text, bytes);
+            assert_eq!(text, String::from_utf8_lossy(bytes), "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn a_reused_line_is_each_line_alone() {
+        let lines: [&[u8]; 5] = [
+            b"2026-11-25T10:00:00.1Z \x1b[31mtest x ... FAILED\x1b[0m and a long tail of words",
+            b"##[error]short",
+            b"caf\xe9",
+            b"\x1b[1mbold\x1b[0m",
+            b"",
+        ];
+        let (mut line, mut scratch) = (CleanLine::default(), Vec::new());
+        for raw in lines {
+            line.set(raw, &mut scratch);
+            assert_eq!(line, clean_line(raw));
+        }
     }
 }

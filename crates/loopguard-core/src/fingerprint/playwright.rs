@@ -75,14 +75,24 @@ impl LineParser for PlaywrightParser {
                 self.load_error = None;
             }
         }
-        if let Some(c) = HEADER.captures(text) {
+        // Cheap tests first (what each pattern cannot match without): most lines that
+        // reach here are some other tool's `Running ...` or `... failed`.
+        if let Some(c) = text
+            .contains(" \u{203a} ")
+            .then(|| HEADER.captures(text))
+            .flatten()
+        {
             self.close(out);
             out.saw(Runner::Playwright);
             self.listing = None;
             self.failure = Some((c[1].to_string(), None));
             return;
         }
-        if let Some(c) = COUNT.captures(text) {
+        if let Some(c) = text
+            .starts_with(char::is_whitespace)
+            .then(|| COUNT.captures(text))
+            .flatten()
+        {
             self.close(out);
             out.saw(Runner::Playwright);
             self.listing = Some(&c[1] == "flaky");
@@ -96,7 +106,8 @@ impl LineParser for PlaywrightParser {
             }
             return;
         }
-        if RUNNING.is_match(text) {
+        let running = text.strip_prefix("Running ");
+        if running.is_some_and(|n| n.starts_with(char::is_numeric)) && RUNNING.is_match(text) {
             out.saw(Runner::Playwright);
             return;
         }

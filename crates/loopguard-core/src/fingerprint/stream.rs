@@ -5,8 +5,8 @@
 //! message). Nothing else of the input is kept.
 //!
 //! Speed: while no parser is inside a failure block, the front end does not look at lines
-//! one by one: one Aho-Corasick scan over the chunk finds the next line that holds any
-//! parser's trigger substring, and only that line is cleaned and handed to the parsers
+//! one by one: one multi-literal scan (Teddy) over the chunk finds the next line that holds
+//! any parser's trigger substring, and only that line is cleaned and handed to the parsers
 //! whose triggers it holds ([`super::parsers`]). Inside a runner's own run, once the runner
 //! is decided, the scan narrows to the few bytes its remaining lines hold (memchr). Most
 //! lines of a log are never decoded.
@@ -16,7 +16,7 @@
 //! change.
 
 use super::collect::Collector;
-use super::ghactions::clean_line;
+use super::ghactions::CleanLine;
 use super::parsers::{Parsers, Scan, TRIGGERS, find_byte};
 use super::report::ReportParser;
 use super::signature::Fingerprint;
@@ -38,14 +38,19 @@ pub struct Fingerprinter {
     carry: Vec<u8>,
     carrying: bool,
     parsers: Parsers,
-    /// The parsers inside a block, and the scan their state asks for: both change only
-    /// when a line is handled.
-    busy: u32,
+    /// The scan the parsers' state asks for: it changes only when a line is handled.
     scan: Scan,
     collector: Collector,
     report: ReportParser,
+    /// The line being handled, cleaned, and the buffer its ANSI escapes are stripped in:
+    /// reused from line to line.
+    line: CleanLine,
+    ansi: Vec<u8>,
     /// A byte other than whitespace was fed.
     printed: bool,
+    /// Every line is handled, whatever the parsers' state (the reference the scans must
+    /// agree with; tests only).
+    every_line: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,11 +74,25 @@ impl Fingerprinter {
             carry: Vec::new(),
             carrying: false,
             parsers: Parsers::default(),
-            busy: 0,
             scan: Scan::Triggers,
             collector: Collector::default(),
             report: ReportParser::default(),
+            line: CleanLine::default(),
+            ansi: Vec::new(),
             printed: false,
+            every_line: false,
+        }
+    }
+
+    /// A fingerprinter that skips no line: each one goes to the parsers whose triggers it
+    /// holds and those inside a block, as the scans promise. What the scans skip must not
+    /// change the result, so this one gives the same fingerprint, only slower.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn reading_every_line() -> Self {
+        Fingerprinter {
+            scan: Scan::EveryLine,
+            every_line: true,
+            ..Self::new()
         }
     }
 
@@ -160,7 +179,7 @@ impl Fingerprinter {
                 Scan::Triggers => TRIGGERS
                     .scan
                     .find(&data[pos..])
-                    .map(|m| (pos + m.start(), pos + m.end())),
+                    .map(|(start, end)| (pos + start, pos + end)),
                 Scan::Bytes(bytes, _) => {
                     find_byte(bytes, &data[pos..]).map(|i| (pos + i, pos + i + 1))
                 }
@@ -210,11 +229,12 @@ impl Fingerprinter {
 
     fn handle(&mut self, raw: &[u8]) {
         let raw = &raw[..raw.len().min(MAX_LINE_BYTES)];
-        let line = clean_line(raw);
+        self.line.set(raw, &mut self.ansi);
         self.parsers
-            .line(raw, &line, self.scan, self.busy, &mut self.collector);
-        self.busy = self.parsers.busy();
-        self.scan = self.parsers.scan(self.busy);
+            .line(raw, &self.line, self.scan, &mut self.collector);
+        if !self.every_line {
+            self.scan = self.parsers.scan();
+        }
     }
 }
 
