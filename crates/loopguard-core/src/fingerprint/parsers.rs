@@ -170,23 +170,48 @@ struct Every {
     /// the end).
     first: Vec<u8>,
     /// The triggers, sorted by their first two bytes, and whose they are.
-    triggers: Vec<(&'static [u8], Mask)>,
+    triggers: Vec<Trigger>,
+}
+
+struct Trigger {
+    bytes: &'static [u8],
+    owners: Mask,
+    /// The first four bytes (fewer for a shorter trigger, the rest zero), and the mask of
+    /// those it has: most places a trigger's first two bytes stand are told apart by the
+    /// next two (`====` is no `=== `) without a call to compare.
+    head: u32,
+    head_mask: u32,
+}
+
+/// The first four bytes of `bytes`, fewer (and zeros) when it is shorter.
+fn head(bytes: &[u8]) -> u32 {
+    let mut four = [0u8; 4];
+    let n = bytes.len().min(4);
+    four[..n].copy_from_slice(&bytes[..n]);
+    u32::from_le_bytes(four)
 }
 
 impl Every {
     fn new(triggers: &[(&'static str, Mask)]) -> Every {
-        let mut triggers: Vec<(&'static [u8], Mask)> =
-            triggers.iter().map(|&(p, m)| (p.as_bytes(), m)).collect();
+        let mut triggers: Vec<Trigger> = triggers
+            .iter()
+            .map(|&(p, owners)| Trigger {
+                bytes: p.as_bytes(),
+                owners,
+                head: head(p.as_bytes()),
+                head_mask: head(&[0xff; 4][..p.len().min(4)]),
+            })
+            .collect();
         assert!(
-            triggers.iter().all(|(p, _)| p.len() >= 2),
+            triggers.iter().all(|t| t.bytes.len() >= 2),
             "a trigger has two bytes"
         );
         assert!(triggers.len() < 256, "trigger indexes fit in a byte");
-        triggers.sort_unstable_by_key(|&(p, _)| Every::pair(p));
+        triggers.sort_unstable_by_key(|t| Every::pair(t.bytes));
         let mut pairs = vec![0u64; (1 << 16) / 64];
         let mut first = Vec::new();
-        for (i, &(p, _)) in triggers.iter().enumerate() {
-            let pair = Every::pair(p);
+        for (i, t) in triggers.iter().enumerate() {
+            let pair = Every::pair(t.bytes);
             if pairs[pair / 64] & (1 << (pair % 64)) == 0 {
                 pairs[pair / 64] |= 1 << (pair % 64);
                 first.push(i as u8);
@@ -224,9 +249,10 @@ impl Every {
                 usize::from(self.rank[pair / 64]) + (word & ((1 << bit) - 1)).count_ones() as usize;
             let triggers =
                 &self.triggers[usize::from(self.first[rank])..usize::from(self.first[rank + 1])];
-            for &(p, owners) in triggers {
-                if line[i..].starts_with(p) {
-                    mask |= owners;
+            let four = head(&line[i..]);
+            for t in triggers {
+                if four & t.head_mask == t.head && line[i..].starts_with(t.bytes) {
+                    mask |= t.owners;
                 }
             }
         }
