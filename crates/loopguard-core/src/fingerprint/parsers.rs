@@ -185,10 +185,13 @@ struct Trigger {
 
 /// The first four bytes of `bytes`, fewer (and zeros) when it is shorter.
 fn head(bytes: &[u8]) -> u32 {
-    let mut four = [0u8; 4];
-    let n = bytes.len().min(4);
-    four[..n].copy_from_slice(&bytes[..n]);
-    u32::from_le_bytes(four)
+    match bytes.first_chunk::<4>() {
+        Some(four) => u32::from_le_bytes(*four),
+        None => bytes
+            .iter()
+            .rev()
+            .fold(0, |word, &b| word << 8 | u32::from(b)),
+    }
 }
 
 impl Every {
@@ -239,18 +242,22 @@ impl Every {
     /// The parsers whose triggers `line` holds.
     fn owners_of(&self, line: &[u8]) -> Mask {
         let mut mask = 0;
+        // The pair looked up last and its triggers: a rule (`=====`, `-----`) repeats it.
+        let mut last = (usize::MAX, 0..0);
         for (i, two) in line.windows(2).enumerate() {
             let pair = Every::pair(two);
             let (word, bit) = (self.pairs[pair / 64], pair % 64);
             if word & (1 << bit) == 0 {
                 continue;
             }
-            let rank =
-                usize::from(self.rank[pair / 64]) + (word & ((1 << bit) - 1)).count_ones() as usize;
-            let triggers =
-                &self.triggers[usize::from(self.first[rank])..usize::from(self.first[rank + 1])];
+            if pair != last.0 {
+                let rank = usize::from(self.rank[pair / 64])
+                    + (word & ((1 << bit) - 1)).count_ones() as usize;
+                let triggers = usize::from(self.first[rank])..usize::from(self.first[rank + 1]);
+                last = (pair, triggers);
+            }
             let four = head(&line[i..]);
-            for t in triggers {
+            for t in &self.triggers[last.1.clone()] {
                 if four & t.head_mask == t.head && line[i..].starts_with(t.bytes) {
                     mask |= t.owners;
                 }
@@ -457,6 +464,14 @@ mod tests {
     }
 
     #[test]
+    fn a_head_is_the_first_four_bytes_or_fewer() {
+        assert_eq!(head(b"abcdef"), u32::from_le_bytes(*b"abcd"));
+        assert_eq!(head(b"abc"), u32::from_le_bytes(*b"abc\0"));
+        assert_eq!(head(b"a"), u32::from(b'a'));
+        assert_eq!(head(b""), 0);
+    }
+
+    #[test]
     fn every_trigger_is_found_wherever_it_is() {
         let every = every_trigger();
         let mut lines: Vec<Vec<u8>> = vec![
@@ -464,6 +479,10 @@ mod tests {
             b"test result: FAILED. 1 passed; 2 failed; 0 ignored".to_vec(),
             b"".to_vec(),
             b"e".to_vec(),
+            // Rules repeat a pair at every byte, a trigger's start among them.
+            b"============= test session starts =============".to_vec(),
+            b"==== === ====".to_vec(),
+            b"rrrrror errror".to_vec(),
         ];
         // Each trigger at the start, the end, inside, overlapping the next one, and cut.
         for (i, (p, _)) in every.iter().enumerate() {
