@@ -88,11 +88,7 @@ impl LineParser for PlaywrightParser {
             self.failure = Some((c[1].to_string(), None));
             return;
         }
-        if let Some(c) = text
-            .starts_with(char::is_whitespace)
-            .then(|| COUNT.captures(text))
-            .flatten()
-        {
+        if let Some(c) = is_count_like(text).then(|| COUNT.captures(text)).flatten() {
             self.close(out);
             out.saw(Runner::Playwright);
             self.listing = Some(&c[1] == "flaky");
@@ -134,6 +130,15 @@ impl LineParser for PlaywrightParser {
     fn finish(&mut self, out: &mut Collector) {
         self.close(out);
     }
+}
+
+/// Two whitespace characters and a number: what a closing count (`  3 passed (2.1s)`)
+/// starts with, and cargo's `     Running ...` does not.
+fn is_count_like(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(char::is_whitespace)
+        && chars.next().is_some_and(char::is_whitespace)
+        && chars.next().is_some_and(char::is_numeric)
 }
 
 impl PlaywrightParser {
