@@ -185,6 +185,8 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 if !run.knows(&it.id) {
                     let parent = it.parents.as_ref().and_then(|p| p.first().cloned());
                     events.extend(ws.record_missed(run, parent, now)?);
+                    // (The catch-up said which of those came past the gates.)
+                    recorded_before = run.recorded();
                 }
                 events.extend(run.record_local(&ws.config, it, now).events);
             }

@@ -239,6 +239,31 @@ fn deleted_open_markers_let_no_commit_past_pre_commit_and_one_past_the_gates_is_
         "{err}"
     );
     assert_eq!(status(&repo)["iterations"], iterations + 2);
+    // A commit with the hooks off, then one with no marker: post-commit records both, and
+    // says each once.
+    repo.tick();
+    repo.git(&[
+        "-c",
+        "core.hooksPath=/dev/null",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "off",
+    ]);
+    clear();
+    repo.tick();
+    let out = repo.try_git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", "both"]);
+    allowed(
+        &out,
+        "commit --no-verify with no marker, after one with the hooks off",
+    );
+    let err = stderr(&out);
+    assert_eq!(err.matches("past the gates").count(), 2, "{err}");
+    for id in [repo.rev_parse("HEAD~1"), repo.head()] {
+        assert_eq!(err.matches(&id[..7]).count(), 1, "{err}");
+    }
+    assert_eq!(status(&repo)["iterations"], iterations + 4);
     assert_eq!(refs_of(&remote), before);
 }
 
