@@ -763,7 +763,13 @@ impl<'c> Workspace<'c> {
         self.store
             .commit(&self.key, change)
             .map_err(StoreError::io("write", self.store.dir()))?;
-        if !run.is_open() && self.store.open_keys().is_ok_and(|k| k.is_empty()) {
+        // Disarmed when this change closed the run (or started one) and no marker is left: a
+        // commit that changes nothing about the breaker pays nothing for it. (Left armed by
+        // a crash in between, it only costs time; `init` decides again.)
+        if !run.is_open()
+            && before.is_none_or(Run::is_open)
+            && self.store.open_keys().is_ok_and(|k| k.is_empty())
+        {
             self.arm_or_say(false);
         }
         Ok(())
