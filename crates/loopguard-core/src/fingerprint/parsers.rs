@@ -159,7 +159,7 @@ pub(crate) struct Triggers {
 /// Every trigger of every parser with the parsers it brings a line to, found in a line by
 /// its first two bytes: one lookup in a table of two-byte pairs per byte of the line, and
 /// a comparison only where a trigger may start (an overlapping Aho-Corasick search took
-/// four times as long on a log's lines).
+/// about 1.6 times as long on an Actions log's lines, and a 44 KB automaton).
 struct Every {
     /// Bit `a << 8 | b` is set when some trigger starts with the bytes `a`, `b` (8 KiB).
     pairs: Box<[u64; PAIR_WORDS]>,
