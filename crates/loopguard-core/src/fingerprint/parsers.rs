@@ -243,7 +243,7 @@ impl Every {
     }
 
     /// The parsers whose triggers `line` holds. Not inlined: inside the front end's
-    /// handling of a line its loop ran out of registers, at twice the time per byte.
+    /// handling of a line its loop ran out of registers and kept its state on the stack.
     #[inline(never)]
     fn owners_of(&self, line: &[u8]) -> Mask {
         let mut mask = 0;
