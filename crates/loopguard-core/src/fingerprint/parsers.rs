@@ -10,6 +10,7 @@
 //! to see contains ([`LineParser::run_bytes`]), and the front end then looks for those
 //! bytes alone (memchr) instead of every trigger of every runner.
 
+use super::bytes::find_byte;
 use super::collect::{Collector, LineParser};
 use super::ghactions::CleanLine;
 use aho_corasick::{AhoCorasick, MatchKind, packed};
@@ -35,6 +36,19 @@ macro_rules! parser_table {
 
             fn each(&self) -> [&dyn LineParser; PARSERS] {
                 [$(&self.$field),*]
+            }
+
+            /// The parser at index `i` (a line goes to a few: no array of all of them is
+            /// built for it).
+            fn get(&mut self, i: usize) -> &mut dyn LineParser {
+                const GET: [fn(&mut Table) -> &mut dyn LineParser; PARSERS] =
+                    [$(|t| &mut t.$field),*];
+                GET[i](self)
+            }
+
+            fn get_ref(&self, i: usize) -> &dyn LineParser {
+                const GET: [fn(&Table) -> &dyn LineParser; PARSERS] = [$(|t| &t.$field),*];
+                GET[i](self)
             }
         }
     };
@@ -94,6 +108,15 @@ type Mask = u32;
 
 const _: () = assert!(PARSERS <= Mask::BITS as usize);
 
+/// The indexes of the parsers in `mask`, in table order.
+fn bits(mut mask: Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask.checked_sub(1)?;
+        Some(i)
+    })
+}
+
 /// How the front end finds the next line that matters, given the parsers' state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Scan {
@@ -115,37 +138,6 @@ impl Scan {
             Scan::Bytes(bytes, _) => find_byte(bytes, line).is_some(),
         }
     }
-}
-
-/// The first position in `hay` of any of `bytes` (1 to 4 of them).
-pub(crate) fn find_byte(bytes: &[u8], hay: &[u8]) -> Option<usize> {
-    match *bytes {
-        [a] => memchr::memchr(a, hay),
-        [a, b] => memchr::memchr2(a, b, hay),
-        [a, b, c] => memchr::memchr3(a, b, c, hay),
-        [a, b, c, d] => find_of_four([a, b, c, d], hay),
-        _ => unreachable!("run_bytes names 1 to 4 bytes"),
-    }
-}
-
-/// Bytes searched at a time for four bytes: small enough that the second search reads the
-/// window from the CPU's cache, not from memory again.
-const WINDOW: usize = 16 << 10;
-
-/// memchr has no search for four bytes: per window, the first three, then the fourth
-/// before the first hit of those.
-fn find_of_four([a, b, c, d]: [u8; 4], hay: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while from < hay.len() {
-        let window = &hay[from..hay.len().min(from + WINDOW)];
-        let three = memchr::memchr3(a, b, c, window);
-        let before = &window[..three.unwrap_or(window.len())];
-        if let Some(i) = memchr::memchr(d, before).or(three) {
-            return Some(from + i);
-        }
-        from += window.len();
-    }
-    None
 }
 
 /// The trigger automata, built once.
@@ -242,45 +234,75 @@ impl Every {
         usize::from(bytes[0]) << 8 | usize::from(bytes[1])
     }
 
-    /// The parsers whose triggers `line` holds. Not inlined: inside the front end's
-    /// handling of a line its loop ran out of registers and kept its state on the stack.
+    /// The parsers whose triggers `line` holds, in two passes per block of the line: the
+    /// places where some trigger's first two bytes stand (a lookup per byte, no branch),
+    /// then the triggers of each such place. Not inlined: inside the front end's handling
+    /// of a line its loop ran out of registers and kept its state on the stack.
     #[inline(never)]
     fn owners_of(&self, line: &[u8]) -> Mask {
-        let mut mask = 0;
-        // The pair looked up last and its triggers, and the last four bytes no trigger's
-        // head matched (`u64::MAX`: none yet): a rule (`=====`, `-----`) repeats both at
-        // every byte.
-        let (mut last, mut triggers) = (usize::MAX, 0..0);
-        let mut missed = u64::MAX;
-        for i in 1..line.len() {
-            let pair = usize::from(line[i - 1]) << 8 | usize::from(line[i]);
+        let mut found = Found {
+            mask: 0,
+            last: usize::MAX,
+            triggers: 0..0,
+            missed: u64::MAX,
+        };
+        let mut places = [0u16; BLOCK];
+        let mut from = 1;
+        while from < line.len() {
+            let to = line.len().min(from + BLOCK);
+            let mut n = 0;
+            for (i, pair) in (from..to).zip(line[from - 1..to].windows(2)) {
+                let pair = usize::from(pair[0]) << 8 | usize::from(pair[1]);
+                places[n % BLOCK] = i as u16;
+                n += (self.pairs[pair / 64] >> (pair % 64) & 1) as usize;
+            }
+            for &i in &places[..n] {
+                self.triggers_at(line, usize::from(i), &mut found);
+            }
+            from = to;
+        }
+        found.mask
+    }
+
+    /// Adds the owners of the triggers that start at `line[i - 1]`, where some trigger's
+    /// first two bytes stand.
+    fn triggers_at(&self, line: &[u8], i: usize, found: &mut Found) {
+        let pair = usize::from(line[i - 1]) << 8 | usize::from(line[i]);
+        // The first two bytes of `four` are the pair: the same four, the same misses.
+        let four = head(&line[i - 1..]);
+        if u64::from(four) == found.missed {
+            return;
+        }
+        if pair != found.last {
             let word = self.pairs[pair / 64];
-            if word & (1 << (pair % 64)) == 0 {
-                continue;
-            }
-            // The first two bytes of `four` are the pair: the same four, the same misses.
-            let four = head(&line[i - 1..]);
-            if u64::from(four) == missed {
-                continue;
-            }
-            if pair != last {
-                let rank = usize::from(self.rank[pair / 64])
-                    + (word & ((1 << (pair % 64)) - 1)).count_ones() as usize;
-                last = pair;
-                triggers = usize::from(self.first[rank])..usize::from(self.first[rank + 1]);
-            }
-            missed = u64::from(four);
-            for t in &self.triggers[triggers.clone()] {
-                if four & t.head_mask == t.head {
-                    missed = u64::MAX;
-                    if line[i - 1..].starts_with(t.bytes) {
-                        mask |= t.owners;
-                    }
+            let rank = usize::from(self.rank[pair / 64])
+                + (word & ((1 << (pair % 64)) - 1)).count_ones() as usize;
+            found.last = pair;
+            found.triggers = usize::from(self.first[rank])..usize::from(self.first[rank + 1]);
+        }
+        found.missed = u64::from(four);
+        for t in &self.triggers[found.triggers.clone()] {
+            if four & t.head_mask == t.head {
+                found.missed = u64::MAX;
+                if line[i - 1..].starts_with(t.bytes) {
+                    found.mask |= t.owners;
                 }
             }
         }
-        mask
     }
+}
+
+/// Bytes of a line whose trigger places are found before their triggers are compared.
+const BLOCK: usize = 128;
+
+/// What [`Every::owners_of`] found so far in a line.
+struct Found {
+    mask: Mask,
+    /// The pair looked up last and its triggers, and the last four bytes no trigger's head
+    /// matched (`u64::MAX`: none yet): a rule (`=====`, `-----`) repeats both at every byte.
+    last: usize,
+    triggers: std::ops::Range<usize>,
+    missed: u64,
 }
 
 /// The search for the first trigger in a buffer (leftmost-first): Teddy, the SIMD search
@@ -385,28 +407,25 @@ impl Parsers {
         let mut done: Mask = 0;
         if let Scan::Bytes(_, owner) = scan {
             done = 1 << owner;
-            if self.table.all()[owner].run_line(line, out) {
+            if self.table.get(owner).run_line(line, out) {
                 return self.update(done);
             }
         }
         let mask = (self.busy | TRIGGERS.owners_of(raw)) & !done;
-        for (i, parser) in self.table.all().into_iter().enumerate() {
-            if mask & (1 << i) != 0 {
-                parser.line(line, out);
-            }
+        for i in bits(mask) {
+            self.table.get(i).line(line, out);
         }
         self.update(mask | done);
     }
 
     /// Asks the parsers a line went to (`asked`) whether they are inside a block or a run.
     fn update(&mut self, asked: Mask) {
-        for (i, parser) in self.table.each().into_iter().enumerate() {
+        for i in bits(asked) {
+            let parser = self.table.get_ref(i);
             let bit = 1 << i;
-            if asked & bit != 0 {
-                self.busy = (self.busy & !bit) | if parser.wants_every_line() { bit } else { 0 };
-                let narrows = parser.run_bytes().is_some();
-                self.narrowing = (self.narrowing & !bit) | if narrows { bit } else { 0 };
-            }
+            self.busy = (self.busy & !bit) | if parser.wants_every_line() { bit } else { 0 };
+            let narrows = parser.run_bytes().is_some();
+            self.narrowing = (self.narrowing & !bit) | if narrows { bit } else { 0 };
         }
         debug_assert_eq!(
             (self.busy, self.narrowing),
@@ -446,7 +465,7 @@ impl Parsers {
             return Scan::Triggers;
         }
         let i = self.narrowing.trailing_zeros() as usize;
-        match self.table.each()[i].run_bytes() {
+        match self.table.get_ref(i).run_bytes() {
             Some(bytes) => Scan::Bytes(bytes, i),
             None => unreachable!("a narrowing parser names its run bytes"),
         }
@@ -597,21 +616,9 @@ mod tests {
     }
 
     #[test]
-    fn bytes_scans_find_any_of_their_bytes() {
-        assert_eq!(find_byte(b"F", b"abcF"), Some(3));
-        assert_eq!(find_byte(b"F;", b"a;F"), Some(1));
-        assert_eq!(find_byte(b"F;#", b"xyz"), None);
+    fn bytes_scans_want_lines_with_any_of_their_bytes() {
         assert!(Scan::Bytes(b"#", 0).wants(b"##[group]"));
         assert!(!Scan::Bytes(b"#", 0).wants(b"test a ... ok"));
-        // Four bytes: the first of any, across windows too.
-        let mut hay = vec![b'x'; 3 * WINDOW];
-        assert_eq!(find_byte(b"FR=#", &hay), None);
-        hay[2 * WINDOW + 5] = b'#';
-        assert_eq!(find_byte(b"FR=#", &hay), Some(2 * WINDOW + 5));
-        hay[2 * WINDOW + 9] = b'F';
-        hay[WINDOW + 1] = b'=';
-        assert_eq!(find_byte(b"FR=#", &hay), Some(WINDOW + 1));
-        hay[WINDOW] = b'#';
-        assert_eq!(find_byte(b"FR=#", &hay), Some(WINDOW));
+        assert!(Scan::Bytes(b"FR=#", 0).wants(b"x ERROR"));
     }
 }

@@ -15,9 +15,10 @@
 //! (its first [`MAX_LINE_BYTES`] bytes) and on the parsers' state, which only parsed lines
 //! change.
 
+use super::bytes::find_byte;
 use super::collect::Collector;
 use super::ghactions::CleanLine;
-use super::parsers::{Parsers, Scan, TRIGGERS, find_byte};
+use super::parsers::{Parsers, Scan, TRIGGERS};
 use super::report::ReportParser;
 use super::signature::Fingerprint;
 
