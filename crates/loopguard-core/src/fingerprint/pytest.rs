@@ -112,6 +112,13 @@ impl LineParser for PytestParser {
         self.passing_run.then_some(RUN_BYTES)
     }
 
+    fn run_line(&mut self, line: &CleanLine, out: &mut Collector) -> bool {
+        self.line(line, out);
+        // The session's closing counts are pytest's own: no other runner needs them.
+        let text = line.text.trim_end();
+        text.contains(" in ") && FINAL_COUNTS.is_match(text)
+    }
+
     fn finish(&mut self, out: &mut Collector) {
         self.finish_nodes(out);
     }
