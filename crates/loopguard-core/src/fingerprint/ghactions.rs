@@ -22,6 +22,9 @@ pub(crate) enum Marker {
 pub(crate) struct CleanLine {
     pub text: String,
     pub marker: Marker,
+    /// How many bytes of the raw line a BOM and the Actions timestamp take, up to the
+    /// space after it: no trigger starts in them (`parsers` holds this).
+    pub stamp: usize,
 }
 
 /// Cleans one raw line (without its `\n`).
@@ -43,6 +46,8 @@ impl CleanLine {
         }
         line = strip_bom(line);
         line = strip_timestamp(line);
+        // The space after the stamp stays: a trigger may start with one.
+        self.stamp = (raw.len() - line.len()).saturating_sub(1);
         line = strip_bom(line);
         // A progress redraw: only what follows the last carriage return stays on screen.
         if let Some(pos) = memchr::memrchr(b'\r', line) {

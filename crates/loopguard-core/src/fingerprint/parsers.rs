@@ -411,7 +411,7 @@ impl Parsers {
                 return self.update(done);
             }
         }
-        let mask = (self.busy | TRIGGERS.owners_of(raw)) & !done;
+        let mask = (self.busy | TRIGGERS.owners_of(&raw[line.stamp..])) & !done;
         for i in bits(mask) {
             self.table.get(i).line(line, out);
         }
@@ -496,6 +496,28 @@ mod tests {
         let (every, ac) = &*ORACLE;
         ac.find_overlapping_iter(line)
             .fold(0, |mask, m| mask | every[m.pattern().as_usize()].1)
+    }
+
+    #[test]
+    fn no_trigger_starts_inside_an_actions_timestamp() {
+        // The lines' owners are looked for after the stamp (`CleanLine::stamp`). A trigger
+        // that started inside one would start with two of its bytes (or `Z `), or in a BOM.
+        let stamp_byte = |b: u8| b.is_ascii_digit() || b"-T:.Z".contains(&b);
+        for (t, _) in every_trigger() {
+            let t = t.as_bytes();
+            assert!(!(stamp_byte(t[0]) && stamp_byte(t[1])), "{t:?}");
+            assert!(
+                !t.starts_with(b"Z ") && !b"\xEF\xBB\xBF".contains(&t[0]),
+                "{t:?}"
+            );
+        }
+        let raw = b"\xEF\xBB\xBF2026-11-25T10:00:00.1234567Z  FAILED";
+        let line = super::super::ghactions::clean_line(raw);
+        assert_eq!(&raw[line.stamp..], b"  FAILED");
+        let raw = b"2026-11-25T10:00:00Z Ran 3 tests";
+        let line = super::super::ghactions::clean_line(raw);
+        assert_eq!(&raw[line.stamp..], b" Ran 3 tests");
+        assert_eq!(super::super::ghactions::clean_line(b"no stamp").stamp, 0);
     }
 
     #[test]
