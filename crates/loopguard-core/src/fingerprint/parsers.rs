@@ -8,7 +8,7 @@
 //! Inside a runner's own run the front end narrows the scan further ([`Scan`]): a parser
 //! that knows its run's passing lines can name the few bytes that every line it still has
 //! to see contains ([`LineParser::run_bytes`]), and the front end then looks for those
-//! bytes alone (memchr) instead of every trigger of every runner.
+//! bytes alone ([`super::bytes`]: one SIMD pass) instead of every trigger of every runner.
 
 use super::bytes::find_byte;
 use super::collect::{Collector, LineParser};

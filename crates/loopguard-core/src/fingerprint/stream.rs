@@ -8,7 +8,7 @@
 //! one by one: one multi-literal scan (Teddy) over the chunk finds the next line that holds
 //! any parser's trigger substring, and only that line is cleaned and handed to the parsers
 //! whose triggers it holds ([`super::parsers`]). Inside a runner's own run, once the runner
-//! is decided, the scan narrows to the few bytes its remaining lines hold (memchr). Most
+//! is decided, the scan narrows to the few bytes its remaining lines hold ([`super::bytes`]). Most
 //! lines of a log are never decoded.
 //!
 //! Chunking never changes the result: whether a line is parsed depends only on the line
