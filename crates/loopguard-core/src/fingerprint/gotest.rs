@@ -14,7 +14,12 @@ use regex::Regex;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAIL", "panic", ".go:", "=== ", "ok  \t"];
+/// `=== RUN` and its kin are found by `== RUN`: a trigger that starts `===` would be a
+/// candidate at every byte of a rule (`=====`, pytest's and many tools'), and each one
+/// compared, in the scan for the next trigger.
+pub(crate) const TRIGGERS: &[&str] = &[
+    "FAIL", "panic", ".go:", "== RUN", "== CONT", "== NAME", "== PAUSE", "ok  \t",
+];
 
 static FAIL_LINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\s*)--- FAIL: (\S+) \(.*\)$").expect("because it is valid"));
