@@ -95,13 +95,7 @@ pub(crate) struct SectionMessage {
 
 impl LineParser for PytestParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
-        let text = line.text.trim_end();
-        let passing = self.passing_run;
-        self.text_line(text, out);
-        // Any line but the header or a passing result ends the narrowed scan: it may be a
-        // failure or the session's end, and the next lines then need every trigger.
-        self.passing_run = !self.in_report
-            && (is_session_header(text) || (passing && PASSING_RESULT.is_match(text)));
+        self.handle(line, out);
     }
 
     fn wants_every_line(&self) -> bool {
@@ -112,11 +106,9 @@ impl LineParser for PytestParser {
         self.passing_run.then_some(RUN_BYTES)
     }
 
+    /// The session's closing counts are pytest's own: no other runner needs them.
     fn run_line(&mut self, line: &CleanLine, out: &mut Collector) -> bool {
-        self.line(line, out);
-        // The session's closing counts are pytest's own: no other runner needs them.
-        let text = line.text.trim_end();
-        text.contains(" in ") && FINAL_COUNTS.is_match(text)
+        self.handle(line, out) == Seen::ClosingCounts
     }
 
     fn finish(&mut self, out: &mut Collector) {
@@ -130,8 +122,26 @@ fn is_session_header(text: &str) -> bool {
     text.starts_with('=') && text.contains("= test session starts =")
 }
 
+/// What a line was to pytest, where the front end needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    ClosingCounts,
+    Other,
+}
+
 impl PytestParser {
-    fn text_line(&mut self, text: &str, out: &mut Collector) {
+    fn handle(&mut self, line: &CleanLine, out: &mut Collector) -> Seen {
+        let text = line.text.trim_end();
+        let passing = self.passing_run;
+        let seen = self.text_line(text, out);
+        // Any line but the header or a passing result ends the narrowed scan: it may be a
+        // failure or the session's end, and the next lines then need every trigger.
+        self.passing_run = !self.in_report
+            && (is_session_header(text) || (passing && PASSING_RESULT.is_match(text)));
+        seen
+    }
+
+    fn text_line(&mut self, text: &str, out: &mut Collector) -> Seen {
         if self.in_report {
             if let Some(c) = text
                 .starts_with("__")
@@ -140,7 +150,7 @@ impl PytestParser {
             {
                 self.close_section();
                 self.section = Some(Section::new(&c[1]));
-                return;
+                return Seen::Other;
             }
             if text.starts_with('=') && RULE.is_match(text) {
                 self.close_section();
@@ -149,10 +159,11 @@ impl PytestParser {
                 if let Some(section) = &mut self.section {
                     section.line(text);
                 }
-                return;
+                return Seen::Other;
             }
         }
-        if text.starts_with('=') && REPORT_START.is_match(text) {
+        let report_start = text.contains(" FAILURES ") || text.contains(" ERRORS ");
+        if text.starts_with('=') && report_start && REPORT_START.is_match(text) {
             out.saw(Runner::Pytest);
             self.in_report = true;
         } else if let Some(c) = is_summary_shaped(text)
@@ -170,7 +181,9 @@ impl PytestParser {
             self.node(&c[1], &c[2], None);
         } else if text.contains(" in ") && FINAL_COUNTS.is_match(text) {
             out.saw(Runner::Pytest);
+            return Seen::ClosingCounts;
         }
+        Seen::Other
     }
 
     fn finish_nodes(&mut self, out: &mut Collector) {
