@@ -13,11 +13,13 @@ use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
+/// `running 3 tests from ./x_test.ts` is found by ` from ./`: cargo's `running 3 tests`
+/// is not deno's.
 pub(crate) const TRIGGERS: &[&str] = &[
     " ERRORS ",
     " FAILURES ",
     " => ./",
-    "running ",
+    " from ./",
     "[ERROR]: ",
     " passed | ",
     " passed (",
