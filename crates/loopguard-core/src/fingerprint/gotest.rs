@@ -14,11 +14,11 @@ use regex::Regex;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
 
-/// `=== RUN` and its kin are found by `== RUN`: a trigger that starts `===` would be a
+/// `=== RUN` and its kin are found by `= RUN`: a trigger that starts `==` would be a
 /// candidate at every byte of a rule (`=====`, pytest's and many tools'), and each one
-/// compared, in the scan for the next trigger.
+/// compared, in the scan for the next trigger and in the search for a line's owners.
 pub(crate) const TRIGGERS: &[&str] = &[
-    "FAIL", "panic", ".go:", "== RUN", "== CONT", "== NAME", "== PAUSE", "ok  \t",
+    "FAIL", "panic", ".go:", "= RUN", "= CONT", "= NAME", "= PAUSE", "ok  \t",
 ];
 
 static FAIL_LINE: LazyLock<Regex> =

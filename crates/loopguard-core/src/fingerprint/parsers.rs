@@ -173,7 +173,7 @@ struct Trigger {
     owners: Mask,
     /// The first four bytes (fewer for a shorter trigger, the rest zero), and the mask of
     /// those it has: most places a trigger's first two bytes stand are told apart by the
-    /// next two (`====` is no `== R`, go's `== RUN`) without a call to compare.
+    /// next two (a rule's `= te` is no `= RU`, go's `= RUN`) without a call to compare.
     head: u32,
     head_mask: u32,
 }
