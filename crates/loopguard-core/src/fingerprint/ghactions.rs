@@ -44,10 +44,12 @@ impl CleanLine {
         if let Some(rest) = line.strip_suffix(b"\r") {
             line = rest;
         }
+        let whole = line.len();
         line = strip_bom(line);
         line = strip_timestamp(line);
-        // The space after the stamp stays: a trigger may start with one.
-        self.stamp = (raw.len() - line.len()).saturating_sub(1);
+        // What went from the front; the space after the stamp stays: a trigger may start
+        // with one.
+        self.stamp = (whole - line.len()).saturating_sub(1);
         line = strip_bom(line);
         // A progress redraw: only what follows the last carriage return stays on screen.
         if let Some(pos) = memchr::memrchr(b'\r', line) {

@@ -517,7 +517,12 @@ mod tests {
         let raw = b"2026-11-25T10:00:00Z Ran 3 tests";
         let line = super::super::ghactions::clean_line(raw);
         assert_eq!(&raw[line.stamp..], b" Ran 3 tests");
+        // A Windows runner's line ends in `\r`: the stamp is counted from the front.
+        let raw = b"2026-11-25T10:00:00.1234567Z Test #1: parse\r";
+        let line = super::super::ghactions::clean_line(raw);
+        assert_eq!(&raw[line.stamp..], b" Test #1: parse\r");
         assert_eq!(super::super::ghactions::clean_line(b"no stamp").stamp, 0);
+        assert_eq!(super::super::ghactions::clean_line(b"no stamp\r").stamp, 0);
     }
 
     #[test]
