@@ -30,14 +30,6 @@ macro_rules! parser_table {
         const TRIGGER_LISTS: &[&[&str]] = &[$($triggers),*];
 
         impl Table {
-            fn all(&mut self) -> [&mut dyn LineParser; PARSERS] {
-                [$(&mut self.$field),*]
-            }
-
-            fn each(&self) -> [&dyn LineParser; PARSERS] {
-                [$(&self.$field),*]
-            }
-
             /// The parser at index `i` (a line goes to a few: no array of all of them is
             /// built for it).
             fn get(&mut self, i: usize) -> &mut dyn LineParser {
@@ -436,10 +428,9 @@ impl Parsers {
 
     /// `busy` and `narrowing` from every parser (debug builds check `update` with it).
     fn asking_every_parser(&self) -> (Mask, Mask) {
-        let each = self.table.each();
         let mask = |f: &dyn Fn(&dyn LineParser) -> bool| {
             (0..PARSERS)
-                .filter(|&i| f(each[i]))
+                .filter(|&i| f(self.table.get_ref(i)))
                 .fold(0, |m, i| m | 1 << i)
         };
         (
@@ -449,8 +440,8 @@ impl Parsers {
     }
 
     pub(crate) fn finish(&mut self, out: &mut Collector) {
-        for parser in self.table.all() {
-            parser.finish(out);
+        for i in 0..PARSERS {
+            self.table.get(i).finish(out);
         }
     }
 
