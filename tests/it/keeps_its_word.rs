@@ -241,16 +241,7 @@ fn deleted_open_markers_let_no_commit_past_pre_commit_and_one_past_the_gates_is_
     assert_eq!(status(&repo)["iterations"], iterations + 2);
     // A commit with the hooks off, then one with no marker: post-commit records both, and
     // says each once.
-    repo.tick();
-    repo.git(&[
-        "-c",
-        "core.hooksPath=/dev/null",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "off",
-    ]);
+    repo.commit_hooks_off("off");
     clear();
     repo.tick();
     let out = repo.try_git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", "both"]);
