@@ -260,7 +260,7 @@ cargo_target() {
 gen_cargo() {
     local s
     for s in passing assert-count panic-count should-panic doctest compile-error missing-file \
-        two-failures; do
+        two-failures abort exit-early; do
         wanted "$s" || continue
         emit cargo "$s" plain cargo test --no-fail-fast --color never
         emit cargo "$s" color cargo test --no-fail-fast --color always -- --color always

@@ -475,6 +475,20 @@ fn expected_of_rust(m: &mut Expected) {
     m.insert("nextest/compile-error", compile_error);
     m.insert("cargo/missing-file", missing_file.clone());
     m.insert("nextest/missing-file", missing_file);
+    // A test binary that died before its result: libtest cannot say which test, cargo
+    // names the binary and how it died.
+    m.insert(
+        "cargo/abort",
+        one(
+            Crash,
+            "wordcount",
+            "signal: <n>, SIGABRT: process abort signal",
+        ),
+    );
+    m.insert(
+        "cargo/exit-early",
+        one(Crash, "wordcount", "exit status: <n>"),
+    );
     m.insert("cargo/two-failures", two_cargo.clone());
     m.insert("nextest/two-failures", two_cargo);
 }

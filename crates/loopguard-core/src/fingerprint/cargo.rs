@@ -14,13 +14,22 @@ use super::ghactions::CleanLine;
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["FAILED", "fail", "panic", "error", "running "];
+pub(crate) const TRIGGERS: &[&str] = &[
+    "FAILED",
+    "fail",
+    "panic",
+    "error",
+    "running ",
+    "successfully: `",
+];
 
 /// Inside a test binary's run that has shown no failure yet, the only lines cargo still
 /// needs hold one of these: `F` (`test x ... FAILED`, the `F` of `-q`'s progress),
-/// `;` (`test result: ok. 3 passed; 0 failed; ...`, the run's end) and `#` (a GitHub
-/// Actions marker: another step).
-const RUN_BYTES: &[u8] = b"F;#";
+/// `;` (`test result: ok. 3 passed; 0 failed; ...`, the run's end), `` ` `` (cargo's
+/// ``error: test failed, to rerun pass `--lib` `` and ``process didn't exit successfully:
+/// `...` (signal: 6, ...)``: the binary died before its end) and `#` (a GitHub Actions
+/// marker: another step).
+const RUN_BYTES: &[u8] = b"F;`#";
 
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
@@ -158,6 +167,8 @@ impl CargoParser {
             self.state = State::FailureList;
         } else if text.starts_with("test result: ") {
             out.saw(Runner::Cargo);
+        } else if let Some((binary, cause)) = died(text) {
+            out.fail(Runner::Cargo, FailureKind::Crash, binary, Some(cause));
         } else if let Some(c) = text
             .starts_with("error")
             .then(|| RUSTC_ERROR.captures(text))
@@ -184,6 +195,37 @@ fn is_run_header(text: &str) -> bool {
 
 fn is_failed_result(text: &str) -> bool {
     text.starts_with("test ") && text.ends_with("FAILED")
+}
+
+/// A test binary (or a doc test's rustdoc) that died before it printed its result: cargo's
+/// ``process didn't exit successfully: `PATH ARGS` (CAUSE)``, as the binary's name (its
+/// build hash and `.exe` cut) and the cause (`signal: 6, SIGABRT: process abort signal`,
+/// `exit status: 3`, Windows' `exit code: 0xc0000005, STATUS_ACCESS_VIOLATION`). A binary
+/// whose tests failed exits with 101 after printing them: that is no death. Nor is a
+/// process other than a test's (a build script's, `cargo run`'s).
+fn died(text: &str) -> Option<(&str, &str)> {
+    // The line's first backtick opens the command (a byte search: this runs on every line
+    // cargo gets, a substring search's setup cost more than the rest of the line's work).
+    let tick = memchr::memchr(b'`', text.as_bytes())?;
+    if !text[..tick].ends_with("process didn't exit successfully: ") {
+        return None;
+    }
+    let (command, cause) = text[tick + 1..].split_once("` (")?;
+    let cause = cause.strip_suffix(')')?;
+    if matches!(cause, "exit status: 101" | "exit code: 101") {
+        return None;
+    }
+    let program = command.split(' ').next()?;
+    let (dir, file) = program.rsplit_once(['/', '\\']).unwrap_or(("", program));
+    let file = file.strip_suffix(".exe").unwrap_or(file);
+    let is_test = dir.ends_with("deps") || file == "rustdoc";
+    let name = match file.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            name
+        }
+        _ => file,
+    };
+    is_test.then_some((name, cause))
 }
 
 /// cargo's own closing lines repeat that something failed; they name no failure.
@@ -354,6 +396,65 @@ mod tests {
         let log =
             "test it_reports_failures ... ok\ntest error_paths ... ok\ntest result: ok. 0 failed\n";
         assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+    }
+
+    #[test]
+    fn a_test_binary_that_died_is_a_crash_of_that_binary() {
+        use super::died;
+        assert_eq!(
+            died(
+                "  process didn't exit successfully: `/w/target/debug/deps/wordcount-a07f0cfb7275c93a --test-threads=1` (signal: 6, SIGABRT: process abort signal)"
+            ),
+            Some(("wordcount", "signal: 6, SIGABRT: process abort signal"))
+        );
+        assert_eq!(
+            died(
+                r"  process didn't exit successfully: `D:\a\w\w\target\debug\deps\cli-05ffad2ebf2bf229.exe` (exit code: 0xc0000005, STATUS_ACCESS_VIOLATION)"
+            ),
+            Some(("cli", "exit code: 0xc0000005, STATUS_ACCESS_VIOLATION"))
+        );
+        assert_eq!(
+            died(
+                "  process didn't exit successfully: `rustdoc --edition=2021 --test src/lib.rs` (signal: 11, SIGSEGV: invalid memory reference)"
+            ),
+            Some(("rustdoc", "signal: 11, SIGSEGV: invalid memory reference"))
+        );
+        // Failed tests make libtest exit with 101 after it printed them: no death.
+        assert_eq!(
+            died(
+                "  process didn't exit successfully: `/w/target/debug/deps/wordcount-a07f0cfb7275c93a` (exit status: 101)"
+            ),
+            None
+        );
+        // Not a test's process: a build script, `cargo run`.
+        assert_eq!(
+            died(
+                "  process didn't exit successfully: `/w/target/debug/build/ring-0b1c2d3e4f5a6b7c/build-script-build` (exit status: 1)"
+            ),
+            None
+        );
+        assert_eq!(
+            died("  process didn't exit successfully: `target/debug/app` (exit status: 2)"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_death_inside_a_long_passing_run_is_found() {
+        // The narrowed scan of a passing run must still reach cargo's lines about the death.
+        let mut log = String::from("running 5001 tests\n");
+        log.extend((0..5000).map(|i| format!("test tests::case_{i} ... ok\n")));
+        log += "error: test failed, to rerun pass `--lib`\n\nCaused by:\n  process didn't exit \
+            successfully: `/w/target/debug/deps/app-0123456789abcdef` (signal: 11, SIGSEGV: \
+            invalid memory reference)\n";
+        assert_eq!(
+            failures(&log),
+            [(
+                "app".into(),
+                FailureKind::Crash,
+                "signal: <n>, SIGSEGV: invalid memory reference".into()
+            )]
+        );
     }
 
     #[test]
