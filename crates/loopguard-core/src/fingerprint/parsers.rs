@@ -475,6 +475,11 @@ mod tests {
         assert_ne!(owners & go, 0);
         assert_eq!(owners & cargo, 0, "FAIL is not cargo's: FAILED is");
         assert_eq!(TRIGGERS.owners_of(b"test a ... ok"), 0);
+        // cargo's line between two test binaries is nobody's: it is not Playwright's header.
+        assert_eq!(
+            TRIGGERS.owners_of(b"     Running unittests src/lib.rs (target/debug/deps/a-0123)"),
+            0
+        );
     }
 
     /// What [`Every`] replaced, the overlapping Aho-Corasick search: the oracle.

@@ -17,9 +17,13 @@ use super::normalize::cut_message;
 use regex::Regex;
 use std::sync::LazyLock;
 
+/// The run's header, `Running 7 tests using 2 workers`, is found by its middle: other tools
+/// print `Running ...` lines too (cargo one per test binary), and in colour the count
+/// stands in its own escapes (`Running \e[22m7\e[2m tests using`).
 pub(crate) const TRIGGERS: &[&str] = &[
     " \u{203a} ",
-    "Running ",
+    " tests using ",
+    " test using ",
     " failed",
     " flaky",
     " passed (",
@@ -201,5 +205,19 @@ mod tests {
         );
         assert_eq!(fp.signature, None);
         assert_eq!(fp.runner, Some(Runner::Playwright));
+    }
+
+    #[test]
+    fn the_header_alone_names_playwright_plain_coloured_and_singular() {
+        for header in [
+            &b"Running 1 test using 1 worker\n"[..],
+            b"\x1b[2mRunning \x1b[22m7\x1b[2m tests using \x1b[22m2\x1b[2m workers\x1b[22m\n",
+        ] {
+            let fp = fingerprint_bytes(header);
+            assert_eq!(fp.runner, Some(Runner::Playwright), "{header:?}");
+        }
+        // Another tool's `Running ...` is not.
+        let fp = fingerprint_bytes(b"     Running unittests src/lib.rs (target/debug/deps/a-01)\n");
+        assert_eq!(fp.runner, None);
     }
 }
