@@ -8,6 +8,7 @@
 //! Only unindented lines count: nextest shows libtest's output of each test indented, and
 //! that belongs to [`super::nextest`].
 
+use super::bytes::RunBytes;
 use super::collect::{Collector, LineParser};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
@@ -29,7 +30,7 @@ pub(crate) const TRIGGERS: &[&str] = &[
 /// ``error: test failed, to rerun pass `--lib` `` and ``process didn't exit successfully:
 /// `...` (signal: 6, ...)``: the binary died before its end) and `#` (a GitHub Actions
 /// marker: another step).
-const RUN_BYTES: &[u8] = b"F;`#";
+static RUN_BYTES: RunBytes = RunBytes::new(b"F;`#");
 
 static RESULT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^test (.+?)(?: - should panic)? \.\.\. FAILED$").expect("because it is valid")
@@ -114,8 +115,8 @@ impl LineParser for CargoParser {
         !matches!(self.state, State::Idle)
     }
 
-    fn run_bytes(&self) -> Option<&'static [u8]> {
-        self.passing_run.then_some(RUN_BYTES)
+    fn run_bytes(&self) -> Option<&'static RunBytes> {
+        self.passing_run.then_some(&RUN_BYTES)
     }
 
     fn run_line(&mut self, line: &CleanLine, out: &mut Collector) -> bool {

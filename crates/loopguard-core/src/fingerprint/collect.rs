@@ -1,6 +1,7 @@
 //! Where parsers put what they recognise: failures (merged per runner and id), and which
 //! runners showed up at all (for a passing log's `runner`).
 
+use super::bytes::RunBytes;
 use super::failure::{Failure, FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::{normalize_id, normalize_message};
@@ -24,7 +25,7 @@ pub(crate) trait LineParser {
     /// that every line it must still see holds (its failures, the end of the run, a
     /// GitHub Actions marker). The front end then looks for these bytes alone. A parser
     /// that gets a line in this state it cannot call harmless must stop narrowing.
-    fn run_bytes(&self) -> Option<&'static [u8]> {
+    fn run_bytes(&self) -> Option<&'static RunBytes> {
         None
     }
     /// A line the narrowed scan found ([`Self::run_bytes`]): handles it, and says whether it

@@ -10,7 +10,7 @@
 //! to see contains ([`LineParser::run_bytes`]), and the front end then looks for those
 //! bytes alone ([`super::bytes`]: one SIMD pass) instead of every trigger of every runner.
 
-use super::bytes::find_byte;
+use super::bytes::RunBytes;
 use super::collect::{Collector, LineParser};
 use super::ghactions::CleanLine;
 use aho_corasick::{AhoCorasick, MatchKind, packed};
@@ -117,8 +117,8 @@ pub(crate) enum Scan {
     /// Lines holding any parser's trigger.
     Triggers,
     /// One runner (the parser at this index) is inside its own run: lines holding one of
-    /// these bytes (1 to 4).
-    Bytes(&'static [u8], usize),
+    /// its run bytes.
+    Bytes(&'static RunBytes, usize),
 }
 
 impl Scan {
@@ -127,7 +127,7 @@ impl Scan {
         match self {
             Scan::EveryLine => true,
             Scan::Triggers => TRIGGERS.scan.find(line).is_some(),
-            Scan::Bytes(bytes, _) => find_byte(bytes, line).is_some(),
+            Scan::Bytes(bytes, _) => bytes.find(line).is_some(),
         }
     }
 }
@@ -640,8 +640,10 @@ mod tests {
 
     #[test]
     fn bytes_scans_want_lines_with_any_of_their_bytes() {
-        assert!(Scan::Bytes(b"#", 0).wants(b"##[group]"));
-        assert!(!Scan::Bytes(b"#", 0).wants(b"test a ... ok"));
-        assert!(Scan::Bytes(b"FR=#", 0).wants(b"x ERROR"));
+        const HASH: RunBytes = RunBytes::new(b"#");
+        const PYTEST: RunBytes = RunBytes::new(b"FR=#");
+        assert!(Scan::Bytes(&HASH, 0).wants(b"##[group]"));
+        assert!(!Scan::Bytes(&HASH, 0).wants(b"test a ... ok"));
+        assert!(Scan::Bytes(&PYTEST, 0).wants(b"x ERROR"));
     }
 }

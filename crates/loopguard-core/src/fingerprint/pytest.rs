@@ -7,6 +7,7 @@
 //! message is cut to the terminal width (ending in `...`), so the message comes from the
 //! section when there is one, and the summary's only when there is not.
 
+use super::bytes::RunBytes;
 use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
@@ -28,7 +29,7 @@ pub(crate) const TRIGGERS: &[&str] = &[
 /// failure yet, the only lines pytest still needs hold one of these: `F` (`FAILED`, a
 /// progress `F`), `R` (`ERROR`), `=` (the report's and the closing counts' rules) and
 /// `#` (a GitHub Actions marker: another step). `PASSED` holds none of them.
-const RUN_BYTES: &[u8] = b"FR=#";
+static RUN_BYTES: RunBytes = RunBytes::new(b"FR=#");
 
 /// E lines kept per section: the error is among the first ones.
 const MAX_E_LINES: usize = 16;
@@ -102,8 +103,8 @@ impl LineParser for PytestParser {
         self.in_report
     }
 
-    fn run_bytes(&self) -> Option<&'static [u8]> {
-        self.passing_run.then_some(RUN_BYTES)
+    fn run_bytes(&self) -> Option<&'static RunBytes> {
+        self.passing_run.then_some(&RUN_BYTES)
     }
 
     /// The session's closing counts are pytest's own: no other runner needs them.

@@ -15,7 +15,6 @@
 //! (its first [`MAX_LINE_BYTES`] bytes) and on the parsers' state, which only parsed lines
 //! change.
 
-use super::bytes::find_byte;
 use super::collect::Collector;
 use super::ghactions::CleanLine;
 use super::parsers::{Parsers, Scan, TRIGGERS};
@@ -181,9 +180,7 @@ impl Fingerprinter {
                     .scan
                     .find(&data[pos..])
                     .map(|(start, end)| (pos + start, pos + end)),
-                Scan::Bytes(bytes, _) => {
-                    find_byte(bytes, &data[pos..]).map(|i| (pos + i, pos + i + 1))
-                }
+                Scan::Bytes(bytes, _) => bytes.find(&data[pos..]).map(|i| (pos + i, pos + i + 1)),
             };
             let Some((at, found_end)) = found else {
                 // Nothing in the rest: only the unfinished last line can still matter.
