@@ -136,8 +136,10 @@ impl PytestParser {
         let passing = self.passing_run;
         let seen = self.text_line(text, out);
         // Any line but the header or a passing result ends the narrowed scan: it may be a
-        // failure or the session's end, and the next lines then need every trigger.
+        // failure or the session's end (the closing counts), and the next lines then need
+        // every trigger.
         self.passing_run = !self.in_report
+            && seen != Seen::ClosingCounts
             && (is_session_header(text) || (passing && PASSING_RESULT.is_match(text)));
         seen
     }
@@ -163,8 +165,8 @@ impl PytestParser {
                 return Seen::Other;
             }
         }
-        let report_start = text.contains(" FAILURES ") || text.contains(" ERRORS ");
-        if text.starts_with('=') && report_start && REPORT_START.is_match(text) {
+        let report_start = || text.contains(" FAILURES ") || text.contains(" ERRORS ");
+        if text.starts_with('=') && report_start() && REPORT_START.is_match(text) {
             out.saw(Runner::Pytest);
             self.in_report = true;
         } else if let Some(c) = is_summary_shaped(text)
