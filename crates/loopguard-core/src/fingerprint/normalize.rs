@@ -26,7 +26,7 @@
 //! (`v2`, `v1.2.3`, `utf8`, `E0308`, `TS2322`, `x86_64`, `test_port_8080_config`), because
 //! a word only counts as a number when it is nothing but digits and dots.
 
-use regex::{Captures, Regex};
+use regex::{Captures, Regex, Replacer};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -37,44 +37,155 @@ pub(super) const MAX_ID_CHARS: usize = 300;
 
 // Patterns use ASCII classes (`[0-9]`, `[0-9A-Za-z_]`, `(?-u:\b)`): with Unicode `\d`, `\w`
 // and `\b` their automata took about 3 MiB more of the peak memory of every run that finds a
-// failure, for numbers and names that are ASCII anyway.
-macro_rules! regex {
-    ($name:ident, $re:expr) => {
-        static $name: LazyLock<Regex> =
-            LazyLock::new(|| Regex::new($re).expect("because the pattern is a valid regex"));
+// failure, for numbers and names that are ASCII anyway. Whitespace is spelled ` `: every
+// pattern runs on what `single_line` made (and replacements keep), where the only whitespace
+// (Unicode's `\s`) left is the space; a Unicode `\s` took `ABSOLUTE_PATH` 0.17 ms longer to
+// compile.
+
+/// A pattern, and what every one of its matches contains: one of `needs`. A text with none
+/// of them is left alone without the regex, which is then not even compiled: compiling the
+/// patterns of this file was most of the time of a `fingerprint` that found a failure in a
+/// small log (about 4 ms of 8), and a message needs few of them.
+///
+/// A need is a short text in which `#` stands for any ASCII digit and `%` for any ASCII hex
+/// digit (no need has a literal `#` or `%`); with `any_case`, letters match in either ASCII
+/// case. Each must be a necessary condition (a match without it is a bug: the pattern would
+/// no longer apply); the tests check it on texts generated from the patterns.
+struct Guarded {
+    needs: &'static [&'static str],
+    any_case: bool,
+    re: LazyLock<Regex>,
+}
+
+impl Guarded {
+    /// Whether `text` has one of the needs, that is, may have a match.
+    fn admits(&self, text: &str) -> bool {
+        self.needs
+            .iter()
+            .any(|need| occurs(need, text, self.any_case))
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        self.admits(text) && self.re.is_match(text)
+    }
+
+    fn replace<'h>(&self, text: &'h str, rep: impl Replacer) -> Cow<'h, str> {
+        if self.admits(text) {
+            self.re.replace(text, rep)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+
+    fn replace_all<'h>(&self, text: &'h str, rep: impl Replacer) -> Cow<'h, str> {
+        if self.admits(text) {
+            self.re.replace_all(text, rep)
+        } else {
+            Cow::Borrowed(text)
+        }
+    }
+}
+
+/// Whether `need` (see [`Guarded`]) occurs in `text`. Candidates are found with `memchr`
+/// on the need's first literal byte; a need of one wildcard only is a run of its class.
+fn occurs(need: &str, text: &str, any_case: bool) -> bool {
+    let (need, text) = (need.as_bytes(), text.as_bytes());
+    let fits = |n: u8, t: u8| match n {
+        b'#' => t.is_ascii_digit(),
+        b'%' => t.is_ascii_hexdigit(),
+        _ => n == t || any_case && n.eq_ignore_ascii_case(&t),
+    };
+    let at = |start: usize| {
+        text.get(start..start + need.len())
+            .is_some_and(|w| w.iter().zip(need).all(|(&t, &n)| fits(n, t)))
+    };
+    match need.iter().position(|&b| b != b'#' && b != b'%') {
+        Some(k) if any_case && need[k].is_ascii_alphabetic() => {
+            let (lower, upper) = (need[k].to_ascii_lowercase(), need[k].to_ascii_uppercase());
+            memchr::memchr2_iter(lower, upper, text).any(|i| i >= k && at(i - k))
+        }
+        Some(k) => memchr::memchr_iter(need[k], text).any(|i| i >= k && at(i - k)),
+        None if need.iter().all(|&n| n == need[0]) => {
+            let mut run = 0;
+            text.iter().any(|&t| {
+                run = if fits(need[0], t) { run + 1 } else { 0 };
+                run >= need.len()
+            })
+        }
+        None => (0..text.len()).any(at),
+    }
+}
+
+/// `guarded!(NAME, [needs..], pattern)`, or `guarded!(NAME, any_case [needs..], pattern)`.
+macro_rules! guarded {
+    ($name:ident, [$($need:expr),+ $(,)?], $re:expr) => {
+        guarded!(@ $name, false, [$($need),+], $re);
+    };
+    ($name:ident, any_case [$($need:expr),+ $(,)?], $re:expr) => {
+        guarded!(@ $name, true, [$($need),+], $re);
+    };
+    (@ $name:ident, $any_case:expr, [$($need:expr),+], $re:expr) => {
+        static $name: Guarded = Guarded {
+            needs: &[$($need),+],
+            any_case: $any_case,
+            re: LazyLock::new(|| Regex::new($re).expect("because the pattern is a valid regex")),
+        };
     };
 }
 
-regex!(
+// Eight hex digits and a dash start every UUID.
+guarded!(
     UUID,
+    ["%%%%%%%%-"],
     r"(?-u:\b)[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?-u:\b)"
 );
 // The counterexample a property-testing tool found: it depends on the random seed (and the
 // shrinker's luck), so everything after the tool's marker goes. Hypothesis' example keeps
 // the test's name; its arguments follow on the next lines.
-regex!(
+guarded!(
     COUNTEREXAMPLE,
+    [
+        "minimal failing input:",
+        "Counterexample:",
+        "failed on input",
+        "[quickcheck] TEST FAILED",
+        "Falsifying example:",
+        "Failing test case:",
+        "Falsifying explicit example:",
+    ],
     r"(?:(?P<marker>minimal failing input:|Counterexample:|failed on input|\[quickcheck\] TEST FAILED(?: \([^)]*\))?\. Arguments:)|(?P<example>Falsifying example:|Failing test case:|Falsifying explicit example:) ?(?P<test>[0-9A-Za-z_.]*)\()(?s:.*)$"
 );
 // `seed: -123`, `seed=42`, `(seed 42)`, `@seed(42)`, `--hypothesis-seed=42`,
-// `QUICKCHECK_SEED=42`: the sign goes too, fast-check's seeds are signed.
-regex!(
+// `QUICKCHECK_SEED=42`: the sign goes too, fast-check's seeds are signed. In any case,
+// spelled out: the classes are what Unicode's `(?i)` makes of `seed`, `0x` and `[0-9a-f]`,
+// where the long s `ſ` is an `s` too. Written as an alternative, `ſ` keeps the classes
+// ASCII: `(?i)`'s tables and a non-ASCII class each cost about 0.2 ms of compiling.
+guarded!(
     SEED,
-    r"(?i)(seed[ \t]*[:=(]?[ \t]*)-?(?:0x[0-9a-f]+|[0-9]+)(?-u:\b)"
+    any_case["seed", "ſeed"],
+    r"((?:[sS]|ſ)[eE][eE][dD][ \t]*[:=(]?[ \t]*)-?(?:0[xX][0-9a-fA-F]+|[0-9]+)(?-u:\b)"
 );
 // fast-check's replay path (`path: "6:2:0:1:8"`) grows with the shrink steps.
-regex!(REPLAY_PATH, r#"(?-u:\b)path: ?"[0-9:]*""#);
+guarded!(REPLAY_PATH, ["path:"], r#"(?-u:\b)path: ?"[0-9:]*""#);
 // Hypothesis' `@reproduce_failure('6.170.17', b'AXicY2BkAAAABgAC')`: the blob encodes the
 // example.
-regex!(REPRODUCE_BLOB, r#"@reproduce_failure\([^)]*\)"#);
+guarded!(
+    REPRODUCE_BLOB,
+    ["@reproduce_failure("],
+    r#"@reproduce_failure\([^)]*\)"#
+);
 // (In `(?x)` patterns a space is `\x20`: whitespace is ignored even inside classes.)
 // Dates with month names: HTTP / RFC 2822 (`Sun, 07 May 2028 06:51:57 GMT`), syslog
 // (`Nov 26 06:41:02`), C's ctime and Java's `Date` (`Thu Nov 26 06:41:02 UTC 2026`),
 // JavaScript's `Date.toString` (`Thu Nov 26 2026 06:41:02 GMT+0000 (Coordinated Universal
 // Time)`), and a month-name date with a year (`Nov 26, 2026`). A month word alone is a word:
 // it counts as a date only next to a day and a time or a year.
-regex!(
+guarded!(
     CALENDAR_DATE,
+    // Each form has a month.
+    [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+    ],
     r"(?x)
     (?-u:\b)(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\x20+)?
     (?:
@@ -94,8 +205,10 @@ regex!(
 // ISO 8601 / RFC 3339 and their relatives: `2026-11-26T06:41:02.123Z`, Python logging's
 // `2026-11-26 06:41:02,123`, Go's log `2026/11/26 06:41:02` and `time.Time` strings
 // (`... +0000 UTC m=+0.0012`), basic `20261126T064102Z`; and a bare time of day.
-regex!(
+guarded!(
     TIMESTAMP,
+    // A date's year and month, a basic date's `T`, or a time's minutes and seconds.
+    ["####-##", "####/##", "########T", "#:##:##"],
     r"(?x)
     (?-u:\b)[0-9]{4}[-/][0-9]{2}[-/][0-9]{2}
         (?:[T\x20][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?
@@ -110,60 +223,89 @@ regex!(
 // Temp directories first: the GitHub runner's temp lives under its work directory. A root
 // counts only where a path starts (not inside `src/tmp/`); Windows separators may be
 // doubled, as Python's repr shows them.
-regex!(
+guarded!(
     TEMP_PATH,
+    // One in every root: `/tmp` also in `/var/tmp`, `_temp` the runner's, `Temp` Windows',
+    // `TEMP` and `TMP` in the variables.
+    [
+        "/tmp",
+        "/dev/shm",
+        "/var/folders/",
+        "_temp",
+        "Temp",
+        "TEMP",
+        "TMP"
+    ],
     r#"(?x)
     (?P<lead>^|[^0-9A-Za-z_.~/\\$%-])
     (?:file://)?
     (?:
-        (?:/private)?/(?:tmp|var/tmp|dev/shm|var/folders/[^/\s]+/[^/\s]+/T)
+        (?:/private)?/(?:tmp|var/tmp|dev/shm|var/folders/[^/\x20]+/[^/\x20]+/T)
       | /(?:home|Users)/runner/work/_temp
       | [A-Za-z]:(?:\\{1,2}|/)
         (?:
-            Users(?:\\{1,2}|/)[^\\/\s'"]+(?:\\{1,2}|/)AppData(?:\\{1,2}|/)Local(?:\\{1,2}|/)Temp
+            Users(?:\\{1,2}|/)[^\\/\x20'"]+(?:\\{1,2}|/)AppData(?:\\{1,2}|/)Local(?:\\{1,2}|/)Temp
           | Windows(?:\\{1,2}|/)Temp
           | a(?:\\{1,2}|/)_temp
         )
-      | /[a-z]/Users/[^/\s'"]+/AppData/Local/Temp
+      | /[a-z]/Users/[^/\x20'"]+/AppData/Local/Temp
       | %(?:TEMP|TMP)%
       | \$\{?(?:TMPDIR|TEMP|TMP|RUNNER_TEMP)\}?
       | \$env:(?:TEMP|TMP)
     )
-    (?P<rest>(?:[\\/][^\s'"`,;:()\[\]{}<>|]*)?)
+    (?P<rest>(?:[\\/][^\x20'"`,;:()\[\]{}<>|]*)?)
     "#
 );
-regex!(
+guarded!(
     WORKSPACE,
-    r"(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:(?:\\{1,2}|/)a)(?:\\{1,2}|/)[^\\/\s]+(?:\\{1,2}|/)[^\\/\s]+(?:\\{1,2}|/)|/github/workspace/"
+    // Each root, the drive's `:` and `a` with a separator of either kind between them.
+    [
+        "/home/runner/work",
+        "/Users/runner/work",
+        "/__w",
+        r":\a",
+        r":\\a",
+        ":/a",
+        "/github/workspace/"
+    ],
+    r"(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:(?:\\{1,2}|/)a)(?:\\{1,2}|/)[^\\/ ]+(?:\\{1,2}|/)[^\\/ ]+(?:\\{1,2}|/)|/github/workspace/"
 );
-regex!(
+guarded!(
     ABSOLUTE_PATH,
-    r#"(^|[\s'"`(\[=])/(?:[0-9A-Za-z_.@+~-]+/)+([0-9A-Za-z_.@+~-]+/[0-9A-Za-z_.@+~-]+)"#
+    // What starts a path.
+    ["/"],
+    r#"(^|[ '"`(\[=])/(?:[0-9A-Za-z_.@+~-]+/)+([0-9A-Za-z_.@+~-]+/[0-9A-Za-z_.@+~-]+)"#
 );
-regex!(
+guarded!(
     POSITION,
+    // `:line` or `(line,`.
+    [":#", "(#"],
     r"(\.[A-Za-z][A-Za-z0-9]{0,9})(?::[0-9]+){1,2}(?-u:\b)|(\.[A-Za-z][A-Za-z0-9]{0,9})\([0-9]+,[0-9]+\)"
 );
-regex!(DOCTEST_LINE, r"\(line [0-9]+\)");
-regex!(HEX_ADDRESS, r"(?-u:\b)0x[0-9a-fA-F]+(?-u:\b)");
+guarded!(DOCTEST_LINE, ["(line #"], r"\(line [0-9]+\)");
+guarded!(HEX_ADDRESS, ["0x%"], r"(?-u:\b)0x[0-9a-fA-F]+(?-u:\b)");
 // Java's default `toString`: class name, `@`, identity hash (`java.lang.Object@1b6d3586`,
 // `[I@6d06d69c`).
-regex!(
+guarded!(
     JAVA_IDENTITY,
+    ["@%%%%"],
     r"((?-u:\b)[A-Za-z_$][0-9A-Za-z_$]*|\[+[A-Z][0-9A-Za-z_.$]*;?)@([0-9a-f]{4,8})(?-u:\b)"
 );
-regex!(HEX_WORD, r"(?-u:\b)[0-9a-fA-F]{8,}(?-u:\b)");
-regex!(
+guarded!(HEX_WORD, ["%%%%%%%%"], r"(?-u:\b)[0-9a-fA-F]{8,}(?-u:\b)");
+// A digit and its unit, or ISO 8601's `T` and a digit (a digit follows the `T` in both of its
+// forms).
+guarded!(
     DURATION,
+    ["#ns", "#µs", "#us", "#m", "#s", "# s", "# m", "T#"],
     r"(?-u:\b)(?:[0-9]+h)?(?:[0-9]+m)?[0-9]+(?:\.[0-9]+)?(?:ns|µs|us|ms|s)(?-u:\b)|(?-u:\b)[0-9]+(?:\.[0-9]+)? ?(?:sec|secs|seconds?|minutes?|mins?)(?-u:\b)|(?-u:\b)P(?:[0-9]+D)?T(?:[0-9]+H)?(?:[0-9]+M)?[0-9]+(?:\.[0-9]+)?S(?-u:\b)|(?-u:\b)P(?:[0-9]+D)?T(?:(?:[0-9]+H)?[0-9]+M|[0-9]+H)(?-u:\b)"
 );
 // Unix epoch seconds (10 digits) and milliseconds (13) from 2017 to 2033, also where they
 // are glued into a name (`upload_1764108000123.tmp`), where the number rule below does not
 // reach.
-regex!(DIGIT_RUN, r"[0-9]{10,}");
+guarded!(DIGIT_RUN, ["##########"], r"[0-9]{10,}");
 // Words with a digit in them; only those that are numbers (`4`, `4.25`, `127.0.0.1`) are
 // values. `v1.2.3`, `E0308`, `x86_64` and `test_port_8080_config` are names.
-regex!(NUMBER_WORD, r"[0-9A-Za-z_.]*[0-9][0-9A-Za-z_.]*");
+guarded!(NUMBER_WORD, ["#"], r"[0-9A-Za-z_.]*[0-9][0-9A-Za-z_.]*");
 
 /// Normalises a first error line (see the module docs), to one line of at most
 /// [`MAX_MESSAGE_CHARS`] characters.
@@ -250,11 +392,13 @@ fn temp_path(rest: &str) -> String {
     }
 }
 
-regex!(DIGIT_RUN_IN_NAME, r"[0-9]{8,}");
+guarded!(DIGIT_RUN_IN_NAME, ["########"], r"[0-9]{8,}");
 // tempfile's `.tmpAbC123`, mktemp's `tmp.AbCdEf1234`, Python's `tmpk3j_9x2a` (each with an
 // optional suffix), pytest's `pytest-of-USER`, `pytest-12`, `popen-gw3`.
-regex!(
+guarded!(
     TOOL_TEMP_NAME,
+    // The start of every name.
+    ["tmp", "pytest-", "popen-gw"],
     r"^(?:\.tmp[A-Za-z0-9]{6}|tmp\.[A-Za-z0-9]{10}|tmp[a-z0-9_]{8})(?:\..*)?$|^(?:pytest-of-.+|pytest-[0-9]+|popen-gw[0-9]+)$"
 );
 
@@ -372,6 +516,7 @@ fn truncate_chars(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[track_caller]
     fn same(a: &str, b: &str) {
@@ -821,5 +966,239 @@ mod tests {
             normalize_id("/home/runner/work/wc/wc/src/main.ts"),
             "src/main.ts"
         );
+    }
+
+    fn all_guarded() -> [(&'static str, &'static Guarded); 20] {
+        [
+            ("UUID", &UUID),
+            ("COUNTEREXAMPLE", &COUNTEREXAMPLE),
+            ("SEED", &SEED),
+            ("REPLAY_PATH", &REPLAY_PATH),
+            ("REPRODUCE_BLOB", &REPRODUCE_BLOB),
+            ("CALENDAR_DATE", &CALENDAR_DATE),
+            ("TIMESTAMP", &TIMESTAMP),
+            ("TEMP_PATH", &TEMP_PATH),
+            ("WORKSPACE", &WORKSPACE),
+            ("ABSOLUTE_PATH", &ABSOLUTE_PATH),
+            ("POSITION", &POSITION),
+            ("DOCTEST_LINE", &DOCTEST_LINE),
+            ("HEX_ADDRESS", &HEX_ADDRESS),
+            ("JAVA_IDENTITY", &JAVA_IDENTITY),
+            ("HEX_WORD", &HEX_WORD),
+            ("DURATION", &DURATION),
+            ("DIGIT_RUN", &DIGIT_RUN),
+            ("NUMBER_WORD", &NUMBER_WORD),
+            ("DIGIT_RUN_IN_NAME", &DIGIT_RUN_IN_NAME),
+            ("TOOL_TEMP_NAME", &TOOL_TEMP_NAME),
+        ]
+    }
+
+    /// A pattern without its assertions (`(?-u:\b)`, and `^` and `$` outside classes), for
+    /// proptest's generator, which has none: what it generates is what the pattern matches
+    /// where the assertions hold.
+    fn without_assertions(pattern: &str) -> String {
+        let (pattern, mut in_class) = (pattern.replace(r"(?-u:\b)", ""), false);
+        let (mut out, mut it) = (String::new(), pattern.chars().peekable());
+        while let Some(c) = it.next() {
+            match c {
+                '\\' => {
+                    out.push(c);
+                    out.extend(it.next());
+                }
+                '[' if !in_class => {
+                    in_class = true;
+                    out.push(c);
+                    // A `]` right after `[` or `[^` is a member.
+                    if it.peek() == Some(&'^') {
+                        out.extend(it.next());
+                    }
+                    if it.peek() == Some(&']') {
+                        out.extend(it.next());
+                    }
+                }
+                ']' if in_class => {
+                    in_class = false;
+                    out.push(c);
+                }
+                '^' | '$' if !in_class => {}
+                _ => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// Texts made to match `pattern`: a text it matches, between a little random text.
+    fn near(pattern: &str) -> impl Strategy<Value = String> {
+        let inner = proptest::string::string_regex(&without_assertions(pattern))
+            .expect("because it generates");
+        (
+            generated(r"[ -~µſ\u{a0}]{0,3}"),
+            inner,
+            generated(r"[ -~µſ\u{a0}]{0,3}"),
+        )
+            .prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+    }
+
+    fn generated(pattern: &str) -> proptest::string::RegexGeneratorStrategy<String> {
+        proptest::string::string_regex(pattern).expect("because it is valid")
+    }
+
+    /// Texts from pieces of every pattern: needs (their wildcards filled in), digits,
+    /// punctuation, words.
+    fn pieces() -> impl Strategy<Value = String> {
+        use proptest::prop_oneof;
+        let mut needs: Vec<&'static str> = all_guarded()
+            .iter()
+            .flat_map(|(_, g)| g.needs.iter().copied())
+            .collect();
+        needs.extend([
+            "seed", "SEED", "Seed", "ſ", "µ", "0x", "T", "P", "H", "M", "S",
+        ]);
+        let need = proptest::sample::select(needs).prop_flat_map(|need| {
+            let filled: Vec<_> = need
+                .chars()
+                .map(|c| match c {
+                    '#' => "[0-9]".to_string(),
+                    '%' => "[0-9a-fA-F]".to_string(),
+                    c => regex::escape(&c.to_string()),
+                })
+                .collect();
+            proptest::string::string_regex(&filled.concat()).expect("because it is valid")
+        });
+        let other = proptest::string::string_regex(r"[0-9]{1,14}|[ -~]{1,3}|[a-z]{1,6}|\.[0-9]+")
+            .expect("because it is valid");
+        proptest::collection::vec(prop_oneof![need, other], 1..10).prop_map(|v| v.concat())
+    }
+
+    fn texts<S: Strategy<Value = String>>(strategy: S, n: usize) -> Vec<String> {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        (0..n)
+            .map(|_| {
+                strategy
+                    .new_tree(&mut runner)
+                    .expect("because it generates")
+                    .current()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn needs_are_wildcards_and_text() {
+        for (name, g) in all_guarded() {
+            for need in g.needs {
+                assert!(!need.is_empty(), "{name}");
+                assert!(
+                    g.admits(&need.replace('#', "1").replace('%', "a")),
+                    "{name} {need}"
+                );
+                assert!(
+                    !occurs(need, &need[..need.len() - 1], g.any_case),
+                    "{name} {need}"
+                );
+            }
+        }
+        assert!(occurs("#:##:##", "at 6:41:02", false));
+        assert!(!occurs("#:##:##", "at 6:41:0x", false));
+        assert!(occurs("%%%%%%%%-", "b06b9fdf-fd42", false));
+        assert!(occurs("seed", "a SeEd", true));
+        assert!(!occurs("seed", "a SeEd", false));
+        assert!(occurs("##########", "1234567890", false));
+        assert!(!occurs("##########", "123456789 0", false));
+    }
+
+    /// Every guard is a necessary condition: no text that a pattern matches lacks its needs.
+    #[test]
+    fn guards_never_hide_a_match() {
+        let shared = texts(pieces(), 5_000);
+        for (name, g) in all_guarded() {
+            let made = texts(near(g.re.as_str()), 1_000);
+            let matched = made.iter().filter(|t| g.re.is_match(t)).count();
+            assert!(
+                matched >= 100,
+                "{name}: only {matched} of the texts made to match do"
+            );
+            for text in made.iter().chain(&shared) {
+                assert!(
+                    !g.re.is_match(text) || g.admits(text),
+                    "{name} matches {text:?}, which its guard turns away"
+                );
+            }
+        }
+    }
+
+    /// The respelled patterns match as the old spellings did: `seed`'s everywhere, the
+    /// others on what `single_line` leaves (where the only whitespace is the space).
+    #[test]
+    fn respelled_patterns_match_as_before() {
+        let before = [
+            (
+                &SEED,
+                r"(?i)(seed[ \t]*[:=(]?[ \t]*)-?(?:0x[0-9a-f]+|[0-9]+)(?-u:\b)",
+                false,
+            ),
+            (
+                &ABSOLUTE_PATH,
+                r#"(^|[\s'"`(\[=])/(?:[0-9A-Za-z_.@+~-]+/)+([0-9A-Za-z_.@+~-]+/[0-9A-Za-z_.@+~-]+)"#,
+                true,
+            ),
+            (
+                &WORKSPACE,
+                r"(?:/home/runner/work|/Users/runner/work|/__w|[A-Za-z]:(?:\\{1,2}|/)a)(?:\\{1,2}|/)[^\\/\s]+(?:\\{1,2}|/)[^\\/\s]+(?:\\{1,2}|/)|/github/workspace/",
+                true,
+            ),
+            (
+                &TEMP_PATH,
+                &TEMP_PATH
+                    .re
+                    .as_str()
+                    .replace(r"[^/\x20]", r"[^/\s]")
+                    .replace(r"[^\\/\x20'", r"[^\\/\s'")
+                    .replace(r"[^/\x20'", r"[^/\s'")
+                    .replace(r"[^\x20'", r"[^\s'"),
+                true,
+            ),
+        ];
+        let spaces = r"[ \t\r\n\u{a0}\u{2028}\u{3000}\u{7}sSſeEdD0-9:=(x/a-]{0,4}";
+        for (g, old, one_line) in before {
+            assert!(!old.contains(r"\x20") || !old.contains(r"\s"), "{old}");
+            let old_re = Regex::new(old).expect("because it is valid");
+            let made = texts(
+                (generated(spaces), near(old), generated(spaces), near(old))
+                    .prop_map(|(a, b, c, d)| format!("{a}{b}{c}{d}")),
+                1_000,
+            );
+            for text in &made {
+                let text = if one_line {
+                    single_line(text)
+                } else {
+                    Cow::Borrowed(&text[..])
+                };
+                let spans = |re: &Regex| -> Vec<Vec<Option<(usize, usize)>>> {
+                    re.captures_iter(&text)
+                        .map(|c| c.iter().map(|m| m.map(|m| (m.start(), m.end()))).collect())
+                        .collect()
+                };
+                assert_eq!(spans(&old_re), spans(&g.re), "{old} on {text:?}");
+            }
+        }
+    }
+
+    /// `(?i)`'s `s`, `e`, `d`, `x` and `[a-f]`, all of them, as `SEED` spells them.
+    #[test]
+    fn seed_spells_unicode_case_folding() {
+        for (folded, spelled) in [
+            ("(?i)^s$", "^(?:[sS]|ſ)$"),
+            ("(?i)^e$", "^[eE]$"),
+            ("(?i)^d$", "^[dD]$"),
+            ("(?i)^x$", "^[xX]$"),
+            ("(?i)^[0-9a-f]$", "^[0-9a-fA-F]$"),
+        ] {
+            let (folded, spelled) = (Regex::new(folded).unwrap(), Regex::new(spelled).unwrap());
+            for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+                let c = c.to_string();
+                assert_eq!(folded.is_match(&c), spelled.is_match(&c), "{c:?}");
+            }
+        }
     }
 }
