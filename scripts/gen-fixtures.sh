@@ -344,6 +344,18 @@ gen_pytest() {
         save "$LOGS/pytest/$s/junit.xml" <"$DIR/report.xml"
         rm -f "$LOGS/pytest/$s/junit.log"
     done
+    # A test that kills the interpreter: no JUnit report is written, and xdist reports the
+    # worker's crash as its own failure (a failure too, but another one).
+    if wanted segfault; then
+        s=segfault
+        emit pytest "$s" plain "${pytest[@]}"
+        emit pytest "$s" verbose "${pytest[@]}" -v
+        emit pytest "$s" quiet "${pytest[@]}" -q
+        emit pytest "$s" color "${pytest[@]}" --color=yes
+        emit pytest "$s" shifted "${pytest[@]}"
+        emit pytest "$s" extra "${pytest[@]}" -v
+        emit pytest "$s" gha "${pytest[@]}" --color=yes
+    fi
     for s in tempfile-mktemp volatile-values timestamps hypothesis hypothesis-health; do
         wanted "$s" || continue
         emit pytest "$s" plain "${pytest[@]}"

@@ -662,6 +662,15 @@ fn expected_of_volatile_js_and_java(m: &mut Expected) {
 
 fn expected_of_python(m: &mut Expected) {
     use FailureKind::*;
+    // The interpreter died in a test: faulthandler's traceback names the test's frame.
+    m.insert(
+        "pytest/segfault",
+        one(
+            Crash,
+            "tests/test_wordcount.py::test_reads_config",
+            "Fatal Python error: Segmentation fault",
+        ),
+    );
     m.insert(
         "cargo/doctest",
         vec![(

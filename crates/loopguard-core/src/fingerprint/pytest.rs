@@ -77,7 +77,29 @@ pub(crate) struct PytestParser {
     node_index: HashMap<(String, FailureKind), usize>,
     /// After a session header, until a line other than a passing result shows up.
     passing_run: bool,
+    /// After Python's `Fatal Python error: ...` (faulthandler, which pytest turns on): the
+    /// process died inside a test, which pytest itself cannot report.
+    fatal: Option<Fatal>,
 }
+
+/// A fatal error whose traceback is being read: the test is the frame that pytest's own
+/// frames called (`most recent call first`: the last frame before the first of pytest's).
+#[derive(Debug, Default)]
+struct Fatal {
+    message: String,
+    /// The last frame outside pytest so far: its file and function.
+    frame: Option<(String, String)>,
+    lines: u16,
+}
+
+/// Lines of a fatal error's traceback read before the test frame is given up on.
+const FATAL_LINES: u16 = 300;
+
+/// The first line of a fatal error (`Fatal Python error: Segmentation fault`), found
+/// anywhere in the line: it follows the progress dots or the test's id on the same line.
+/// (Its `F` is a run byte, so a narrowed session sees it.)
+static FATAL_START: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new("Fatal Python error: "));
 
 #[derive(Debug, Default)]
 struct Section {
@@ -100,7 +122,7 @@ impl LineParser for PytestParser {
     }
 
     fn wants_every_line(&self) -> bool {
-        self.in_report
+        self.in_report || self.fatal.is_some()
     }
 
     fn run_bytes(&self) -> Option<&'static RunBytes> {
@@ -113,8 +135,18 @@ impl LineParser for PytestParser {
     }
 
     fn finish(&mut self, out: &mut Collector) {
+        self.fatal = None;
         self.finish_nodes(out);
     }
+}
+
+/// A frame of faulthandler's traceback, `  File "/w/tests/test_x.py", line 5 in test_crash`:
+/// its file and function.
+fn frame(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim_start().strip_prefix("File \"")?;
+    let (path, rest) = rest.rsplit_once("\", line ")?;
+    let (_, function) = rest.split_once(" in ")?;
+    Some((path, function.trim()))
 }
 
 /// `==== test session starts ====`, which `-q` does not print: a session that has it ends
@@ -133,6 +165,10 @@ enum Seen {
 impl PytestParser {
     fn handle(&mut self, line: &CleanLine, out: &mut Collector) -> Seen {
         let text = line.text.trim_end();
+        if self.fatal_line(text, out) {
+            self.passing_run = false;
+            return Seen::Other;
+        }
         let passing = self.passing_run;
         let seen = self.text_line(text, out);
         // Any line but the header or a passing result ends the narrowed scan: it may be a
@@ -187,6 +223,40 @@ impl PytestParser {
             return Seen::ClosingCounts;
         }
         Seen::Other
+    }
+
+    /// Reads a fatal error and its traceback; `true` for the lines that belong to it.
+    fn fatal_line(&mut self, text: &str, out: &mut Collector) -> bool {
+        if let Some(at) = FATAL_START.find(text.as_bytes()) {
+            self.fatal = Some(Fatal {
+                message: text[at..].to_string(),
+                ..Fatal::default()
+            });
+            return true;
+        }
+        let Some(fatal) = &mut self.fatal else {
+            return false;
+        };
+        fatal.lines += 1;
+        match frame(text) {
+            Some((path, _)) if path.contains("_pytest/") || path.contains("_pytest\\") => {
+                if let Some((file, function)) = fatal.frame.take() {
+                    // A node id, which pytest writes with `/` on Windows too.
+                    let id = format!("{}::{function}", file.replace('\\', "/"));
+                    out.fail(
+                        Runner::Pytest,
+                        FailureKind::Crash,
+                        &id,
+                        Some(&fatal.message),
+                    );
+                }
+                self.fatal = None;
+            }
+            Some((path, function)) => fatal.frame = Some((path.to_string(), function.to_string())),
+            None if fatal.lines > FATAL_LINES => self.fatal = None,
+            None => {}
+        }
+        true
     }
 
     fn finish_nodes(&mut self, out: &mut Collector) {
@@ -469,6 +539,69 @@ ERROR tests/test_parse.py\n\
         assert_eq!(feed(&mut p, "tests/t.py::test_b FAILED [ 25%]"), None);
         assert!(feed(&mut p, "==== test session starts ====").is_some());
         assert_eq!(feed(&mut p, "==== 3 passed in 0.01s ===="), None);
+    }
+
+    /// faulthandler's report of a process that died in `test_crash`, called by pytest.
+    fn fatal(first: &str, test_file: &str) -> String {
+        format!(
+            "{first}\n\nCurrent thread 0x00007f07af246b80 (most recent call first):\n  \
+             File \"/usr/lib/python3.11/ctypes/__init__.py\", line 519 in string_at\n  \
+             File \"{test_file}\", line 5 in test_crash\n  \
+             File \"/venv/lib/python3.11/site-packages/_pytest/python.py\", line 187 in pytest_pyfunc_call\n  \
+             File \"/venv/lib/python3.11/site-packages/pluggy/_execution.py\", line 147 in _multicall\n"
+        )
+    }
+
+    #[test]
+    fn a_process_that_died_in_a_test_is_a_crash_of_that_test() {
+        let crash = |log: &str| failures(log);
+        let expected = [(
+            "tests/test_x.py::test_crash".into(),
+            FailureKind::Crash,
+            "Fatal Python error: Segmentation fault".into(),
+        )];
+        let file = "/home/runner/work/app/app/tests/test_x.py";
+        // After progress dots, after a `-v` id, and after a long passing session (whose
+        // narrowed scan must still reach it).
+        assert_eq!(
+            crash(&fatal(
+                "tests/test_x.py .Fatal Python error: Segmentation fault",
+                file
+            )),
+            expected
+        );
+        assert_eq!(
+            crash(&fatal(
+                "tests/test_x.py::test_crash Fatal Python error: Segmentation fault",
+                file
+            )),
+            expected
+        );
+        let log = passing_session(3000) + &fatal("..Fatal Python error: Segmentation fault", file);
+        assert_eq!(crash(&log), expected);
+        // Windows' paths.
+        let windows = fatal(
+            "Fatal Python error: Aborted",
+            r"D:\a\app\app\tests\test_x.py",
+        )
+        .replace(
+            "/venv/lib/python3.11/site-packages/_pytest/",
+            r"C:\venv\Lib\site-packages\_pytest\",
+        );
+        let windows = crash(&windows);
+        assert_eq!(windows.len(), 1, "{windows:?}");
+        assert_eq!(
+            windows[0],
+            (
+                "tests/test_x.py::test_crash".into(),
+                FailureKind::Crash,
+                "Fatal Python error: Aborted".into()
+            )
+        );
+        // Not a test's: a Python program that is no pytest run (no pytest frame).
+        let script = "Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call \
+            first):\n  File \"/app/tool.py\", line 3 in main\n  File \"/app/tool.py\", line 9 in <module>\n";
+        assert_eq!(crash(script), []);
     }
 
     #[test]
