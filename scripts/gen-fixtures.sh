@@ -372,7 +372,7 @@ gen_go() {
     local s
     export GOFLAGS=-count=1 GOPROXY=off GOTOOLCHAIN=local
     for s in passing assert-count panic-count subtest build-error missing-file timeout \
-        two-failures; do
+        two-failures exit-early; do
         wanted "$s" || continue
         emit go "$s" plain go test -timeout=5s ./...
         emit go "$s" verbose go test -timeout=5s -v ./...

@@ -735,6 +735,15 @@ fn expected_of_python(m: &mut Expected) {
 
 fn expected_of_go(m: &mut Expected) {
     use FailureKind::*;
+    // A test called os.Exit: go names only the package.
+    m.insert(
+        "go/exit-early",
+        one(
+            Crash,
+            "example.com/wordcount",
+            "the test binary failed without a failing test",
+        ),
+    );
     m.insert(
         "go/assert-count",
         vec![(

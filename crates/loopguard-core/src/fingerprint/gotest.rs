@@ -66,7 +66,29 @@ pub(crate) struct GoParser {
     /// parallel test still paused (not the one that hung).
     frame_test: Option<String>,
     frame_paused: bool,
+    /// A failure was reported since the last package result (`ok  pkg`, `FAIL pkg`).
+    reported_in_package: bool,
 }
+
+/// go's own result line of a package that ran, `FAIL\tpkg\t0.003s`: tabs and a duration
+/// (jest's `FAIL src/x.test.js` has neither).
+fn is_package_result(text: &str) -> bool {
+    let mut fields = text.split('\t');
+    let (Some("FAIL"), Some(package), Some(time), None) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return false;
+    };
+    !package.is_empty()
+        && time
+            .strip_suffix('s')
+            .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+}
+
+/// The message of a package whose test binary failed without a failing test: it died (a
+/// signal, `os.Exit` in a test) before `go test` could name one. Without `-v` go adds
+/// `exit status 3`, with `-v` it does not, so the message says only what both show.
+const DIED: &str = "the test binary failed without a failing test";
 
 impl LineParser for GoParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
@@ -98,7 +120,7 @@ impl LineParser for GoParser {
             let id = c[2].to_string();
             let indent = c[1].len();
             out.saw(Runner::Go);
-            out.fail(Runner::Go, FailureKind::Test, &id, None);
+            self.fail(out, FailureKind::Test, &id, None);
             if self.failed.len() < MAX_FAILURES {
                 self.failed.entry(id.clone()).or_insert(false);
             }
@@ -136,7 +158,7 @@ impl LineParser for GoParser {
             };
             match just_failed {
                 Some(id) if kind == FailureKind::Crash => {
-                    out.fail(Runner::Go, kind, &id, Some(&message));
+                    self.fail(out, kind, &id, Some(&message));
                     self.mark_message(&id);
                 }
                 _ => self.orphan_panic = Some((message, kind)),
@@ -156,16 +178,22 @@ impl LineParser for GoParser {
                 self.dump_line("", out);
             }
             self.timed_out = false;
+            let reported = std::mem::take(&mut self.reported_in_package);
             if let Some((message, kind)) = self.orphan_panic.take()
                 && !self.timeout_named
             {
                 out.fail(Runner::Go, kind, &c[1], Some(&message));
+            } else if !reported && is_package_result(text) {
+                // `FAIL\tpkg\t0.01s` (not `[build failed]`, not another runner's `FAIL
+                // file`) and no test failed.
+                out.fail(Runner::Go, FailureKind::Crash, &c[1], Some(DIED));
             }
         } else if let Some(c) = go_file.then(|| BUILD_ERROR.captures(text)).flatten() {
             let file = c[1].strip_prefix("./").unwrap_or(&c[1]);
-            out.fail(Runner::Go, FailureKind::Build, file, Some(&c[2]));
+            self.fail(out, FailureKind::Build, file, Some(&c[2]));
         } else if text.starts_with("ok  \t") || text.starts_with("ok  ") {
             out.saw(Runner::Go);
+            self.reported_in_package = false;
         }
     }
 
@@ -218,10 +246,17 @@ impl GoParser {
         let Some(test) = named else { return true };
         if let Some((message, kind)) = &self.orphan_panic {
             out.fail(Runner::Go, *kind, &test, Some(message));
+            self.reported_in_package = true;
             self.failed.insert(test, true);
             self.timeout_named = true;
         }
         true
+    }
+
+    /// Reports a failure of the package being run.
+    fn fail(&mut self, out: &mut Collector, kind: FailureKind, id: &str, message: Option<&str>) {
+        out.fail(Runner::Go, kind, id, message);
+        self.reported_in_package = true;
     }
 
     fn message(&mut self, out: &mut Collector, id: &str, message: &str) {
@@ -246,6 +281,32 @@ mod tests {
             .into_iter()
             .map(|f| (f.id, f.kind, f.message))
             .collect()
+    }
+
+    #[test]
+    fn a_package_that_failed_without_a_failing_test_is_a_crash() {
+        let died = |pkg: &str| {
+            (
+                pkg.to_string(),
+                FailureKind::Crash,
+                "the test binary failed without a failing test".to_string(),
+            )
+        };
+        // os.Exit in a test, without and with -v; then a package that passes.
+        let log = "exit status 3\nFAIL\texample.com/a\t0.003s\nok  \texample.com/b\t0.002s\nFAIL\n";
+        assert_eq!(failures(log), [died("example.com/a")]);
+        let log = "=== RUN   TestFirst\n--- PASS: TestFirst (0.00s)\n=== RUN   TestMiddle\n\
+            FAIL\texample.com/a\t0.008s\nFAIL\n";
+        assert_eq!(failures(log), [died("example.com/a")]);
+        // A package whose tests failed, or that did not build, is no death; nor is the
+        // next package after one whose test failed.
+        let log = "--- FAIL: TestX (0.00s)\n    x_test.go:3: boom\nFAIL\nFAIL\texample.com/a\t0.01s\n\
+            ok  \texample.com/b\t0.01s\nFAIL\n";
+        assert_eq!(failures(log).len(), 1);
+        assert_eq!(failures(log)[0].1, FailureKind::Test);
+        let log =
+            "# example.com/a\n./a.go:3:2: undefined: x\nFAIL\texample.com/a [build failed]\nFAIL\n";
+        assert!(failures(log).iter().all(|f| f.1 == FailureKind::Build));
     }
 
     #[test]
