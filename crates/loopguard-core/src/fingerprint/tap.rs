@@ -87,8 +87,9 @@ struct Failed {
 impl LineParser for TapParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.trim_end();
-        if text.starts_with("# Subtest: ") {
-            // Perl's subtests are indented; node's top-level ones are not.
+        if text.starts_with("# Subtest: ") && self.script.is_none() {
+            // node's TAP starts a top-level test so; Perl's does too (its subtest's lines
+            // are indented under it), but inside a script `prove` names.
             self.node = true;
         }
         if self.node {
@@ -359,6 +360,22 @@ fn is_todo(name: &str) -> bool {
 mod tests {
     use crate::fingerprint::testing::{fingerprint_as, triples};
     use crate::fingerprint::{FailureKind, Runner, fingerprint_bytes};
+
+    #[test]
+    fn a_script_that_died_in_a_subtest_under_prove_v_is_the_scripts_error() {
+        // Test::More puts a subtest's `# Subtest:` line at the parent's indent, as node's
+        // TAP does: inside a script prove names, it is Perl's, and prove's report stays ours.
+        let log = "t/crash.t .. \n1..3\nok 1 - first passes\n# Subtest: middle dies\n    1..1\n\
+            Failed 2/3 subtests \nt/other.t .. \n1..1\nok 1 - other\nok\n\nTest Summary Report\n\
+            -------------------\nt/crash.t (Wstat: 11 (Signal: SEGV) Tests: 1 Failed: 0)\n  \
+            Non-zero wait status: 11\n  Parse errors: Bad plan.  You planned 3 tests but ran 1.\n\
+            Files=2, Tests=2,  0 wallclock secs\nResult: FAIL\n";
+        let fp = fingerprint_bytes(log.as_bytes());
+        assert_eq!(fp.runner, Some(Runner::Tap));
+        assert_eq!(fp.failures.len(), 1, "{:?}", fp.failures);
+        assert_eq!(fp.failures[0].id, "t/crash.t");
+        assert_eq!(fp.failures[0].kind, FailureKind::Error);
+    }
 
     const PROVE: &str = "\n#   Failed test 'counts three words'\n#   at t/count.t line 7.\n#          got: '4'\n#     expected: '3'\n# Looks like you failed 1 test of 5.\nt/count.t .. \nDubious, test returned 1 (wstat 256, 0x100)\nFailed 1/5 subtests \nno sentence source configured at t/first.t line 7.\nt/first.t .. \nDubious, test returned 255 (wstat 65280, 0xff00)\nNo subtests run \n\nTest Summary Report\n-------------------\nt/count.t (Wstat: 256 (exited 1) Tests: 5 Failed: 1)\n  Failed test:  1\n  Non-zero exit status: 1\nt/first.t (Wstat: 65280 (exited 255) Tests: 0 Failed: 0)\n  Non-zero exit status: 255\n  Parse errors: No plan found in TAP output\nResult: FAIL\n";
 
