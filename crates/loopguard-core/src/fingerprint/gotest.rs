@@ -178,12 +178,17 @@ impl LineParser for GoParser {
                 self.dump_line("", out);
             }
             self.timed_out = false;
-            let reported = std::mem::take(&mut self.reported_in_package);
+            // Only go's own result ends its package (not another runner's `FAIL file`).
+            let ran = is_package_result(text);
+            let reported = self.reported_in_package;
+            if ran || c.get(2).is_some() {
+                self.reported_in_package = false;
+            }
             if let Some((message, kind)) = self.orphan_panic.take()
                 && !self.timeout_named
             {
                 out.fail(Runner::Go, kind, &c[1], Some(&message));
-            } else if !reported && is_package_result(text) {
+            } else if !reported && ran {
                 // `FAIL\tpkg\t0.01s` (not `[build failed]`, not another runner's `FAIL
                 // file`) and no test failed.
                 out.fail(Runner::Go, FailureKind::Crash, &c[1], Some(DIED));
@@ -307,6 +312,15 @@ mod tests {
         let log =
             "# example.com/a\n./a.go:3:2: undefined: x\nFAIL\texample.com/a [build failed]\nFAIL\n";
         assert!(failures(log).iter().all(|f| f.1 == FailureKind::Build));
+        // Another runner's FAIL lines are no package of go's.
+        for line in [
+            "FAIL __tests__/wordcount.test.js",
+            "FAIL src/x.test.js (5.12 s)",
+        ] {
+            assert!(!super::is_package_result(line), "{line}");
+            assert_eq!(failures(&format!("{line}\n")), []);
+        }
+        assert!(super::is_package_result("FAIL\texample.com/a\t0.003s"));
     }
 
     #[test]
