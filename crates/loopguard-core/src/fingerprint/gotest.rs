@@ -172,27 +172,8 @@ impl LineParser for GoParser {
             .then(|| PACKAGE_FAIL.captures(text))
             .flatten()
         {
-            out.saw(Runner::Go);
-            if self.timed_out && !self.timeout_named {
-                // The dump's last goroutine ends at the package's FAIL line.
-                self.dump_line("", out);
-            }
-            self.timed_out = false;
-            // Only go's own result ends its package (not another runner's `FAIL file`).
-            let ran = is_package_result(text);
-            let reported = self.reported_in_package;
-            if ran || c.get(2).is_some() {
-                self.reported_in_package = false;
-            }
-            if let Some((message, kind)) = self.orphan_panic.take()
-                && !self.timeout_named
-            {
-                out.fail(Runner::Go, kind, &c[1], Some(&message));
-            } else if !reported && ran {
-                // `FAIL\tpkg\t0.01s` (not `[build failed]`, not another runner's `FAIL
-                // file`) and no test failed.
-                out.fail(Runner::Go, FailureKind::Crash, &c[1], Some(DIED));
-            }
+            let bracket = c.get(2).is_some();
+            self.package_failed(&c[1], bracket, text, out);
         } else if let Some(c) = go_file.then(|| BUILD_ERROR.captures(text)).flatten() {
             let file = c[1].strip_prefix("./").unwrap_or(&c[1]);
             self.fail(out, FailureKind::Build, file, Some(&c[2]));
@@ -256,6 +237,31 @@ impl GoParser {
             self.timeout_named = true;
         }
         true
+    }
+
+    /// go's `FAIL pkg ...` line: a pending panic is the package's; a package whose test
+    /// binary failed without a failing test died.
+    fn package_failed(&mut self, package: &str, bracket: bool, text: &str, out: &mut Collector) {
+        out.saw(Runner::Go);
+        if self.timed_out && !self.timeout_named {
+            // The dump's last goroutine ends at the package's FAIL line.
+            self.dump_line("", out);
+        }
+        self.timed_out = false;
+        // Only go's own result ends its package (not another runner's `FAIL file`).
+        let ran = is_package_result(text);
+        let reported = self.reported_in_package;
+        if ran || bracket {
+            self.reported_in_package = false;
+        }
+        if let Some((message, kind)) = self.orphan_panic.take()
+            && !self.timeout_named
+        {
+            out.fail(Runner::Go, kind, package, Some(&message));
+        } else if !reported && ran {
+            // `FAIL\tpkg\t0.01s` (not `[build failed]`) and no test failed.
+            out.fail(Runner::Go, FailureKind::Crash, package, Some(DIED));
+        }
     }
 
     /// Reports a failure of the package being run.
