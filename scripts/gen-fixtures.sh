@@ -686,7 +686,7 @@ gen_ctest() {
 gen_tap() {
     local s
     for s in passing assert-count undef-value missing-file dies compile-error case-failure \
-        two-failures; do
+        two-failures subtest-failure; do
         wanted "$s" || continue
         emit tap "$s" plain prove
         emit tap "$s" verbose prove -v

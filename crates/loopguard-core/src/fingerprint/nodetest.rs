@@ -205,7 +205,9 @@ impl NodeTestParser {
                 f.in_block = true;
                 return true;
             }
-            self.close_tap(out);
+            // node's `not ok` always carries its YAML block (`duration_ms` at least): one
+            // without is another producer's TAP (Perl's subtests under `prove -v`).
+            self.tap = None;
             return false;
         }
         if trimmed == "..." {

@@ -111,7 +111,10 @@ impl LineParser for TapParser {
         {
             self.stray.clear();
             let name = c[2].to_string();
-            if is_todo(&name) || !c[1].is_empty() && self.script.is_none() {
+            // An indented `not ok` is a subtest's: its parent's `not ok` follows, at the
+            // script's level, and is the failure, as plain `prove` (which shows only the
+            // parent's `#   Failed test`) names it too.
+            if is_todo(&name) || !c[1].is_empty() {
                 return;
             }
             out.saw(Runner::Tap);
@@ -375,6 +378,30 @@ mod tests {
         assert_eq!(fp.failures.len(), 1, "{:?}", fp.failures);
         assert_eq!(fp.failures[0].id, "t/crash.t");
         assert_eq!(fp.failures[0].kind, FailureKind::Error);
+    }
+
+    #[test]
+    fn a_failing_subtest_is_its_parents_failure_with_and_without_v() {
+        let verbose = "t/count.t .. \nok 1 - counts three words\n# Subtest: cases\n    \
+            not ok 1 - counts 'a b'\n    ok 2 - counts ''\n    1..2\nnot ok 2 - cases\n1..2\n\
+            Dubious, test returned 1 (wstat 256, 0x100)\nFailed 1/2 subtests \n";
+        let plain = "\n    #   Failed test 'counts 'a b''\n    #   at t/count.t line 11.\n\n\
+            #   Failed test 'cases'\n#   at t/count.t line 13.\n# Looks like you failed 1 test of 2.\n\
+            t/count.t .. \nDubious, test returned 1 (wstat 256, 0x100)\nFailed 1/2 subtests \n";
+        let (v, p) = (
+            fingerprint_bytes(verbose.as_bytes()),
+            fingerprint_bytes(plain.as_bytes()),
+        );
+        let ids = |fp: &crate::fingerprint::Fingerprint| {
+            fp.failures.iter().map(|f| f.id.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&v), ["t/count.t: cases"], "{:?}", v.failures);
+        assert_eq!(
+            v.signature, p.signature,
+            "{:?} vs {:?}",
+            v.failures, p.failures
+        );
+        assert_eq!(v.runner, Some(Runner::Tap));
     }
 
     const PROVE: &str = "\n#   Failed test 'counts three words'\n#   at t/count.t line 7.\n#          got: '4'\n#     expected: '3'\n# Looks like you failed 1 test of 5.\nt/count.t .. \nDubious, test returned 1 (wstat 256, 0x100)\nFailed 1/5 subtests \nno sentence source configured at t/first.t line 7.\nt/first.t .. \nDubious, test returned 255 (wstat 65280, 0xff00)\nNo subtests run \n\nTest Summary Report\n-------------------\nt/count.t (Wstat: 256 (exited 1) Tests: 5 Failed: 1)\n  Failed test:  1\n  Non-zero exit status: 1\nt/first.t (Wstat: 65280 (exited 255) Tests: 0 Failed: 0)\n  Non-zero exit status: 255\n  Parse errors: No plan found in TAP output\nResult: FAIL\n";
