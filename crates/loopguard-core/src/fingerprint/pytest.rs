@@ -87,13 +87,10 @@ pub(crate) struct PytestParser {
 #[derive(Debug, Default)]
 struct Fatal {
     message: String,
-    /// The last frame outside pytest so far: its file and function.
+    /// The last frame outside pytest so far in the current thread's stack: its file and
+    /// function.
     frame: Option<(String, String)>,
-    lines: u16,
 }
-
-/// Lines of a fatal error's traceback read before the test frame is given up on.
-const FATAL_LINES: u16 = 300;
 
 /// The first line of a fatal error (`Fatal Python error: Segmentation fault`), found
 /// anywhere in the line: it follows the progress dots or the test's id on the same line.
@@ -237,7 +234,6 @@ impl PytestParser {
         let Some(fatal) = &mut self.fatal else {
             return false;
         };
-        fatal.lines += 1;
         match frame(text) {
             Some((path, _)) if path.contains("_pytest/") || path.contains("_pytest\\") => {
                 if let Some((file, function)) = fatal.frame.take() {
@@ -253,8 +249,15 @@ impl PytestParser {
                 self.fatal = None;
             }
             Some((path, function)) => fatal.frame = Some((path.to_string(), function.to_string())),
-            None if fatal.lines > FATAL_LINES => self.fatal = None,
-            None => {}
+            // Each thread's stack starts with its own header.
+            None if text.ends_with("(most recent call first):") => fatal.frame = None,
+            None if text.trim().is_empty() => {}
+            // The traceback ended without pytest's frames (no test's: a Python program that
+            // is no pytest run, or a stack cut at its depth limit): the line is any line.
+            None => {
+                self.fatal = None;
+                return false;
+            }
         }
         true
     }
@@ -602,6 +605,18 @@ ERROR tests/test_parse.py\n\
         let script = "Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call \
             first):\n  File \"/app/tool.py\", line 3 in main\n  File \"/app/tool.py\", line 9 in <module>\n";
         assert_eq!(crash(script), []);
+        // What follows such a traceback is read as ever: a pytest run's failure.
+        let then = format!(
+            "{script}Segmentation fault (core dumped)\n{}",
+            "tests/t.py::test_a FAILED [ 50%]\n"
+        );
+        assert_eq!(crash(&then)[0].0, "tests/t.py::test_a");
+        // A frame of another thread's stack is never taken for the test: each stack starts
+        // afresh at its header.
+        let threads = "Fatal Python error: Aborted\n\nThread 0x2 (most recent call first):\n  \
+            File \"/app/worker.py\", line 8 in run\n\nCurrent thread 0x1 (most recent call first):\n  \
+            File \"/venv/lib/python3.11/site-packages/_pytest/main.py\", line 3 in wait\n";
+        assert_eq!(crash(threads), []);
     }
 
     #[test]
