@@ -216,17 +216,30 @@ fn died(text: &str) -> Option<(&str, &str)> {
     if matches!(cause, "exit status: 101" | "exit code: 101") {
         return None;
     }
-    let program = command.split(' ').next()?;
-    let (dir, file) = program.rsplit_once(['/', '\\']).unwrap_or(("", program));
+    // A test binary lives in `target/<profile>/deps/`; the path before it may hold spaces
+    // (a checkout in `My Projects`), the binary's own name cannot.
+    let file = match ["/deps/", "\\deps\\"]
+        .iter()
+        .find_map(|d| command.rfind(d).map(|i| i + d.len()))
+    {
+        Some(start) => command[start..].split(' ').next()?,
+        None => {
+            let program = command.split(' ').next()?;
+            let file = program.rsplit(['/', '\\']).next()?;
+            if file.strip_suffix(".exe").unwrap_or(file) != "rustdoc" {
+                return None;
+            }
+            file
+        }
+    };
     let file = file.strip_suffix(".exe").unwrap_or(file);
-    let is_test = dir.ends_with("deps") || file == "rustdoc";
     let name = match file.rsplit_once('-') {
         Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => {
             name
         }
         _ => file,
     };
-    is_test.then_some((name, cause))
+    Some((name, cause))
 }
 
 /// cargo's own closing lines repeat that something failed; they name no failure.
@@ -426,6 +439,13 @@ mod tests {
                 "  process didn't exit successfully: `/w/target/debug/deps/wordcount-a07f0cfb7275c93a` (exit status: 101)"
             ),
             None
+        );
+        // A checkout whose path holds a space.
+        assert_eq!(
+            died(
+                "  process didn't exit successfully: `/Users/me/My Projects/wc/target/debug/deps/wordcount-a07f0cfb7275c93a` (signal: 11, SIGSEGV: invalid memory reference)"
+            ),
+            Some(("wordcount", "signal: 11, SIGSEGV: invalid memory reference"))
         );
         // Not a test's process: a build script, `cargo run`.
         assert_eq!(
