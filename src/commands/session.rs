@@ -251,6 +251,10 @@ fn with_session<T>(
             (fresh(ws, event, now), None)
         }
     };
+    // A run every hook wrote has its session's state; one without it gets it back.
+    if run.session.is_none() {
+        run.session = Some(session::SessionState::new(event.harness, &event.session));
+    }
     let (value, events) = f(&mut run)?;
     let calls = run.compact(config);
     if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
@@ -318,12 +322,9 @@ fn tokens_since(run: &mut Run, transcript: Option<&str>) -> Option<u64> {
 /// The agent's last message, from the end of its transcript, where the stop's input does
 /// not carry it.
 fn last_message(harness: Harness, transcript: Option<&str>) -> Option<String> {
+    let format = harness.descriptor().transcript?;
     // The tail starts at a line (its cut first line dropped).
     let bytes = crate::safe_fs::read_tail(Path::new(transcript?), 1 << 20).ok()??;
-    let format = match harness {
-        Harness::Codex => Format::Codex,
-        Harness::Claude | Harness::Gemini | Harness::Copilot => Format::Claude,
-    };
     transcript::last_said(format, &String::from_utf8_lossy(&bytes))
 }
 
@@ -532,17 +533,15 @@ pub(super) fn resume_or_reset(ctx: &Ctx, id: &str, reset: bool) -> Result<u8> {
     let (key, found) = find(&store, id)?;
     let config = ws.config.for_sessions();
     let now = ws.now();
+    let state = found
+        .session
+        .as_ref()
+        .context("not a session's run: it has no session state")?;
     let event = HookEvent {
-        harness: found
-            .session
-            .as_ref()
-            .map_or(Harness::Claude, |s| s.harness),
+        harness: state.harness,
         name: "resume".to_owned(),
         kind: HookKind::Other,
-        session: found
-            .session
-            .as_ref()
-            .map_or_else(|| id.to_owned(), |s| s.id.clone()),
+        session: state.id.clone(),
         cwd: None,
         transcript: None,
         call: None,
@@ -606,7 +605,7 @@ pub(super) fn replay_transcript(
         line: e.line,
         why: e.why,
     })?;
-    let judged = judge_recorded(config, recorded, now);
+    let judged = judge_recorded(config, format, recorded, now);
     let config = config.for_sessions();
     let calls = session::all_calls(&judged.run, judged.dropped.clone());
     let s = session_status(&config, &judged.run, judged.dropped, &judged.events, now)
@@ -655,18 +654,16 @@ pub(super) struct Judged {
 /// its result is not recorded.
 pub(super) fn judge_recorded(
     config: &Config,
+    format: Format,
     recorded: Vec<transcript::Recorded>,
     now: Timestamp,
 ) -> Judged {
     let config = config.for_sessions();
-    let harness = recorded
-        .first()
-        .map_or(Harness::Claude, |r| r.event.harness);
+    let start = recorded.iter().find_map(|r| r.at).unwrap_or(now);
     let id = recorded
         .first()
         .map_or_else(|| "replay".to_owned(), |r| r.event.session.clone());
-    let start = recorded.iter().find_map(|r| r.at).unwrap_or(now);
-    let mut run = session::new_run(harness, &id, None, start);
+    let mut run = session::new_run(format.harness(), &id, None, start);
     let mut dropped: Vec<Iteration> = Vec::new();
     let mut events = Vec::new();
     let mut answers = Vec::new();

@@ -4,7 +4,8 @@
 //! `tests/it/documents.rs` pins each against a snapshot. The status document is
 //! [`crate::report::Status`]; a coding agent's session adds the parts below to it
 //! ([`SessionLine`], [`SessionRef`], [`EdgeRow`], [`BranchBreaker`], [`HookAnswer`]), and
-//! what a hook prints for its harness is [`crate::session::HookOutput`].
+//! what a hook prints for its harness is its descriptor's answer
+//! ([`crate::session::harness`]).
 
 use jiff::Timestamp;
 use serde::Serialize;

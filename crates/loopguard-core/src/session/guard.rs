@@ -4,22 +4,13 @@
 
 use super::call::{CallInput, Kind};
 use super::files::FileEdit;
+use super::harness::Harness;
 use crate::config::Config;
 
-/// What guards a session, besides `rules.constraint.protected` (which holds
-/// `.loopguard.yml`) and the workflows that run loopguard: the harnesses' hook configs and
-/// git's hooks and loopguard's state.
-const GUARD_PATHS: &[&str] = &[
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".github/hooks/",
-    ".git/hooks/",
-    ".git/loopguard/",
-    ".git/config",
-];
+/// What guards a session besides `rules.constraint.protected` (which holds
+/// `.loopguard.yml`), the workflows that run loopguard and the harnesses' hook configs
+/// (their descriptors' `guards`): git's hooks and config, and loopguard's state.
+const GIT_PATHS: &[&str] = &[".git/hooks/", ".git/loopguard/", ".git/config"];
 
 /// Why `path` (relative to the repository) may not be written from a session, if so.
 pub fn protected_reason(config: &Config, path: &str) -> Option<String> {
@@ -27,16 +18,16 @@ pub fn protected_reason(config: &Config, path: &str) -> Option<String> {
     if config.rules.constraint.protects(path) {
         return Some(format!("would edit {path}, which guards this repository"));
     }
-    GUARD_PATHS
-        .iter()
-        .find(|g| {
+    let mut guards = Harness::guarded_paths().chain(GIT_PATHS.iter().copied());
+    guards
+        .any(|g| {
             if let Some(dir) = g.strip_suffix('/') {
-                path.starts_with(*g) || path.trim_end_matches('/') == dir
+                path.starts_with(g) || path.trim_end_matches('/') == dir
             } else {
-                path == **g
+                path == g
             }
         })
-        .map(|_| format!("would edit {path}, the agent hooks or loopguard's own state"))
+        .then(|| format!("would edit {path}, the agent hooks or loopguard's own state"))
 }
 
 /// A path a tool gave, relative to `root` when it is inside it.

@@ -28,6 +28,7 @@
 pub mod call;
 pub mod files;
 mod guard;
+pub mod harness;
 pub mod protocol;
 pub mod transcript;
 
@@ -47,10 +48,8 @@ use crate::run::Run;
 pub use call::{CallInput, Kind};
 pub use files::{FileEdit, Files};
 pub use guard::protected_reason;
-pub use protocol::{
-    Answer, Decision, EventKind as HookKind, Harness, HookEvent, HookOutput, HookSpecificOutput,
-    Reply,
-};
+pub use harness::{Descriptor, Harness, HookEvent};
+pub use protocol::{Answer, EventKind as HookKind, Reply};
 
 /// The warnings a session's run keeps ([`SessionState::warned`]).
 pub const WARNED_KEPT: usize = 16;
@@ -266,7 +265,8 @@ pub fn iteration_of(
     let edits = call.edits();
     let state = run
         .session
-        .get_or_insert_with(|| SessionState::new(Harness::Claude, "?"));
+        .as_mut()
+        .expect("a session's run: new_run and the hooks' loader give every one its state");
     let before = state.files.tree();
     let mut files = Vec::new();
     let mut patch = crate::patch::patch_id::PatchIdBuilder::default();

@@ -19,13 +19,21 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::call::CallInput;
-use super::protocol::{EventKind, Harness, HookEvent};
+use super::harness::{Harness, HookEvent};
+use super::protocol::EventKind;
 
 /// A transcript's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Claude,
     Codex,
+}
+
+impl Format {
+    /// The harness that writes transcripts in this format (its descriptor says so).
+    pub fn harness(self) -> Harness {
+        Harness::of_transcript(self).expect("a harness writes each transcript format")
+    }
 }
 
 /// Which transcript format `text` is, from its first JSON lines; `None` for anything else.
@@ -143,7 +151,19 @@ impl Turns {
         }
     }
 
-    fn push(&mut self, at: Option<Timestamp>, name: &str, kind: EventKind, tokens: Option<u64>) {
+    /// The harness's name of an event of `kind` (`failed`: fired for a failed call, where
+    /// the harness has such an event).
+    fn name(&self, kind: EventKind, failed: bool) -> &'static str {
+        let events = self.harness.descriptor().events;
+        events
+            .iter()
+            .find(|e| e.kind == kind && e.failed_call == failed)
+            .or_else(|| events.iter().find(|e| e.kind == kind))
+            .map_or("?", |e| e.name)
+    }
+
+    fn push(&mut self, at: Option<Timestamp>, kind: EventKind, failed: bool, tokens: Option<u64>) {
+        let name = self.name(kind, failed);
         self.out.push(Recorded {
             at,
             event: HookEvent {
@@ -168,11 +188,11 @@ impl Turns {
         }
         self.open = true;
         self.said = None;
-        self.push(at, "UserPromptSubmit", EventKind::Prompt, None);
+        self.push(at, EventKind::Prompt, false, None);
     }
 
     fn stop(&mut self, at: Option<Timestamp>) {
-        self.push(at, "Stop", EventKind::Stop, None);
+        self.push(at, EventKind::Stop, false, None);
         if let Some(r) = self.out.last_mut() {
             r.event.last_message = self.said.take();
         }
@@ -181,7 +201,7 @@ impl Turns {
 
     /// The agent asks to make `call`.
     fn call(&mut self, at: Option<Timestamp>, call: CallInput) {
-        self.push(at, "PreToolUse", EventKind::PreTool, None);
+        self.push(at, EventKind::PreTool, false, None);
         if let Some(id) = &call.id {
             self.pending.insert(id.clone(), call.clone());
         }
@@ -206,12 +226,7 @@ impl Turns {
         };
         call.failed = failed;
         call.response = Some(response);
-        let name = if failed && self.harness == Harness::Claude {
-            "PostToolUseFailure"
-        } else {
-            "PostToolUse"
-        };
-        self.push(at, name, EventKind::PostTool, Some(tokens));
+        self.push(at, EventKind::PostTool, failed, Some(tokens));
         if let Some(r) = self.out.last_mut() {
             r.event.call = Some(call);
         }
@@ -267,7 +282,7 @@ fn claude(lines: &[Value], in_turn: bool) -> Vec<Recorded> {
         .find_map(|v| v.get("sessionId").and_then(Value::as_str))
         .unwrap_or("transcript")
         .to_owned();
-    let mut turns = Turns::new(Harness::Claude, session, in_turn);
+    let mut turns = Turns::new(Format::Claude.harness(), session, in_turn);
     let mut counted: Vec<String> = Vec::new();
     let mut unassigned: u64 = 0;
     for v in lines {
@@ -355,7 +370,7 @@ fn codex(lines: &[Value], in_turn: bool) -> Vec<Recorded> {
         .and_then(|v| v["payload"]["id"].as_str())
         .unwrap_or("rollout")
         .to_owned();
-    let mut turns = Turns::new(Harness::Codex, session, in_turn);
+    let mut turns = Turns::new(Format::Codex.harness(), session, in_turn);
     let mut total: u64 = 0;
     let mut assigned: u64 = 0;
     for v in lines {
