@@ -1,12 +1,7 @@
 //! The coding agents' own hook configs, with loopguard's entries merged in
-//! (`init --agent`) and taken out again (`uninstall --agent`):
-//!
-//! | agent | file | shape |
-//! |---|---|---|
-//! | Claude Code | `.claude/settings.json` | `hooks.<Event>: [{matcher?, hooks: [{type: command, command, timeout}]}]` |
-//! | Codex | `.codex/hooks.json` | the same |
-//! | Gemini CLI | `.gemini/settings.json` | the same, with `name` and a timeout in milliseconds |
-//! | Copilot | `.github/hooks/loopguard.json` | `{version: 1, hooks: {<event>: [{type: command, bash, timeoutSec}]}}` |
+//! (`init --agent`) and taken out again (`uninstall --agent`). Which file, how its entries
+//! are laid out and what loopguard's entry holds is each harness's descriptor
+//! (`loopguard_core::session::harness`, its `config`); this is the reading and writing.
 //!
 //! Whatever else is in the file stays as the user wrote it: their settings and hooks, in
 //! their order, with their indentation and line endings ([`crate::ordered_json`]); a
@@ -19,59 +14,18 @@ use std::path::{Path, PathBuf};
 
 use crate::ordered_json::{Json, Layout, Object};
 use crate::session::Harness;
+use crate::session::harness::{ConfigFile, Layout as Entries, Member};
 
 /// What marks loopguard's own entries.
 const MARK: &str = " agent-hook ";
 
 /// The hook config of `harness`, relative to the repository root.
 pub fn config_path(harness: Harness) -> &'static str {
-    match harness {
-        Harness::Claude => ".claude/settings.json",
-        Harness::Codex => ".codex/hooks.json",
-        Harness::Gemini => ".gemini/settings.json",
-        Harness::Copilot => ".github/hooks/loopguard.json",
-    }
+    harness.descriptor().config.path
 }
 
-/// The events loopguard hooks, and whether each is about tools (it takes a matcher).
-fn events(harness: Harness) -> &'static [(&'static str, bool)] {
-    match harness {
-        Harness::Claude => &[
-            ("SessionStart", false),
-            ("UserPromptSubmit", false),
-            ("PreToolUse", true),
-            ("PostToolUse", true),
-            ("PostToolUseFailure", true),
-            ("Stop", false),
-            ("SubagentStop", false),
-        ],
-        Harness::Codex => &[
-            ("SessionStart", false),
-            ("UserPromptSubmit", false),
-            ("PreToolUse", true),
-            ("PostToolUse", true),
-            ("Stop", false),
-        ],
-        Harness::Gemini => &[
-            ("SessionStart", false),
-            ("BeforeAgent", false),
-            ("BeforeTool", true),
-            ("AfterTool", true),
-            ("AfterAgent", false),
-        ],
-        Harness::Copilot => &[
-            ("sessionStart", false),
-            ("userPromptSubmitted", false),
-            ("preToolUse", true),
-            ("postToolUse", true),
-            ("agentStop", false),
-            ("subagentStop", false),
-        ],
-    }
-}
-
-/// The command a hook runs: this loopguard, the agent, and for Copilot (whose input does
-/// not name it) the event.
+/// The command a hook runs: this loopguard, the agent, and the event where the agent's
+/// input does not name it.
 pub fn command(exe: &Path, harness: Harness, event: &str) -> String {
     let exe = exe.to_string_lossy();
     let quoted = if exe
@@ -82,16 +36,20 @@ pub fn command(exe: &Path, harness: Harness, event: &str) -> String {
     } else {
         format!("'{}'", exe.replace('\'', r"'\''"))
     };
-    match harness {
-        Harness::Copilot => format!("{quoted}{MARK}copilot {event}"),
-        Harness::Claude | Harness::Codex | Harness::Gemini => format!("{quoted}{MARK}{harness}"),
+    if harness.descriptor().config.event_in_command {
+        format!("{quoted}{MARK}{harness} {event}")
+    } else {
+        format!("{quoted}{MARK}{harness}")
     }
 }
 
-fn is_ours(entry: &Json) -> bool {
-    ["command", "bash"]
+/// Whether `entry` is loopguard's: its command runs `loopguard agent-hook`.
+fn is_ours(config: &ConfigFile, entry: &Json) -> bool {
+    config
+        .entry
         .iter()
-        .filter_map(|k| entry.get(k).and_then(Json::as_str))
+        .filter(|(_, m)| *m == Member::Command)
+        .filter_map(|(k, _)| entry.get(k).and_then(Json::as_str))
         .any(|c| c.contains(MARK) && c.contains("loopguard"))
 }
 
@@ -207,20 +165,15 @@ fn write(path: &Path, shown: &str, doc: Object, layout: &Layout) -> Result<(), A
 
 /// The hook entry loopguard adds for `event`.
 fn entry(harness: Harness, exe: &Path, event: &str) -> Json {
-    let cmd = Json::string(command(exe, harness, event));
-    let kind = ("type", Json::string("command"));
-    Json::Object(match harness {
-        Harness::Claude | Harness::Codex => {
-            Object::from([kind, ("command", cmd), ("timeout", Json::number(30))])
-        }
-        Harness::Gemini => Object::from([
-            kind,
-            ("command", cmd),
-            ("name", Json::string("loopguard")),
-            ("timeout", Json::number(30_000)),
-        ]),
-        Harness::Copilot => Object::from([kind, ("bash", cmd), ("timeoutSec", Json::number(30))]),
-    })
+    let members = harness.descriptor().config.entry.iter().map(|(k, m)| {
+        let value = match m {
+            Member::Command => Json::string(command(exe, harness, event)),
+            Member::Text(t) => Json::string(*t),
+            Member::Number(n) => Json::number(*n),
+        };
+        (*k, value)
+    });
+    Json::Object(Object::from_iter(members))
 }
 
 /// Merges loopguard's entries into `harness`'s config under `root`.
@@ -229,12 +182,13 @@ pub fn install(
     harness: Harness,
     exe: &Path,
 ) -> Result<(PathBuf, Change), AgentConfigError> {
-    let rel = config_path(harness);
+    let d = harness.descriptor();
+    let rel = d.config.path;
     let path = root.join(rel);
     let (mut doc, layout) = read(&path, rel)?.unwrap_or_default();
     let before = doc.clone();
-    if harness == Harness::Copilot {
-        doc.entry("version", || Json::number(1));
+    if let Some(version) = d.config.version {
+        doc.entry("version", || Json::number(version));
     }
     let hooks = doc.entry("hooks", || Json::Object(Object::default()));
     let Some(hooks) = hooks.as_object_mut() else {
@@ -244,47 +198,25 @@ pub fn install(
             wanted: "an object",
         });
     };
-    for &(event, tools) in events(harness) {
-        let want = entry(harness, exe, event);
-        let list = hooks.entry(event, || Json::Array(Vec::new()));
+    for event in d.events {
+        let want = entry(harness, exe, event.name);
+        let list = hooks.entry(event.name, || Json::Array(Vec::new()));
         let Some(list) = list.as_array_mut() else {
             return Err(AgentConfigError::WrongType {
                 path: rel.to_owned(),
-                key: format!("hooks.{event}"),
+                key: format!("hooks.{}", event.name),
                 wanted: "a list",
             });
         };
-        let mut found = false;
-        // An entry of ours already as wanted stays as it is written (its keys' order too).
-        let mut update = |h: &mut Json| {
-            if !same(h, &want) {
-                *h = want.clone();
-            }
-            found = true;
-        };
-        for group in list.iter_mut() {
-            if harness == Harness::Copilot {
-                if is_ours(group) {
-                    update(group);
-                }
-                continue;
-            }
-            if let Some(inner) = group.get_mut("hooks").and_then(Json::as_array_mut) {
-                inner
-                    .iter_mut()
-                    .filter(|h| is_ours(h))
-                    .for_each(&mut update);
-            }
-        }
-        if !found {
-            let hooks = ("hooks", Json::Array(vec![want.clone()]));
-            list.push(match harness {
-                Harness::Copilot => want,
-                Harness::Gemini if tools => {
-                    Json::Object(Object::from([("matcher", Json::string(".*")), hooks]))
-                }
-                Harness::Claude | Harness::Codex | Harness::Gemini => {
-                    Json::Object(Object::from([hooks]))
+        if !update_ours(&d.config, list, &want) {
+            list.push(match d.config.layout {
+                Entries::Flat => want,
+                Entries::Grouped { tool_matcher } => {
+                    let hooks = ("hooks", Json::Array(vec![want]));
+                    Json::Object(match tool_matcher.filter(|_| event.about_tools()) {
+                        Some(m) => Object::from([("matcher", Json::string(m)), hooks]),
+                        None => Object::from([hooks]),
+                    })
                 }
             });
         }
@@ -296,10 +228,41 @@ pub fn install(
     Ok((path, Change::Written))
 }
 
+/// Sets loopguard's entries in an event's `list` to `want`; whether there was one. An
+/// entry of ours already as wanted stays as it is written (its keys' order too).
+fn update_ours(config: &ConfigFile, list: &mut [Json], want: &Json) -> bool {
+    let mut found = false;
+    let mut update = |h: &mut Json| {
+        if !same(h, want) {
+            *h = want.clone();
+        }
+        found = true;
+    };
+    for item in list.iter_mut() {
+        match config.layout {
+            Entries::Flat => {
+                if is_ours(config, item) {
+                    update(item);
+                }
+            }
+            Entries::Grouped { .. } => {
+                if let Some(inner) = item.get_mut("hooks").and_then(Json::as_array_mut) {
+                    inner
+                        .iter_mut()
+                        .filter(|h| is_ours(config, h))
+                        .for_each(&mut update);
+                }
+            }
+        }
+    }
+    found
+}
+
 /// Takes loopguard's entries out of `harness`'s config under `root`, and nothing else; a
-/// Copilot file left with no hooks is removed (loopguard made it).
+/// file of loopguard's own left with no hooks is removed.
 pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), AgentConfigError> {
-    let rel = config_path(harness);
+    let config = &harness.descriptor().config;
+    let rel = config.path;
     let path = root.join(rel);
     let Some((mut doc, layout)) = read(&path, rel)? else {
         return Ok((path, Change::Unchanged));
@@ -307,20 +270,21 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Age
     let before = doc.clone();
     if let Some(hooks) = doc.get_mut("hooks").and_then(Json::as_object_mut) {
         for list in hooks.values_mut().filter_map(Json::as_array_mut) {
-            if harness == Harness::Copilot {
-                list.retain(|e| !is_ours(e));
-                continue;
-            }
-            for group in list.iter_mut() {
-                if let Some(inner) = group.get_mut("hooks").and_then(Json::as_array_mut) {
-                    inner.retain(|h| !is_ours(h));
+            match config.layout {
+                Entries::Flat => list.retain(|e| !is_ours(config, e)),
+                Entries::Grouped { .. } => {
+                    for group in list.iter_mut() {
+                        if let Some(inner) = group.get_mut("hooks").and_then(Json::as_array_mut) {
+                            inner.retain(|h| !is_ours(config, h));
+                        }
+                    }
+                    list.retain(|g| {
+                        g.get("hooks")
+                            .and_then(Json::as_array)
+                            .is_none_or(|inner| !inner.is_empty())
+                    });
                 }
             }
-            list.retain(|g| {
-                g.get("hooks")
-                    .and_then(Json::as_array)
-                    .is_none_or(|inner| !inner.is_empty())
-            });
         }
         hooks.retain(|_, list| list.as_array().is_none_or(|l| !l.is_empty()));
     }
@@ -339,7 +303,7 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Age
         return Ok((path, Change::Unchanged));
     }
     let only_version = doc.keys().all(|k| k == "version");
-    if harness == Harness::Copilot && only_version {
+    if config.owned && only_version {
         std::fs::remove_file(&path).map_err(|source| AgentConfigError::Write {
             path: rel.to_owned(),
             source,

@@ -80,6 +80,12 @@ impl Object {
 
 impl<const N: usize> From<[(&str, Json); N]> for Object {
     fn from(members: [(&str, Json); N]) -> Object {
+        Object::from_iter(members)
+    }
+}
+
+impl<'k> FromIterator<(&'k str, Json)> for Object {
+    fn from_iter<I: IntoIterator<Item = (&'k str, Json)>>(members: I) -> Object {
         Object(
             members
                 .into_iter()
