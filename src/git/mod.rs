@@ -7,8 +7,10 @@
 //!
 //! # gix, and which of it
 //!
-//! `gix` with `default-features = false` and three features: `sha1` (the object hash),
-//! `revision` (rev-spec parsing: `HEAD~3`, `main..topic`, `v1^{commit}`) and
+//! `gix` with `default-features = false` and four features: `sha1` and `sha256` (the
+//! object hashes: a repository of SHA-256 objects, `git init --object-format=sha256`, is
+//! read as a SHA-1 one is, and `tests/it/neighbours.rs` holds the two to the same
+//! verdicts), `revision` (rev-spec parsing: `HEAD~3`, `main..topic`, `v1^{commit}`) and
 //! `max-performance` (the delta-base and object caches and the thread-safe object store
 //! that [`Repo::iterations`] shares between threads; with gix 0.90 it uses zlib-rs, pure
 //! Rust, no C). Left out: networking, worktree checkout and status, attributes and filters,

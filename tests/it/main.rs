@@ -29,6 +29,7 @@ mod input_limits;
 mod keeps_its_word;
 mod local_guard;
 mod model;
+mod neighbours;
 mod pictures;
 mod progress;
 mod recovery;

@@ -15,6 +15,9 @@
 //! `git push --no-verify` is not among the steps: it runs no hook at all (the threat model
 //! in README.md admits it; CI is the backstop).
 //!
+//! Half the sequences, at random, run in a repository of SHA-256 objects (`git init
+//! --object-format=sha256`): the guard holds there as it does with SHA-1.
+//!
 //! [`CASES`] sequences of up to [`STEPS`] steps (`LOOPGUARD_MODEL_CASES` for more: each step
 //! runs real git and the hooks). The hand-written cases are `keeps_its_word.rs`.
 
@@ -23,7 +26,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use crate::support::{TestRepo, guarded, state};
+use crate::support::{TestRepo, guarded_in, state};
 
 /// A commit the steps can name.
 #[derive(Debug, Clone, Copy)]
@@ -163,8 +166,14 @@ struct World {
 }
 
 impl World {
-    fn new() -> World {
-        let repo = guarded("");
+    /// The stuck repository, of SHA-256 objects when `sha256`.
+    fn new(sha256: bool) -> World {
+        let format: &[&str] = if sha256 {
+            &["--object-format=sha256"]
+        } else {
+            &[]
+        };
+        let repo = guarded_in(TestRepo::new_with(format), "");
         let remote = repo.with_remote();
         let start = repo.head();
         repo.git(&["checkout", "-q", "-b", "side"]);
@@ -504,9 +513,9 @@ fn no_sequence_of_git_operations_gets_past_an_open_breaker() {
         failure_persistence: None,
         ..Config::default()
     });
-    let steps = proptest::collection::vec(step(), 1..=STEPS);
-    let result = runner.run(&steps, |steps| {
-        let mut world = World::new();
+    let steps = (any::<bool>(), proptest::collection::vec(step(), 1..=STEPS));
+    let result = runner.run(&steps, |(sha256, steps)| {
+        let mut world = World::new(sha256);
         world.check(&[])?;
         for (i, s) in steps.iter().enumerate() {
             world.run(s);

@@ -63,8 +63,17 @@ impl Default for TestRepo {
 impl TestRepo {
     /// An empty repository on branch `main`, committing as the agent.
     pub(crate) fn new() -> TestRepo {
+        TestRepo::new_with(&[])
+    }
+
+    /// An empty repository on branch `main` made with these `git init` arguments
+    /// (`--object-format=sha256`, `--ref-format=reftable`).
+    pub(crate) fn new_with(init: &[&str]) -> TestRepo {
         let repo = TestRepo::bare_dirs();
-        repo.git(&["init", "-q", "-b", "main", "."]);
+        let mut args = vec!["init", "-q", "-b", "main"];
+        args.extend_from_slice(init);
+        args.push(".");
+        repo.git(&args);
         repo.configure();
         repo
     }
@@ -258,7 +267,8 @@ impl TestRepo {
     /// A remote `origin` for this repository (a non-bare one that accepts pushes to its
     /// checked-out branch), returned so that it lives as long as the test needs it.
     pub(crate) fn with_remote(&self) -> TestRepo {
-        let remote = TestRepo::new();
+        let format = self.git(&["rev-parse", "--show-object-format"]);
+        let remote = TestRepo::new_with(&[&format!("--object-format={format}")]);
         remote.git(&["config", "receive.denyCurrentBranch", "ignore"]);
         self.git(&[
             "remote",

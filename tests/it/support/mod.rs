@@ -391,7 +391,12 @@ pub(crate) fn state(repo: &TestRepo) -> String {
 /// A repository whose maintainer made the first commit (with `config` as `.loopguard.yml`,
 /// when not empty) and ran `loopguard init` on `main`; commits after this are the agent's.
 pub(crate) fn guarded(config: &str) -> TestRepo {
-    let repo = TestRepo::new();
+    guarded_in(TestRepo::new(), config)
+}
+
+/// [`guarded`] in `repo`, a fresh repository made some other way
+/// ([`TestRepo::new_with`]: SHA-256 objects, say).
+pub(crate) fn guarded_in(repo: TestRepo, config: &str) -> TestRepo {
     repo.author("Maintainer", "maintainer@example.com");
     repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    41\n}\n");
     repo.write("README.md", "demo\n");
