@@ -45,11 +45,11 @@ pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
         .read_to_string(&mut text)
         .map_err(cannot)?;
     }
-    if let Some(format) = crate::session::transcript::recognise(&text) {
+    if let Some(harness) = crate::session::transcript::recognise(&text) {
         progress.finish();
         return super::session::replay_transcript(
             &config,
-            format,
+            harness,
             &text,
             &name,
             args.json,

@@ -25,7 +25,7 @@ use crate::error::{InputError, exit};
 use crate::iteration::Iteration;
 use crate::report::{Status, markdown, text};
 use crate::run::Run;
-use crate::session::transcript::{self, Format};
+use crate::session::transcript;
 use crate::session::{self, Answer, Harness, HookEvent, HookKind};
 use crate::store::{Loaded, Peeked, Store, branch_key_bytes};
 
@@ -279,12 +279,15 @@ fn with_session<T>(
     Ok(value)
 }
 
-/// Tokens the model used since the last call, from the transcript's new lines (Claude
-/// Code: each assistant message's usage, once; Codex: the running total). Reads only what
-/// was written since the last call, so the cost stays flat as the session grows.
+/// Tokens the model used since the last call, from the transcript's new lines, as the
+/// harness's descriptor counts them (Claude Code: each assistant message's usage, once;
+/// Codex: the running total). Reads only what was written since the last call, so the
+/// cost stays flat as the session grows.
 fn tokens_since(run: &mut Run, transcript: Option<&str>) -> Option<u64> {
     let path = transcript?;
     let state = run.session.as_mut()?;
+    // Only a transcript loopguard reads is read at all.
+    state.harness.descriptor().transcript?;
     if state.transcript.as_deref() != Some(path) {
         state.transcript = Some(path.to_owned());
         state.transcript_read = 0;
@@ -302,30 +305,18 @@ fn tokens_since(run: &mut Run, transcript: Option<&str>) -> Option<u64> {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    let mut tokens = 0;
-    for (id, n) in transcript::claude_usage(&lines) {
-        if state.counted_message.as_deref() != Some(id.as_str()) {
-            tokens += n;
-            state.counted_message = Some(id);
-        }
-    }
-    let codex_total = lines
-        .iter()
-        .filter_map(|v| v["payload"]["info"]["total_token_usage"]["total_tokens"].as_u64())
-        .max();
-    if let Some(total) = codex_total {
-        tokens += total.saturating_sub(run.usage.tokens);
-    }
-    Some(tokens)
+    let recorded = run.usage.tokens;
+    let state = run.session.as_mut()?;
+    transcript::tokens(state.harness, &lines, &mut state.counted_message, recorded)
 }
 
 /// The agent's last message, from the end of its transcript, where the stop's input does
 /// not carry it.
 fn last_message(harness: Harness, transcript: Option<&str>) -> Option<String> {
-    let format = harness.descriptor().transcript?;
+    harness.descriptor().transcript?;
     // The tail starts at a line (its cut first line dropped).
     let bytes = crate::safe_fs::read_tail(Path::new(transcript?), 1 << 20).ok()??;
-    transcript::last_said(format, &String::from_utf8_lossy(&bytes))
+    transcript::last_said(harness, &String::from_utf8_lossy(&bytes))
 }
 
 /// The status document of a session at `now`: the same as a branch's, over every call it
@@ -594,18 +585,18 @@ pub(super) fn resume_or_reset(ctx: &Ctx, id: &str, reset: bool) -> Result<u8> {
 /// hooks would have, in order, with what they would have answered.
 pub(super) fn replay_transcript(
     config: &Config,
-    format: Format,
+    harness: Harness,
     text: &str,
     name: &str,
     json_out: bool,
     now: Timestamp,
 ) -> Result<u8> {
-    let recorded = transcript::events(format, text).map_err(|e| InputError::BadTranscript {
+    let recorded = transcript::events(harness, text).map_err(|e| InputError::BadTranscript {
         name: name.to_owned(),
         line: e.line,
         why: e.why,
     })?;
-    let judged = judge_recorded(config, format, recorded, now);
+    let judged = judge_recorded(config, harness, recorded, now);
     let config = config.for_sessions();
     let calls = session::all_calls(&judged.run, judged.dropped.clone());
     let s = session_status(&config, &judged.run, judged.dropped, &judged.events, now)
@@ -654,7 +645,7 @@ pub(super) struct Judged {
 /// its result is not recorded.
 pub(super) fn judge_recorded(
     config: &Config,
-    format: Format,
+    harness: Harness,
     recorded: Vec<transcript::Recorded>,
     now: Timestamp,
 ) -> Judged {
@@ -663,7 +654,7 @@ pub(super) fn judge_recorded(
     let id = recorded
         .first()
         .map_or_else(|| "replay".to_owned(), |r| r.event.session.clone());
-    let mut run = session::new_run(format.harness(), &id, None, start);
+    let mut run = session::new_run(harness, &id, None, start);
     let mut dropped: Vec<Iteration> = Vec::new();
     let mut events = Vec::new();
     let mut answers = Vec::new();

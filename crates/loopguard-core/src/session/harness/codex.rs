@@ -2,11 +2,18 @@
 //! snake_case input and answers. Codex rejects an answer with an unknown field (and then
 //! runs the call), so nothing else is ever written; it knows `additionalContext` for
 //! `SessionStart`, `UserPromptSubmit` and `PostToolUse` only. It runs a project's hooks
-//! only when the project is trusted and the person reviewed each hook (`/hooks`).
+//! only when the project is trusted and the person reviewed each hook (`/hooks`). Its
+//! rollout is read here too, for the last words at a stop, the tokens and `replay`.
 
+use serde_json::{Value, json};
+
+use super::super::call::CallInput;
 use super::super::protocol::{EventKind, SNAKE_CASE};
-use super::super::transcript::Format;
-use super::{ConfigFile, Descriptor, Event, Layout, Quirks, Resume, ShellStatus, StopBlock, Trust};
+use super::turns::{self, Turns};
+use super::{
+    ConfigFile, Descriptor, Event, Layout, Quirks, Resume, ShellStatus, StopBlock, Transcript,
+    Trust,
+};
 
 pub(super) const HARNESS: Descriptor = Descriptor {
     name: "codex",
@@ -29,7 +36,7 @@ pub(super) const HARNESS: Descriptor = Descriptor {
     ],
     input: SNAKE_CASE,
     answer: super::claude::answer,
-    transcript: Some(Format::Codex),
+    transcript: Some(TRANSCRIPT),
     quirks: Quirks {
         stop_block: StopBlock::SameTurn,
         resume: Resume::StartThenPrompt,
@@ -37,3 +44,130 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         trust: Trust::TrustedAndReviewed,
     },
 };
+
+/// Codex's rollout, `~/.codex/sessions/…/rollout-*.jsonl`: lines `{timestamp, type:
+/// session_meta | turn_context | event_msg | response_item, payload}`;
+/// `function_call{name, arguments, call_id}` and `custom_tool_call{name: apply_patch,
+/// input, call_id}` with their `*_output`, `event_msg` `user_message`, `agent_message` and
+/// `token_count`.
+const TRANSCRIPT: Transcript = Transcript {
+    recognise,
+    read,
+    tokens,
+};
+
+fn recognise(v: &Value) -> bool {
+    let t = v.get("type").and_then(Value::as_str).unwrap_or("");
+    v.get("payload").is_some()
+        && matches!(
+            t,
+            "session_meta" | "response_item" | "event_msg" | "turn_context"
+        )
+}
+
+/// The running total's growth past what was `recorded`.
+fn tokens(lines: &[Value], _counted: &mut Option<String>, recorded: u64) -> u64 {
+    lines
+        .iter()
+        .filter_map(|v| v["payload"]["info"]["total_token_usage"]["total_tokens"].as_u64())
+        .max()
+        .map_or(0, |total| total.saturating_sub(recorded))
+}
+
+/// A rollout's lines into `turns`.
+fn read(lines: &[Value], turns: &mut Turns) {
+    turns.session(
+        lines
+            .iter()
+            .find(|v| v["type"] == "session_meta")
+            .and_then(|v| v["payload"]["id"].as_str())
+            .unwrap_or("rollout"),
+    );
+    let mut total: u64 = 0;
+    let mut assigned: u64 = 0;
+    for v in lines {
+        let at = turns::at(v);
+        let p = &v["payload"];
+        let ptype = p.get("type").and_then(Value::as_str).unwrap_or("");
+        match (v["type"].as_str().unwrap_or(""), ptype) {
+            ("event_msg", "user_message") => turns.prompt(at),
+            ("event_msg", "agent_message") => {
+                turns.say(p["message"].as_str().map(str::to_owned));
+            }
+            ("event_msg", "token_count") => {
+                if let Some(t) = p["info"]["total_token_usage"]["total_tokens"].as_u64() {
+                    total = total.max(t);
+                }
+            }
+            ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
+                let name = p["name"].as_str().unwrap_or("shell").to_owned();
+                let input = match (ptype, &p["arguments"], &p["input"]) {
+                    (_, Value::String(args), _) => {
+                        serde_json::from_str(args).unwrap_or(json!({"arguments": args}))
+                    }
+                    (_, _, Value::String(input)) => json!({"command": input}),
+                    _ => p.get("action").cloned().unwrap_or(Value::Null),
+                };
+                let (tool, input) = codex_tool(&name, input);
+                let mut call = CallInput::new(&tool, input);
+                call.id = p["call_id"].as_str().map(str::to_owned);
+                turns.call(at, call);
+            }
+            ("response_item", "function_call_output" | "custom_tool_call_output") => {
+                let id = p["call_id"].as_str().unwrap_or("");
+                let tokens = total.saturating_sub(assigned);
+                if turns.result(at, id, codex_output(&p["output"]), false, tokens) {
+                    assigned = total;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A Codex function call as its hooks name it: a shell call is `Bash` with its command as
+/// one string (`bash -lc "…"` unwrapped), `apply_patch` keeps its patch.
+fn codex_tool(name: &str, input: Value) -> (String, Value) {
+    match name {
+        "shell" | "exec_command" | "local_shell" | "container.exec" | "shell_command" => {
+            let command = match input.get("command").or_else(|| input.get("cmd")) {
+                Some(Value::Array(parts)) => {
+                    let parts: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+                    match parts.as_slice() {
+                        ["bash" | "sh" | "zsh", "-lc" | "-c", script] => (*script).to_owned(),
+                        _ => parts.join(" "),
+                    }
+                }
+                Some(Value::String(s)) => s.clone(),
+                _ => String::new(),
+            };
+            ("Bash".to_owned(), json!({ "command": command }))
+        }
+        other => (other.to_owned(), input),
+    }
+}
+
+/// A Codex tool output: a JSON string `{output, metadata: {exit_code}}`, or text that
+/// says `Exit code: N` and then `Output:`.
+fn codex_output(output: &Value) -> Value {
+    let text = output
+        .as_str()
+        .map_or_else(|| output.to_string(), str::to_owned);
+    if let Ok(v) = serde_json::from_str::<Value>(&text)
+        && let Some(out) = v.get("output").and_then(Value::as_str)
+    {
+        return json!({"output": out, "exit_code": v["metadata"]["exit_code"]});
+    }
+    let body = text
+        .split_once("\nOutput:\n")
+        .map_or(text.as_str(), |(_, b)| b);
+    let code = text
+        .lines()
+        .take(3)
+        .find_map(|l| {
+            l.strip_prefix("Exit code: ")
+                .or_else(|| l.strip_prefix("Process exited with code "))
+        })
+        .and_then(|c| c.trim().parse::<i64>().ok());
+    json!({"output": body, "exit_code": code})
+}

@@ -18,7 +18,6 @@ use serde_json::Value;
 
 use super::call::CallInput;
 use super::protocol::{Answer, BadInput, EventKind, Input, Reply};
-use super::transcript::Format;
 
 /// Everything loopguard knows about one harness, declared in the harness's file.
 #[derive(Debug)]
@@ -38,10 +37,23 @@ pub struct Descriptor {
     /// How an answer is written for it at an event (`None`: an event it does not have).
     /// Its stdout holds exactly the fields the harness reads; the exit code is 0.
     pub answer: fn(&Answer, Option<&Event>) -> Reply,
-    /// The format of the transcript its hooks point at (`transcript_path`): the agent's
-    /// last words at a stop where the input lacks them, and `replay`.
-    pub transcript: Option<Format>,
+    /// How the transcript its hooks point at (`transcript_path`) is read: the agent's
+    /// last words at a stop where the input lacks them, the tokens, and `replay`.
+    pub transcript: Option<Transcript>,
     pub quirks: Quirks,
+}
+
+/// How a harness's transcript is read: JSON lines, turned back into the hook events the
+/// harness would have sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Transcript {
+    /// Whether a line (one of the first few) is of this format.
+    pub recognise: fn(&Value) -> bool,
+    /// The lines into the session's turns (its id, its prompts, calls and stops).
+    pub read: fn(&[Value], &mut turns::Turns),
+    /// Tokens the model used in new lines: `counted` is the last message whose tokens were
+    /// counted, `recorded` the tokens the session recorded so far.
+    pub tokens: fn(&[Value], &mut Option<String>, u64) -> u64,
 }
 
 /// A harness's project hook config: the file `init --agent` merges loopguard's entries
@@ -228,6 +240,8 @@ macro_rules! harnesses {
     };
 }
 
+pub mod turns;
+
 mod claude;
 mod codex;
 mod copilot;
@@ -248,14 +262,6 @@ impl Harness {
     /// The harness's name for people.
     pub fn title(self) -> &'static str {
         self.descriptor().title
-    }
-
-    /// The harness whose transcripts are in `format`.
-    pub fn of_transcript(format: Format) -> Option<Harness> {
-        Harness::ALL
-            .iter()
-            .copied()
-            .find(|h| h.descriptor().transcript == Some(format))
     }
 
     /// Every path an agent may not write from inside its session because it decides
