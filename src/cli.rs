@@ -99,9 +99,9 @@ pub struct InitArgs {
     /// Overwrite an existing `.loopguard.yml` with `--profile`'s.
     #[arg(long)]
     pub force: bool,
-    /// Also hook into these coding agents (their project hook config): claude, codex,
-    /// gemini, copilot; repeat or separate with commas. With --no-hooks, only these.
-    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_harness)]
+    /// Also hook into these coding agents (their project hook config); repeat or separate
+    /// with commas. With --no-hooks, only these.
+    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = harness_parser())]
     pub agents: Vec<Harness>,
 }
 
@@ -109,16 +109,16 @@ pub struct InitArgs {
 pub struct UninstallArgs {
     /// Take loopguard's entries out of these agents' hook configs only (the git hooks
     /// stay); without it, the git hooks are removed.
-    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_harness)]
+    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = harness_parser())]
     pub agents: Vec<Harness>,
 }
 
 #[derive(Debug, Args)]
 pub struct AgentHookArgs {
     /// The agent whose hook this is.
-    #[arg(value_parser = parse_harness)]
+    #[arg(value_parser = harness_parser())]
     pub agent: Harness,
-    /// The event, where the agent's input does not name it (Copilot).
+    /// The event, where the agent's input does not name it.
     pub event: Option<String>,
 }
 
@@ -129,8 +129,14 @@ pub struct ResumeArgs {
     pub session: Option<String>,
 }
 
-fn parse_harness(s: &str) -> Result<Harness, String> {
-    s.parse()
+/// An agent by its name: one of the harnesses' descriptors (help and completions list
+/// them).
+fn harness_parser() -> impl clap::builder::TypedValueParser<Value = Harness> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Harness::ALL.iter().map(|h| h.as_str())).map(|s| {
+        s.parse::<Harness>()
+            .expect("a possible value is a harness's name")
+    })
 }
 
 fn parse_profile(s: &str) -> Result<Profile, String> {
