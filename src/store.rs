@@ -836,8 +836,6 @@ pub fn tag_of(at: jiff::Timestamp) -> String {
     at.strftime("%Y%m%dT%H%M%S%.fZ").to_string()
 }
 
-/// Moves whatever is at `path` (the link or FIFO itself, never its target) to
-/// `<path>.<what>-<tag>`; returns where.
 /// One JSON line per item.
 fn json_lines<T: Serialize>(items: &[T]) -> io::Result<Vec<u8>> {
     let mut log = Vec::new();
@@ -876,6 +874,8 @@ fn read_log<T: serde::de::DeserializeOwned>(
     Ok((records, bad))
 }
 
+/// Moves whatever is at `path` (the link or FIFO itself, never its target) to
+/// `<path>.<what>-<tag>`; returns where.
 fn set_aside(path: &Path, what: &str, tag: &str) -> io::Result<PathBuf> {
     let name = path
         .file_name()

@@ -1,4 +1,4 @@
-//! Where output goes: data on stdout ([`print`], [`print_json`], [`print_untrusted`]),
+//! Where output goes: data on stdout ([`print()`], [`print_json`], [`print_untrusted`]),
 //! messages on stderr ([`Ui`]).
 
 use std::io::{self, Write};

@@ -795,7 +795,8 @@ impl<'c> Workspace<'c> {
         self.derivable.set(true);
     }
 
-    /// Arms or disarms the `reference-transaction` shim ([`hooks::arm_reference_transaction`]).
+    /// Arms or disarms the `reference-transaction` shim
+    /// ([`crate::hooks::arm_reference_transaction`]).
     pub fn arm_reference_transaction(&self, armed: bool) -> Result<()> {
         let dir = self.repo.hooks_dir();
         let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());

@@ -30,8 +30,9 @@
 //! aside frequent lines, such as a blank line beside a changed run), `binary` for content
 //! with a NUL byte in its first 8000 bytes (git's test; `.gitattributes` is not read) with
 //! counts unknown, whether the change is whitespace-only, and the test skips it adds
-//! ([`skips`]). Renames follow git's defaults: exact renames, then similarity of at least
-//! 50% (chunk-hash scoring like git's `diffcore-delta`), at most 1000 x 1000 candidates.
+//! ([`skips_of`](crate::iteration::skips_of)). Renames follow git's defaults: exact
+//! renames, then similarity of at least 50% (chunk-hash scoring like git's
+//! `diffcore-delta`), at most 1000 x 1000 candidates.
 //! A submodule change reads as one line, `Subproject commit <id>`, as git prints it.
 //!
 //! Blobs larger than [`MAX_LINE_DIFF_BYTES`] (8 MiB) are not diffed line by line: their

@@ -2,7 +2,7 @@
 //! (`github::sticky` wraps it in the marker and the versioned, base64 state line).
 //!
 //! The breaker itself is not stored: every run judges the PR's history afresh (see
-//! [`super::judge`]), so a re-run, a force-push or a lost comment cannot leave a stale
+//! [`crate::run::judge`]), so a re-run, a force-push or a lost comment cannot leave a stale
 //! state behind. What cannot be recomputed is kept: the test evidence of earlier head
 //! commits, a maintainer's resumes, what loopguard already wrote (label, issue), the last
 //! verdict (to tell a new trip from an old one), and iteration records read from the API

@@ -1,6 +1,6 @@
 //! The status for a terminal: `status`, `check`, `replay`, `report` on a terminal, the
 //! hooks' refusals and what a trip tells the agent. Every piece of untrusted text goes through
-//! [`sanitize::printable`]: control characters are shown, never executed.
+//! [`crate::sanitize::printable`]: control characters are shown, never executed.
 
 use std::fmt::Write as _;
 

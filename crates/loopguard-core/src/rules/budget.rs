@@ -99,7 +99,6 @@ impl RuleSettings for BudgetRule {
     }
 }
 
-
 pub(super) fn count(w: &Window<'_>) -> Count {
     let budget = &w.config.rules.budget;
     let usage = w.usage;

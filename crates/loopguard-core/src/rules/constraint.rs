@@ -23,7 +23,6 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
 use crate::config::{
@@ -138,7 +137,6 @@ impl RuleSettings for ConstraintRule {
     }
 }
 
-
 /// CI files named in the note at most.
 const NOTE_FILES: usize = 5;
 /// Doubtful test changes named in the note at most.
@@ -169,10 +167,18 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     let doubtful: Vec<String> = w
         .since
         .iter()
-        .flat_map(|f| f.doubtful.iter().map(|d| format!("{} {d}", w.short(f.index))))
+        .flat_map(|f| {
+            f.doubtful
+                .iter()
+                .map(|d| format!("{} {d}", w.short(f.index)))
+        })
         .collect();
     if !doubtful.is_empty() {
-        let mut named: Vec<&str> = doubtful.iter().map(String::as_str).take(NOTE_TESTS).collect();
+        let mut named: Vec<&str> = doubtful
+            .iter()
+            .map(String::as_str)
+            .take(NOTE_TESTS)
+            .collect();
         if doubtful.len() > NOTE_TESTS {
             named.push("…");
         }
@@ -182,17 +188,13 @@ pub(super) fn count(w: &Window<'_>) -> Count {
         ));
     }
     // A test taken away with no evidence either way: a warning on the attempt that did it.
-    let warning = w
-        .since
-        .last()
-        .filter(|f| !f.unproven.is_empty())
-        .map(|f| {
-            format!(
-                "{} {}; no test evidence shows it was failing",
-                w.label(f.index),
-                f.unproven.join("; ")
-            )
-        });
+    let warning = w.since.last().filter(|f| !f.unproven.is_empty()).map(|f| {
+        format!(
+            "{} {}; no test evidence shows it was failing",
+            w.label(f.index),
+            f.unproven.join("; ")
+        )
+    });
     // A compacted run's dropped attempts since the baseline count too.
     let earlier = &w.usage.earlier.since;
     let count = violating.len() as u64 + earlier.violations;
@@ -238,7 +240,9 @@ mod tests {
         let cases: &[(&str, History, [char; 3], &str)] = &[
             (
                 "skipped while it was failing",
-                failing().fresh().takes("tests/wc.rs", "counts_three_words", Skipped),
+                failing()
+                    .fresh()
+                    .takes("tests/wc.rs", "counts_three_words", Skipped),
                 ['T', 'T', 'T'],
                 "skipped the failing test counts_three_words in tests/wc.rs",
             ),
@@ -253,13 +257,17 @@ mod tests {
             ),
             (
                 "skipped, no evidence either way",
-                History::new().fresh().takes("tests/wc.rs", "counts", Skipped),
+                History::new()
+                    .fresh()
+                    .takes("tests/wc.rs", "counts", Skipped),
                 ['T', 'W', 'W'],
                 "skipped the test counts in tests/wc.rs",
             ),
             (
                 "deleted, the code it tests still there",
-                History::new().fresh().takes("tests/wc.rs", "counts", Deleted),
+                History::new()
+                    .fresh()
+                    .takes("tests/wc.rs", "counts", Deleted),
                 ['T', 'W', 'W'],
                 "deleted the test counts in tests/wc.rs",
             ),
@@ -304,11 +312,11 @@ mod tests {
             ),
             (
                 "a test that passed, skipped",
-                History::new()
-                    .fresh()
-                    .pass()
-                    .fresh()
-                    .takes("tests/wc.rs", "counts_three_words", Skipped),
+                History::new().fresh().pass().fresh().takes(
+                    "tests/wc.rs",
+                    "counts_three_words",
+                    Skipped,
+                ),
                 ['T', 'W', 'W'],
                 "skipped the test counts_three_words",
             ),
@@ -347,7 +355,9 @@ mod tests {
         use TakenHow::*;
         let mut c = Config::default();
         c.rules.constraint.without_evidence = crate::config::RuleAction::Off;
-        let h = History::new().fresh().takes("tests/wc.rs", "counts", Skipped);
+        let h = History::new()
+            .fresh()
+            .takes("tests/wc.rs", "counts", Skipped);
         let e = h.eval_with(&c);
         assert!(e.trip().is_none() && e.warnings().next().is_none(), "{e:?}");
     }

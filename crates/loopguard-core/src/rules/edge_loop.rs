@@ -11,7 +11,9 @@ use serde_saphyr::Spanned;
 
 use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
 use crate::breaker::TerminalStatus;
-use crate::config::{BoundedMap, MAX_LIST_ENTRIES, MAX_NAME_BYTES, Profile, RuleAction, at, positive};
+use crate::config::{
+    BoundedMap, MAX_LIST_ENTRIES, MAX_NAME_BYTES, Profile, RuleAction, at, positive,
+};
 use crate::error::ConfigError;
 
 pub(crate) const RULE: Descriptor = Descriptor {
@@ -113,7 +115,6 @@ impl RuleSettings for EdgeLoopRule {
         })
     }
 }
-
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.edge_loop;

@@ -81,7 +81,6 @@ impl RuleSettings for FalseCompletionRule {
     }
 }
 
-
 pub(super) fn count(w: &Window<'_>) -> Count {
     let require = w.config.rules.false_completion.require_evidence;
     let unbacked = |f: &&Facts| match f.latest_outcome {

@@ -5,9 +5,10 @@
 //! what closes a breaker it opened, whether it escalates, its terminal status, the failure
 //! reports name), its settings (the resolved section `rules.<name>`, the YAML schema of
 //! that section, how the section is read, the profile defaults) and its count, with its
-//! table tests. [`rules!`] lists every rule once; the enum, the config's `rules` section
-//! and its schema are generated from that list, and every `match` over [`RuleName`] is
-//! exhaustive (the core denies wildcard arms), so a new rule cannot fall into a default.
+//! table tests. `rules!` (below) lists every rule once; the enum, the config's `rules`
+//! section and its schema are generated from that list, and every `match` over
+//! [`RuleName`] is exhaustive (the core denies wildcard arms), so a new rule cannot fall
+//! into a default.
 //!
 //! What every rule sees is a [`Window`]: the facts of each attempt (computed once, see
 //! [`facts`]), the attempts since the baseline (set by resumes, by a closing breaker and by
@@ -105,7 +106,7 @@ macro_rules! rules {
     ($($variant:ident => $module:ident: $settings:ty,)+) => {
         $(pub mod $module;)+
 
-        /// The rule names of the contract, in the order of [`rules!`].
+        /// The rule names of the contract, in the order of `rules!`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum RuleName {
             $($variant,)+

@@ -28,7 +28,6 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
     })
 }
 
-
 pub(super) fn count(w: &Window<'_>) -> Count {
     // Oscillation is about states: once the agent reaches a genuinely new one, earlier
     // returns are history.
@@ -40,9 +39,7 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     let returns: Vec<(&Facts, String)> = w.recent[start..]
         .iter()
         .filter_map(|f| match &f.returns_to {
-            Some(state) if !f.unwinds => {
-                Some((f, format!("{} back to {state}", w.short(f.index))))
-            }
+            Some(state) if !f.unwinds => Some((f, format!("{} back to {state}", w.short(f.index)))),
             _ if f.alternates => Some((
                 f,
                 format!(

@@ -27,7 +27,6 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
     })
 }
 
-
 pub(super) fn count(w: &Window<'_>) -> Count {
     let start = w
         .recent

@@ -5,10 +5,10 @@
 //! the streak.
 
 use super::{Count, Counter, Window};
-use crate::iteration::TestEvidence;
 use super::{CountRule, Descriptor, LoopingFailure, Recovery};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
+use crate::iteration::TestEvidence;
 
 pub(crate) const RULE: Descriptor = Descriptor {
     name: "same_error",
@@ -28,7 +28,6 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
         Profile::Yolo => 2,
     })
 }
-
 
 pub(super) fn count(w: &Window<'_>) -> Count {
     let streak = streak(w);
@@ -52,7 +51,9 @@ pub(super) fn count(w: &Window<'_>) -> Count {
                 w.attempts(streak.attempts as usize)
             )
         };
-        let newest = streak.newest.expect("a streak that reached its limit has a run");
+        let newest = streak
+            .newest
+            .expect("a streak that reached its limit has a run");
         format!("the same failure ({}) in {runs}", describe_failure(newest))
     })
 }
@@ -81,7 +82,12 @@ pub(super) fn same_calls(w: &Window<'_>) -> Option<SameCalls> {
     let mine = w
         .since
         .iter()
-        .filter(|f| w.history[f.index].call.as_ref().is_some_and(|c| c.agent == call.agent))
+        .filter(|f| {
+            w.history[f.index]
+                .call
+                .as_ref()
+                .is_some_and(|c| c.agent == call.agent)
+        })
         .count() as u64;
     let earlier = w
         .usage

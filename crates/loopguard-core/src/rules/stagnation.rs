@@ -25,7 +25,6 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
     })
 }
 
-
 pub(super) fn count(w: &Window<'_>) -> Count {
     let stuck: Vec<&Facts> = w.since.iter().rev().take_while(|f| !f.progress).collect();
     // No progress in any attempt kept: the run goes on into those a session dropped.
@@ -37,9 +36,9 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     let n = stuck.len() + earlier.count as usize;
     let threshold = w.config.rules.stagnation.threshold.into();
     Count::new(Counter::at_least(n as u64, threshold), || {
-        let last = stuck.first().map_or_else(String::new, |f| {
-            format!("; last: {}", w.label(f.index))
-        });
+        let last = stuck
+            .first()
+            .map_or_else(String::new, |f| format!("; last: {}", w.label(f.index)));
         format!(
             "no progress in {} in a row ({}{last})",
             w.attempts(n),

@@ -86,7 +86,6 @@ impl RuleSettings for TestOnlyRule {
     }
 }
 
-
 pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.test_only;
     let n = w.recent.len() as u64;

@@ -10,9 +10,9 @@
 //! ([`parse`]): a test whose name is gone from every file of the change was deleted,
 //! emptied out, renamed out of discovery or moved out of the test paths; one that is still
 //! there may now be skipped, a `todo`, an expected failure, disabled by a `cfg` that is
-//! never true, or return before it checks anything ([`taken`]). What is doubtful is said
-//! with it: a skip on a condition (a platform, a missing tool), a quarantine that names its
-//! issue, a test deleted together with the code it tests.
+//! never true, or return before it checks anything ([`taken`](mod@taken)). What is
+//! doubtful is said with it: a skip on a condition (a platform, a missing tool), a
+//! quarantine that names its issue, a test deleted together with the code it tests.
 //!
 //! Pure: the shell hands in the files of a change with what it has of their contents (all
 //! of both sides from git, the hunks from GitHub's patches).
