@@ -160,7 +160,7 @@ fn write(path: &Path, shown: &str, doc: Object, layout: &Layout) -> Result<(), A
         std::fs::create_dir_all(dir).map_err(cannot)?;
     }
     let text = layout.write(&Json::Object(doc));
-    crate::store::write_atomic(path, text.as_bytes()).map_err(cannot)
+    crate::safe_fs::write_atomic(path, text.as_bytes(), || {}).map_err(cannot)
 }
 
 /// The hook entry loopguard adds for `event`.

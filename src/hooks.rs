@@ -267,7 +267,7 @@ fn move_file(from: &Path, to: &Path) -> io::Result<()> {
 }
 
 fn write_executable(path: &Path, text: &str) -> io::Result<()> {
-    crate::store::write_atomic(path, text.as_bytes())?;
+    crate::safe_fs::write_atomic(path, text.as_bytes(), || {})?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -77,7 +77,7 @@ pub(super) fn after(ws: &Workspace<'_>, events: &[Event]) {
 /// The markdown report in the store (and in `report.dir`), the iteration artifacts, and an
 /// entry in `report.issues_file` for an aborted run.
 fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
-    // The store's copy was written with the change itself (see `store.rs`).
+    // The store's copy was written with the change itself (see `store`).
     let md = markdown::report(s);
     ws.note(&format!(
         "loopguard: report: {}",
@@ -85,7 +85,7 @@ fn reports(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<()> {
     ));
     if let Some(dir) = &ws.config.report.dir {
         let path = ws.root.join(dir).join(format!("{}.md", run.id));
-        crate::store::write_atomic(&path, md.as_bytes())
+        crate::safe_fs::write_atomic(&path, md.as_bytes(), || {})
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     artifacts(ws, run)?;
@@ -249,7 +249,7 @@ fn failure_context(ws: &Workspace<'_>, run: &Run, s: &Status) -> Result<PathBuf>
             md.push('\n');
         }
     }
-    crate::store::write_atomic(&path, md.as_bytes())?;
+    crate::safe_fs::write_atomic(&path, md.as_bytes(), || {})?;
     Ok(path)
 }
 

@@ -10,6 +10,7 @@ use crate::breaker::State;
 use crate::cli::EventArgs;
 use crate::error::{InputError, exit};
 use crate::run::EdgeInput;
+use crate::store::Durability;
 
 use super::{Ctx, Workspace, aftermath, print, print_json};
 
@@ -46,8 +47,8 @@ pub(super) fn event(ctx: &Ctx, args: EventArgs) -> Result<u8> {
         cost: args.cost,
         reason: args.reason.clone(),
     };
-    let (out, run) = ws.with_run(now, |run| {
-        ws.restart_if_finished(run, now)?;
+    let (out, run) = ws.with_run(now, Durability::Synced, |run, store| {
+        ws.restart_if_finished(store, run, now)?;
         let out = run.event(&ws.config, input, now);
         let events = out.outcome.events.clone();
         Ok(((out, run.clone()), events))

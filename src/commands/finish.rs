@@ -5,13 +5,14 @@ use anyhow::Result;
 
 use crate::cli::JsonArgs;
 use crate::error::exit;
+use crate::store::Durability;
 
 use super::{Ctx, Workspace, aftermath, print, print_json};
 
 pub(super) fn finish(ctx: &Ctx, args: JsonArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
-    let (run, event) = ws.with_run(now, |run| {
+    let (run, event) = ws.with_run(now, Durability::Synced, |run, _| {
         let e = run.finish(&ws.config, now);
         Ok(((run.clone(), e.clone()), vec![e]))
     })?;

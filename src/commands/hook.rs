@@ -20,7 +20,7 @@ use crate::git::Repo;
 use crate::iteration::{CommitId, IterationKind};
 use crate::report::text;
 use crate::run::Run;
-use crate::store::{Peeked, Store, branch_key_bytes};
+use crate::store::{Durability, Peeked, Store, branch_key_bytes};
 
 use super::guard::{Guard, Refusal, Target};
 use super::workspace::{BranchRun, status_of};
@@ -156,10 +156,9 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     let now = ws.now();
     // The commits it records are git's: after a crash of the machine the next hook
     // catches them up again (a change with events goes through the journal, synced).
-    ws.writes_only_what_git_gives_back();
     let mut recorded_before = 0;
-    let (events, run) = ws.with_run(now, |run| {
-        ws.restart_if_finished(run, now)?;
+    let (events, run) = ws.with_run(now, Durability::Derivable, |run, store| {
+        ws.restart_if_finished(store, run, now)?;
         recorded_before = run.recorded();
         let mut it = ws.repo.iteration(&head)?;
         if cherry_pick && ws.moves_recorded_work(run, &it) {
@@ -285,7 +284,7 @@ fn post_rewrite(ctx: &Ctx, args: &[OsString]) -> Result<()> {
     }
     let kind = args.first().map(|a| a.to_string_lossy().into_owned());
     let now = ws.now();
-    let (n, events, run) = ws.with_run(now, |run| {
+    let (n, events, run) = ws.with_run(now, Durability::Synced, |run, _| {
         let known: Vec<&(CommitId, CommitId)> = pairs
             .iter()
             .filter(|(old, new)| run.position(old).is_some() || run.position(new).is_some())
@@ -404,8 +403,8 @@ fn caught_up(ws: &Workspace<'_>) -> Result<CaughtUp> {
         return Ok(CaughtUp::Nothing(current));
     }
     let now = ws.now();
-    let written = ws.with_run_within(now, GATE_LOCK_WAIT, |run| {
-        ws.restart_if_finished(run, now)?;
+    let written = ws.with_run_within(now, GATE_LOCK_WAIT, Durability::Synced, |run, store| {
+        ws.restart_if_finished(store, run, now)?;
         let events = if run.knows(&head) {
             Vec::new()
         } else {
@@ -469,7 +468,9 @@ fn record_ignored_config(ws: &Workspace<'_>) {
         .ok()
         .flatten()
         .is_some_and(|r| r.ignored_config.as_deref() == Some(ignored.what.as_str()));
-    if !recorded && let Err(e) = ws.with_run(ws.now(), |_| Ok(((), Vec::new()))) {
+    if !recorded
+        && let Err(e) = ws.with_run(ws.now(), Durability::Synced, |_, _| Ok(((), Vec::new())))
+    {
         ws.warn(&format!("cannot record the ignored config: {e:#}"));
     }
 }

@@ -7,6 +7,7 @@ use anyhow::Result;
 use crate::cli::IngestArgs;
 use crate::error::exit;
 use crate::iteration::{IterationKind, Outcome as TestOutcome, TestEvidence};
+use crate::store::Durability;
 
 use super::evidence::{NO_RESULT_HINT, catch_up, fingerprint_files};
 use super::{Ctx, Workspace, aftermath, print, print_json};
@@ -52,7 +53,7 @@ pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
     let rev = args.commit.as_deref().unwrap_or("HEAD");
     let commit = ws.repo.resolve(rev)?;
     let now = ws.now();
-    let (out, run) = ws.with_run(now, |run| {
+    let (out, run) = ws.with_run(now, Durability::Synced, |run, _| {
         let caught = catch_up(&ws, run, Some(&commit), now)?;
         let mut out = match run.attach_test(&ws.config, &commit, evidence.clone(), now) {
             Some(out) => out,

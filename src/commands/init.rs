@@ -13,6 +13,7 @@ use crate::error::{ConfigFileError, GitError, HookError, StoreError, exit};
 use crate::hooks::{self, HookChange};
 use crate::run::{PinSource, PinnedConfig};
 use crate::settings::Build;
+use crate::store::Durability;
 
 use super::{Ctx, Workspace, print, shown};
 
@@ -226,15 +227,15 @@ struct Started {
 /// Starts the current branch's run (or finds it going) and makes `pin` the repository's
 /// accepted config, unless the run keeps another.
 fn start_run(ws: &Workspace<'_>, pin: &PinnedConfig) -> Result<Started> {
-    ws.with_run(ws.now(), |run| {
+    ws.with_run(ws.now(), Durability::Synced, |run, store| {
         let kept = run
             .pinned_config
             .as_ref()
             .is_some_and(|p| p.sha256 != pin.sha256);
         if !kept {
-            ws.store
+            store
                 .set_accepted_config(pin)
-                .map_err(StoreError::io("write", &ws.store.accepted_path()))?;
+                .map_err(StoreError::io("write", &store.accepted_path()))?;
         }
         let started = Started {
             run: run.id.clone(),

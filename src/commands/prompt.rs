@@ -10,6 +10,7 @@ use crate::config::TripAction;
 use crate::error::{InputError, StoreError};
 use crate::iteration::{Intervention, InterventionKind};
 use crate::report::text;
+use crate::store::Durability;
 
 use super::{Workspace, aftermath};
 
@@ -45,7 +46,7 @@ pub(super) fn prompt_after_trip(ws: &Workspace<'_>) -> Result<bool> {
         let now = ws.now();
         let choice = line?.trim().to_lowercase();
         let act = |action: InterventionKind| -> Result<()> {
-            let events = ws.with_run(now, |run| {
+            let events = ws.with_run(now, Durability::Synced, |run, _| {
                 let e = run
                     .intervene(
                         &ws.config,

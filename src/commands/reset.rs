@@ -8,6 +8,7 @@ use crate::cli::ResetArgs;
 use crate::config::CONFIG_FILE;
 use crate::error::exit;
 use crate::run::PinSource;
+use crate::store::Durability;
 
 use super::{Ctx, Workspace, print};
 
@@ -27,12 +28,12 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
         None
     };
     let now = ws.now();
-    let (old_id, new_id) = ws.with_run(now, |run| {
+    let (old_id, new_id) = ws.with_run(now, Durability::Synced, |run, store| {
         let next = ws.next_run(run, now);
         let old = std::mem::replace(run, next);
         let config = match &accepted {
             Some(pin) => {
-                ws.store.set_accepted_config(pin)?;
+                store.set_accepted_config(pin)?;
                 format!(
                     ", judged by the {CONFIG_FILE} a person accepted (sha256 {})",
                     pin.sha256
@@ -57,7 +58,7 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
             // The run as it ended: its trips and everything else its log holds, and the
             // reset that ended it.
             let (id, md) = ws.render_report(&old, std::slice::from_ref(&event))?;
-            ws.store.write_report(&id, &md)?;
+            store.write_report(&id, &md)?;
         }
         Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;

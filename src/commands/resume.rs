@@ -5,13 +5,14 @@ use anyhow::Result;
 
 use crate::breaker::{Event, ResumeError, State};
 use crate::error::{InputError, exit};
+use crate::store::Durability;
 
 use super::{Ctx, Workspace, print};
 
 pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
-    let result = ws.with_run(now, |run| {
+    let result = ws.with_run(now, Durability::Synced, |run, _| {
         let mut events: Vec<Event> = run.tick(&ws.config, now).into_iter().collect();
         match run.resume(&ws.config, now) {
             Ok(e) => {

@@ -11,6 +11,7 @@ use crate::cli::RunArgs;
 use crate::error::{InputError, exit};
 use crate::fingerprint::{Fingerprint, Fingerprinter};
 use crate::iteration::TestEvidence;
+use crate::store::Durability;
 
 use super::evidence::{NO_RESULT_HINT, catch_up, record_run, worktree_state};
 use super::{Ctx, Workspace, aftermath, prompt};
@@ -65,8 +66,8 @@ pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
 
     let state = worktree_state(&ws)?;
     let now = ws.now();
-    let (out, mut blocks, run) = ws.with_run(now, |run| {
-        ws.restart_if_finished(run, now)?;
+    let (out, mut blocks, run) = ws.with_run(now, Durability::Synced, |run, store| {
+        ws.restart_if_finished(store, run, now)?;
         // The commits before the evidence's iteration that no hook recorded come first:
         // before HEAD when the working tree is HEAD, through HEAD when the evidence goes to
         // a working-tree iteration after it.

@@ -27,7 +27,7 @@ use crate::report::{Status, markdown, text};
 use crate::run::Run;
 use crate::session::transcript;
 use crate::session::{self, Answer, Harness, HookEvent, HookKind};
-use crate::store::{Loaded, Peeked, Store, branch_key_bytes};
+use crate::store::{Durability, Loaded, Peeked, Store, branch_key_bytes};
 
 use super::{Ctx, Workspace, print, print_json};
 
@@ -234,7 +234,7 @@ fn with_session<T>(
     now: Timestamp,
     f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
 ) -> Result<T> {
-    let _lock = store.lock(ws.ctx.settings.lock_timeout)?;
+    let store = store.lock(ws.ctx.settings.lock_timeout)?;
     let tag = now.strftime("%Y%m%dT%H%M%S%.fZ").to_string();
     let recovered = store.recover(key, &tag)?;
     for why in &recovered.set_aside {
@@ -259,7 +259,7 @@ fn with_session<T>(
     let calls = run.compact(config);
     if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
         let report = events.iter().any(|e| e.kind.opens()).then(|| {
-            let mut dropped = dropped_calls(ws, store, &run.id);
+            let mut dropped = dropped_calls(ws, &store, &run.id);
             dropped.extend_from_slice(&calls);
             let s = session_status(config, &run, dropped, &events, now);
             (run.id.clone(), markdown::report(&s))
@@ -272,8 +272,8 @@ fn with_session<T>(
                 calls: &calls,
                 start: None,
                 report,
-                derivable: false,
             },
+            Durability::Synced,
         )?;
     }
     Ok(value)

@@ -32,7 +32,9 @@ use crate::git::{Head, Repo};
 use crate::iteration::{CommitId, Iteration, IterationKind};
 use crate::report::{Status, markdown};
 use crate::run::{PinSource, PinnedConfig, Run, judge_seen};
-use crate::store::{Change, Loaded, Peeked, StartRecord, Store, branch_key_bytes};
+use crate::store::{
+    Change, Durability, Loaded, Locked, Peeked, StartRecord, Store, branch_key_bytes,
+};
 
 use super::{Ctx, content_hash};
 
@@ -66,9 +68,6 @@ pub struct Workspace<'c> {
     /// The current branch's run as `open` read it, for the first reader that asks (a hook
     /// reads it once, not twice); dropped by any write.
     opened: RefCell<Option<BranchRun>>,
-    /// What this command writes is only what git gives back (post-commit's record of
-    /// commits): see `store::Change::derivable`.
-    derivable: std::cell::Cell<bool>,
 }
 
 /// The working-tree config that is not in force.
@@ -169,7 +168,6 @@ impl<'c> Workspace<'c> {
             ignored: None,
             pin_next: RefCell::new(None),
             opened: RefCell::new(None),
-            derivable: std::cell::Cell::new(false),
         };
         if let Some(p) = config_path {
             ws.config = crate::config_file::load_named(&ctx.dir.join(p))?;
@@ -624,15 +622,17 @@ impl<'c> Workspace<'c> {
     }
 
     /// Locks the store, finishes what a writer that died left, loads (or starts, or
-    /// rebuilds) the run, lets `f` change it, and writes it with the events `f` returns,
-    /// as one change (see `store.rs`). Nothing is written when `f` fails.
+    /// rebuilds) the run, lets `f` change it (with the locked store, for what else it
+    /// writes), and writes it with the events `f` returns, as one change (see `store`), as
+    /// durably as `durability` says. Nothing is written when `f` fails.
     pub fn with_run<T>(
         &self,
         now: Timestamp,
-        f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+        durability: Durability,
+        f: impl FnOnce(&mut Run, &Locked<'_>) -> Result<(T, Vec<Event>)>,
     ) -> Result<T> {
         let waited = self.ctx.settings.lock_timeout;
-        match self.with_run_within(now, waited, f)? {
+        match self.with_run_within(now, waited, durability, f)? {
             Some(value) => Ok(value),
             None => Err(StoreError::Locked {
                 path: self.store.dir().join("lock"),
@@ -648,16 +648,17 @@ impl<'c> Workspace<'c> {
         &self,
         now: Timestamp,
         wait: std::time::Duration,
-        f: impl FnOnce(&mut Run) -> Result<(T, Vec<Event>)>,
+        durability: Durability,
+        f: impl FnOnce(&mut Run, &Locked<'_>) -> Result<(T, Vec<Event>)>,
     ) -> Result<Option<T>> {
         self.opened.borrow_mut().take();
-        let _lock = match self.store.lock(wait) {
-            Ok(lock) => lock,
+        let store = match self.store.lock(wait) {
+            Ok(locked) => locked,
             Err(StoreError::Locked { .. }) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         let tag = crate::store::tag_of(now);
-        let recovered = self.store.recover(&self.key, &tag).map_err(StoreError::io(
+        let recovered = store.recover(&self.key, &tag).map_err(StoreError::io(
             "finish the change a loopguard that stopped left in",
             &self.store.journal_path(&self.key),
         ))?;
@@ -669,7 +670,7 @@ impl<'c> Workspace<'c> {
             let open = self.store.open_keys().map_or(true, |k| !k.is_empty());
             self.arm_or_say(open);
         }
-        let (before, mut run) = self.load_or_start(now, &tag)?;
+        let (before, mut run) = self.load_or_start(&store, now, &tag)?;
         if run.pinned_config.is_none() {
             run.pinned_config = self.pin.clone();
         }
@@ -677,10 +678,10 @@ impl<'c> Workspace<'c> {
         if let Some(ig) = &self.ignored {
             events.extend(run.config_ignored(&ig.what, self.ignored_message(ig), now));
         }
-        let (value, more) = f(&mut run)?;
+        let (value, more) = f(&mut run, &store)?;
         events.extend(more);
         if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
-            self.commit(&run, before.as_ref(), &events)?;
+            self.commit(&store, &run, before.as_ref(), &events, durability)?;
         }
         Ok(Some(value))
     }
@@ -715,13 +716,17 @@ impl<'c> Workspace<'c> {
         }
     }
 
-    /// The current branch's run as stored (under the lock), and the run to change: the
-    /// stored one, else one started now, else — its file was unusable and set aside — the
-    /// run rebuilt from git (its start record says where it started).
-    fn load_or_start(&self, now: Timestamp, tag: &str) -> Result<(Option<Run>, Run)> {
-        let path = self.store.run_path(&self.key);
-        match self
-            .store
+    /// The current branch's run as stored, and the run to change: the stored one, else one
+    /// started now, else — its file was unusable and set aside — the run rebuilt from git
+    /// (its start record says where it started).
+    fn load_or_start(
+        &self,
+        store: &Locked<'_>,
+        now: Timestamp,
+        tag: &str,
+    ) -> Result<(Option<Run>, Run)> {
+        let path = store.run_path(&self.key);
+        match store
             .load_run(&self.key, tag)
             .map_err(StoreError::io("read", &path))?
         {
@@ -739,7 +744,14 @@ impl<'c> Workspace<'c> {
 
     /// Writes `run` and `events` as one change: with its start record when the run (or
     /// its config) is new, and its report when it ended.
-    fn commit(&self, run: &Run, before: Option<&Run>, events: &[Event]) -> Result<()> {
+    fn commit(
+        &self,
+        store: &Locked<'_>,
+        run: &Run,
+        before: Option<&Run>,
+        events: &[Event],
+        durability: Durability,
+    ) -> Result<()> {
         let start = before
             .is_none_or(|b| b.id != run.id || b.pinned_config != run.pinned_config)
             .then(|| StartRecord::of(run));
@@ -754,15 +766,14 @@ impl<'c> Workspace<'c> {
             calls: &[],
             start,
             report,
-            derivable: self.derivable.get(),
         };
         // The gate of every ref update is armed before an open run can be read.
         if run.is_open() {
             self.arm_or_say(true);
         }
-        self.store
-            .commit(&self.key, change)
-            .map_err(StoreError::io("write", self.store.dir()))?;
+        store
+            .commit(&self.key, change, durability)
+            .map_err(StoreError::io("write", store.dir()))?;
         // Disarmed when this change closed the run (or started one) and no marker is left: a
         // commit that changes nothing about the breaker pays nothing for it. (Left armed by
         // a crash in between, it only costs time; `init` decides again.)
@@ -787,12 +798,6 @@ impl<'c> Workspace<'c> {
                 "{e:#}: reference-transaction is not armed, so ref updates that are not commits are not judged until `loopguard init` arms it"
             ));
         }
-    }
-
-    /// Says that what this command writes is only what git gives back (the commits a hook
-    /// records): a commit pays one sync, not two (`store::Change::derivable`).
-    pub fn writes_only_what_git_gives_back(&self) {
-        self.derivable.set(true);
     }
 
     /// Arms or disarms the `reference-transaction` shim
@@ -831,18 +836,16 @@ impl<'c> Workspace<'c> {
 
     /// A run that `finish` ended is kept in `runs/ended/` and a new one starts: the next
     /// commit or event belongs to a new session.
-    pub fn restart_if_finished(&self, run: &mut Run, now: Timestamp) -> Result<()> {
+    pub fn restart_if_finished(
+        &self,
+        store: &Locked<'_>,
+        run: &mut Run,
+        now: Timestamp,
+    ) -> Result<()> {
         if !run.is_finished() {
             return Ok(());
         }
-        let path = self
-            .store
-            .dir()
-            .join("runs")
-            .join("ended")
-            .join(format!("{}.json", run.id));
-        self.store
-            .write_atomic(&path, &serde_json::to_vec_pretty(run)?)?;
+        store.keep_ended(run)?;
         *run = self.next_run(run, now);
         Ok(())
     }
