@@ -39,7 +39,8 @@ pub(crate) struct Agent<'r> {
     pub log: RefCell<Vec<(String, String, String)>>,
     /// A Claude Code transcript the harness writes as it goes, when set.
     pub transcript: Option<PathBuf>,
-    /// The hooks' clock (`LOOPGUARD_NOW`), when pinned.
+    /// The hooks' clock (`LOOPGUARD_NOW`), when pinned: the hooks then run with
+    /// `--test-knobs`, as a hook honours no knob the environment alone sets.
     pub now: Option<&'static str>,
     calls: RefCell<u32>,
 }
@@ -147,10 +148,13 @@ impl<'r> Agent<'r> {
         let mut last = None;
         for command in commands {
             let mut cmd = self.repo.command("sh");
-            cmd.args(["-c", &command]).env("LOOPGUARD_NO_PROMPT", "1");
-            if let Some(now) = self.now {
-                cmd.env("LOOPGUARD_NOW", now);
-            }
+            cmd.env("LOOPGUARD_NO_PROMPT", "1");
+            match self.now {
+                Some(now) => cmd
+                    .args(["-c", &format!("{command} --test-knobs")])
+                    .env("LOOPGUARD_NOW", now),
+                None => cmd.args(["-c", &command]),
+            };
             let ran = run_within(
                 cmd,
                 Some(input.to_string().into_bytes()),
