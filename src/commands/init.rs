@@ -153,7 +153,7 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
         write_config(&ws, profile, args.force)?;
     }
     // The config must be valid before anything relies on it; a new run is judged by it.
-    let ws = Workspace::open_quietly(ctx, None)?;
+    let mut ws = Workspace::open_quietly(ctx, None)?;
     let pin = ws.pin_worktree(PinSource::Init)?;
     ws.pin_new_runs(pin.clone());
     if !args.no_hooks {
