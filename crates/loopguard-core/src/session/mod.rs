@@ -1,6 +1,6 @@
-//! A coding agent's session, judged tool call by tool call: the agent hooks of Claude Code,
-//! Codex, Gemini CLI and Copilot (`loopguard agent-hook`), and `replay` of their
-//! transcripts, which go through the very same functions.
+//! A coding agent's session, judged tool call by tool call: the agent hooks of each
+//! harness ([`harness`]: Claude Code, Codex, …; `loopguard agent-hook`), and `replay` of
+//! their transcripts, which go through the very same functions.
 //!
 //! A session is a [`Run`] whose iterations are completed tool calls
 //! ([`Iteration::call`]), keyed by the harness's session id. The same rules and breaker
@@ -23,7 +23,7 @@
 //!   after the last edit failed blocks the stop, once.
 //!
 //! What the model reads — the refusal, the warning one step before a trip, the blocked
-//! stop — is written here, once, for every harness ([`protocol`] renders it).
+//! stop — is written here, once, for every harness (its descriptor renders it).
 
 pub mod call;
 pub mod files;
