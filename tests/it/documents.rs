@@ -217,10 +217,11 @@ fn the_session_documents() {
 /// What each harness reads back from a hook: a warning one step before a trip, the trip,
 /// a refused call, a blocked stop, and loopguard failing (the call goes through). `null`:
 /// nothing on stdout (Copilot reads only a refusal and a blocked stop; the rest goes to
-/// the person on stderr).
+/// the person on stderr); `{}`: nothing said (Cursor reads an object for every event, and
+/// its stop carries no claim to block).
 #[test]
 fn the_agent_hook_answers_of_each_harness() {
-    for harness in ["claude", "codex", "gemini", "copilot"] {
+    for harness in ["claude", "codex", "gemini", "copilot", "cursor"] {
         let repo = crate::session::project(harness);
         let mut a = crate::session::Agent::new(&repo, harness, "sess-answers");
         a.now = Some(SESSION_NOW);

@@ -264,7 +264,7 @@ fn the_guard_cannot_be_switched_off_from_inside_the_session() {
 
 #[test]
 fn gemini_and_copilot_answer_in_their_own_format() {
-    for harness in ["gemini", "copilot", "codex"] {
+    for harness in ["gemini", "copilot", "codex", "cursor"] {
         let repo = project(harness);
         let a = Agent::new(&repo, harness, &format!("fmt-{harness}"));
         a.prompt("fix it");
@@ -281,10 +281,191 @@ fn gemini_and_copilot_answer_in_their_own_format() {
         match harness {
             "gemini" => assert_eq!(d.json["decision"], "deny"),
             "copilot" => assert_eq!(d.json["permissionDecision"], "deny"),
+            "cursor" => assert_eq!(d.json["permission"], "deny"),
             _ => assert_eq!(d.json["hookSpecificOutput"]["permissionDecision"], "deny"),
         }
         assert!(d.text().contains("same_error"), "{harness}: {}", d.text());
     }
+}
+
+/// A looping Cursor session, driven through `.cursor/hooks.json` as `init --agent cursor`
+/// wrote it, with Cursor's payloads: its `conversation_id`, its workspace roots, `Shell`
+/// and `Write`, `tool_output` and `error_message`; every answer a JSON object.
+#[test]
+fn a_looping_cursor_session_in_cursors_own_format() {
+    let repo = project("cursor");
+    let config: Value = serde_json::from_str(&repo.read(".cursor/hooks.json").unwrap()).unwrap();
+    assert_eq!(config["version"], 1);
+    let exe = config["hooks"]["preToolUse"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(exe.ends_with("loopguard agent-hook cursor"), "{exe}");
+    assert_eq!(config["hooks"]["preToolUse"][0]["timeout"], 30);
+    let a = Agent::new(&repo, "cursor", "conv-cursor-1");
+    let p = a.prompt("the word count is wrong, fix it");
+    assert_eq!(
+        p.json,
+        json!({"continue": true}),
+        "a person's prompt goes on"
+    );
+    let start = a.send("sessionStart", None, a.base_for("sessionStart"));
+    assert_eq!(
+        start.json,
+        json!({}),
+        "nothing to say: `{{}}`, never an empty stdout"
+    );
+    assert!(a.pytest("pytest -q", FAIL).silent());
+    assert!(a.edit("src/wc.py", STUCK, "    return len(s) - 1").silent());
+    assert_eq!(
+        repo.read("src/wc.py").unwrap(),
+        "def count(s):\n    return len(s) - 1\n"
+    );
+    let warned = a.pytest("python -m pytest tests/test_wc.py", FAIL);
+    assert!(
+        warned.json["additional_context"]
+            .as_str()
+            .is_some_and(|t| t.contains("loopguard: warning (same_error)")),
+        "{:?}",
+        warned.json
+    );
+    // A call Cursor reports as failed: `postToolUseFailure`.
+    let failed = a.call(
+        "Shell",
+        json!({"command": "make lint"}),
+        json!("make: *** [lint] Error 2"),
+        || {},
+    );
+    assert!(failed.silent(), "{:?}", failed.json);
+    let tripped = a.pytest("pytest tests/", FAIL);
+    assert!(
+        tripped.text().contains("rule: same_error"),
+        "{:?}",
+        tripped.json
+    );
+    let denied = a.call(
+        "Read",
+        json!({"file_path": "src/wc.py"}),
+        json!("…"),
+        || panic!("a denied call does not run"),
+    );
+    assert_eq!(denied.json["permission"], "deny");
+    assert_eq!(denied.json["agent_message"], denied.json["user_message"]);
+    assert!(denied.text().contains("ways out"), "{}", denied.text());
+    let start = a.send("sessionStart", None, a.base_for("sessionStart"));
+    assert!(
+        start.json["additional_context"]
+            .as_str()
+            .is_some_and(|t| t.contains("the breaker of this session is open")),
+        "{:?}",
+        start.json
+    );
+    // Cursor's stop has no last message: a false "done" is not judged.
+    assert_eq!(a.stop(false, "Done!").json, json!({}));
+    let s = status(&repo);
+    assert_eq!(s["sessions"][0]["agent"], "cursor");
+    assert_eq!(s["sessions"][0]["id"], "conv-cursor-1");
+    assert_eq!(s["sessions"][0]["state"], "open");
+    // The next prompt: a new episode, said to the person (Cursor's prompt reads no text).
+    let p = a.prompt("count words, not characters");
+    assert_eq!(p.json, json!({"continue": true}));
+    assert!(p.stderr.contains("new episode"), "{}", p.stderr);
+}
+
+/// `init --agent cursor` and `uninstall --agent cursor` with the real binary: the user's
+/// own `.cursor/hooks.json` keeps its hooks, keys and layout, a second run adds nothing,
+/// and uninstalling gives the file back byte for byte; the file is guarded.
+#[test]
+fn init_and_uninstall_cursor_keep_the_users_hooks() {
+    let repo = crate::support::TestRepo::new();
+    repo.write("README.md", "x\n");
+    let users = "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [\n      {\n        \"command\": \"./hooks/format.sh\"\n      }\n    ],\n    \"preToolUse\": [\n      {\n        \"command\": \"./hooks/audit.sh\",\n        \"matcher\": \"Shell\"\n      }\n    ]\n  }\n}\n";
+    repo.write(".cursor/hooks.json", users);
+    repo.commit("init");
+    lg(&repo)
+        .args(["init", "--no-hooks", "--agent", "cursor"])
+        .run()
+        .ok()
+        .stderr_has("Cursor: hooked in (.cursor/hooks.json)");
+    let once = repo.read(".cursor/hooks.json").unwrap();
+    assert!(
+        once.starts_with("{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [\n      {\n        \"command\": \"./hooks/format.sh\"\n      }\n    ],\n    \"preToolUse\": [\n      {\n        \"command\": \"./hooks/audit.sh\",\n        \"matcher\": \"Shell\"\n      },\n      {\n        \"type\": \"command\",\n        \"command\": \""),
+        "the user's hooks first, in their layout, loopguard's after: {once}"
+    );
+    let v: Value = serde_json::from_str(&once).unwrap();
+    let events: Vec<&str> = v["hooks"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for e in [
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
+        "stop",
+        "subagentStop",
+    ] {
+        assert!(events.contains(&e), "{e}: {events:?}");
+    }
+    assert_eq!(v["hooks"]["afterFileEdit"].as_array().unwrap().len(), 1);
+    lg(&repo)
+        .args(["init", "--no-hooks", "--agent", "cursor"])
+        .run()
+        .ok()
+        .stderr_has("already hooked in");
+    assert_eq!(
+        repo.read(".cursor/hooks.json").unwrap(),
+        once,
+        "a second run adds nothing"
+    );
+    // From inside a session, the file is the agent's guard: not to be written.
+    repo.as_agent();
+    let a = Agent::new(&repo, "cursor", "conv-guard");
+    for (tool, input) in [
+        (
+            "Write",
+            json!({"file_path": ".cursor/hooks.json", "content": "{}"}),
+        ),
+        ("Shell", json!({"command": "rm .cursor/hooks.json"})),
+    ] {
+        let d = a.call(tool, input, json!(""), || panic!("runs"));
+        assert!(
+            d.denied() && d.text().contains("(constraint)"),
+            "{tool}: {:?}",
+            d.json
+        );
+    }
+    lg(&repo)
+        .args(["uninstall", "--agent", "cursor"])
+        .run()
+        .ok()
+        .stderr_has("Cursor: loopguard's hooks removed (.cursor/hooks.json)");
+    assert_eq!(
+        repo.read(".cursor/hooks.json").unwrap(),
+        users,
+        "the user's file again, byte for byte"
+    );
+    // A repository without the file: init makes it, uninstall leaves its version alone.
+    let fresh = crate::support::TestRepo::new();
+    fresh.write("README.md", "x\n");
+    fresh.commit("init");
+    lg(&fresh)
+        .args(["init", "--no-hooks", "--agent", "cursor"])
+        .run()
+        .ok();
+    let made = fresh.read(".cursor/hooks.json").unwrap();
+    assert!(
+        made.find("\"version\": 1") < made.find("\"hooks\""),
+        "the version first: {made}"
+    );
+    lg(&fresh)
+        .args(["uninstall", "--agent", "cursor"])
+        .run()
+        .ok();
+    let left: Value = serde_json::from_str(&fresh.read(".cursor/hooks.json").unwrap()).unwrap();
+    assert_eq!(left, json!({"version": 1}));
 }
 
 /// Python with `jsonschema`: the `.ci/run` tools venv when there is one. The test fails

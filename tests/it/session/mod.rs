@@ -63,6 +63,9 @@ impl Answer {
             &j["permissionDecisionReason"],
             &j["reason"],
             &j["systemMessage"],
+            &j["agent_message"],
+            &j["additional_context"],
+            &j["followup_message"],
         ]
         .iter()
         .find_map(|v| v.as_str())
@@ -74,14 +77,23 @@ impl Answer {
         self.json["hookSpecificOutput"]["permissionDecision"] == "deny"
             || self.json["permissionDecision"] == "deny"
             || self.json["decision"] == "deny"
+            || self.json["permission"] == "deny"
     }
 
     pub(crate) fn blocked(&self) -> bool {
-        self.json["decision"] == "block" || self.json["decision"] == "deny"
+        self.json["decision"] == "block"
+            || self.json["decision"] == "deny"
+            || self.json["followup_message"].is_string()
     }
 
+    /// Nothing said: no output, or (Cursor, which reads an object for every event) an
+    /// object with nothing in it but a prompt let through.
     pub(crate) fn silent(&self) -> bool {
         self.json.is_null()
+            || self
+                .json
+                .as_object()
+                .is_some_and(|o| o.iter().all(|(k, v)| k == "continue" && v == true))
     }
 }
 
@@ -91,6 +103,7 @@ pub(crate) fn config_path(harness: &str) -> &'static str {
         "codex" => ".codex/hooks.json",
         "gemini" => ".gemini/settings.json",
         "copilot" => ".github/hooks/loopguard.json",
+        "cursor" => ".cursor/hooks.json",
         other => panic!("no such agent {other}"),
     }
 }
@@ -121,16 +134,20 @@ impl<'r> Agent<'r> {
             .unwrap_or_default();
         let mut out = Vec::new();
         for group in list {
-            if self.harness == "copilot" {
-                out.extend(group["bash"].as_str().map(str::to_owned));
-                continue;
-            }
             let matches = match (group["matcher"].as_str(), tool) {
                 (None | Some("" | "*"), _) | (Some(_), None) => true,
                 (Some(m), Some(t)) => regex::Regex::new(&format!("^(?:{m})$"))
                     .unwrap()
                     .is_match(t),
             };
+            // Entries flat under the event (Copilot's `bash`, Cursor's `command`).
+            if matches!(self.harness, "copilot" | "cursor") {
+                if matches {
+                    out.extend(group["bash"].as_str().map(str::to_owned));
+                    out.extend(group["command"].as_str().map(str::to_owned));
+                }
+                continue;
+            }
             if matches {
                 for h in group["hooks"].as_array().into_iter().flatten() {
                     out.extend(h["command"].as_str().map(str::to_owned));
@@ -188,6 +205,23 @@ impl<'r> Agent<'r> {
             "copilot" => {
                 json!({"timestamp": 1_704_614_600_000_u64, "cwd": root, "sessionId": self.session})
             }
+            // Cursor's common fields; the tool events add the command's `cwd`.
+            "cursor" => {
+                let mut v = json!({
+                    "conversation_id": self.session,
+                    "generation_id": format!("gen-{}", self.calls.borrow()),
+                    "model": "claude-4.5-sonnet",
+                    "hook_event_name": event,
+                    "cursor_version": "1.7.54",
+                    "workspace_roots": [root],
+                    "user_email": null,
+                    "transcript_path": self.transcript.as_ref().map(|p| p.display().to_string()),
+                });
+                if event.contains("ToolUse") {
+                    v["cwd"] = json!(root);
+                }
+                v
+            }
             _ => json!({
                 "session_id": self.session,
                 "transcript_path": self.transcript.as_ref().map(|p| p.display().to_string()),
@@ -213,6 +247,12 @@ impl<'r> Agent<'r> {
             ("copilot", "prompt") => "userPromptSubmitted",
             ("copilot", "stop") => "agentStop",
             ("copilot", "start") => "sessionStart",
+            ("cursor", "pre") => "preToolUse",
+            ("cursor", "post") => "postToolUse",
+            ("cursor", "fail") => "postToolUseFailure",
+            ("cursor", "prompt") => "beforeSubmitPrompt",
+            ("cursor", "stop") => "stop",
+            ("cursor", "start") => "sessionStart",
             (_, "pre") => "PreToolUse",
             (_, "post") => "PostToolUse",
             (_, "fail") => "PostToolUseFailure",
@@ -270,7 +310,7 @@ impl<'r> Agent<'r> {
         }
         effect();
         let failed = response.is_string();
-        let post_name = if failed && self.harness == "claude" {
+        let post_name = if failed && matches!(self.harness, "claude" | "cursor") {
             self.event_name("fail")
         } else {
             self.event_name("post")
@@ -278,6 +318,17 @@ impl<'r> Agent<'r> {
         let mut v = self.with_tool(self.base_for(post_name), tool, &input, &id);
         match (self.harness, failed) {
             ("claude", true) => v["error"] = response.clone(),
+            ("cursor", true) => {
+                v["error_message"] = response.clone();
+                v["failure_type"] = json!("error");
+            }
+            // What Cursor reports of a call: its output, as text.
+            ("cursor", false) => {
+                v["tool_output"] = match (&response["stdout"], &response) {
+                    (Value::String(out), _) | (_, Value::String(out)) => json!(out),
+                    _ => json!(response.to_string()),
+                };
+            }
             ("copilot", _) => {
                 v["toolResult"] = json!({"resultType": if failed {"failure"} else {"success"}, "textResultForLlm": response.get("stdout").cloned().unwrap_or(response.clone())});
             }
@@ -309,6 +360,7 @@ impl<'r> Agent<'r> {
         match self.harness {
             "gemini" => "run_shell_command",
             "copilot" => "bash",
+            "cursor" => "Shell",
             _ => "Bash",
         }
     }
@@ -328,6 +380,11 @@ impl<'r> Agent<'r> {
             "copilot" => (
                 "edit",
                 json!({"path": path, "old_str": old, "new_str": new}),
+            ),
+            // Cursor writes the whole file.
+            "cursor" => (
+                "Write",
+                json!({"file_path": path, "content": repo.read(path).unwrap_or_default().replacen(old, new, 1)}),
             ),
             _ => (
                 "Edit",
@@ -363,6 +420,13 @@ impl<'r> Agent<'r> {
         }
         let name = self.event_name("stop");
         let mut v = self.base_for(name);
+        if self.harness == "cursor" {
+            // Cursor's stop: how the loop ended and how often a hook made it go on; no
+            // last message.
+            v["status"] = json!("completed");
+            v["loop_count"] = json!(u8::from(active));
+            return self.send(name, None, v);
+        }
         v["stop_hook_active"] = json!(active);
         v["last_assistant_message"] = json!(message);
         if self.harness == "gemini" {

@@ -245,6 +245,7 @@ pub mod turns;
 mod claude;
 mod codex;
 mod copilot;
+mod cursor;
 mod gemini;
 
 harnesses! {
@@ -252,6 +253,7 @@ harnesses! {
     Codex => codex,
     Gemini => gemini,
     Copilot => copilot,
+    Cursor => cursor,
 }
 
 impl Harness {

@@ -85,7 +85,8 @@ fn answers_in_each_format_exit_zero() {
         for a in [Answer::Nothing, deny.clone(), Answer::Failed("x".into())] {
             assert_eq!(a.render(h, "PreToolUse").code, 0);
         }
-        assert_eq!(Answer::Nothing.render(h, "PreToolUse").stdout, "");
+        let said = Answer::Nothing.render(h, "PreToolUse").stdout;
+        assert!(said.is_empty() || said == "{}", "{h}: {said}");
     }
 }
 
@@ -135,5 +136,57 @@ fn every_descriptor_holds_together() {
             .parse::<Harness>()
             .unwrap_err()
             .contains("expected one of claude")
+    );
+}
+
+/// Cursor's hooks as its docs give them: `conversation_id` for the session, the first
+/// workspace root without `cwd`, `tool_output` and `error_message`, `loop_count` at the
+/// stop; a JSON object for every answer.
+#[test]
+fn cursor_is_read_and_answered_in_its_own_format() {
+    let pre = r#"{"conversation_id":"conv-1","generation_id":"gen-1","model":"gpt-5","hook_event_name":"preToolUse","cursor_version":"1.7.2","workspace_roots":["/r"],"user_email":null,"transcript_path":null,"tool_name":"Shell","tool_input":{"command":"npm test"},"tool_use_id":"t1","cwd":"/r/sub"}"#;
+    let e = HookEvent::parse(Harness::Cursor, None, pre).unwrap();
+    assert_eq!((e.kind, e.session.as_str()), (EventKind::PreTool, "conv-1"));
+    assert_eq!(e.cwd.as_deref(), Some("/r/sub"));
+    let call = e.call.unwrap();
+    assert_eq!(call.command().as_deref(), Some("npm test"));
+    assert_eq!(call.id.as_deref(), Some("t1"));
+
+    let failed = r#"{"conversation_id":"conv-1","hook_event_name":"postToolUseFailure","workspace_roots":["/r"],"tool_name":"Shell","tool_input":{"command":"make"},"tool_use_id":"t2","error_message":"make: *** [all] Error 2","failure_type":"error"}"#;
+    let e = HookEvent::parse(Harness::Cursor, None, failed).unwrap();
+    assert_eq!(e.cwd.as_deref(), Some("/r"), "the first workspace root");
+    let call = e.call.unwrap();
+    assert!(call.failed);
+    assert!(call.outcome().failed);
+
+    let stop = r#"{"conversation_id":"conv-1","hook_event_name":"stop","workspace_roots":["/r"],"status":"completed","loop_count":1}"#;
+    let e = HookEvent::parse(Harness::Cursor, None, stop).unwrap();
+    assert_eq!(e.kind, EventKind::Stop);
+    assert!(e.stop_hook_active, "a hook already made it go on once");
+    assert_eq!(e.last_message, None);
+
+    let render = |a: &Answer, event| a.render(Harness::Cursor, event).stdout;
+    assert_eq!(render(&Answer::Nothing, "preToolUse"), "{}");
+    assert_eq!(
+        render(&Answer::Nothing, "beforeSubmitPrompt"),
+        r#"{"continue":true}"#
+    );
+    assert_eq!(
+        render(&Answer::Deny("stop".into()), "preToolUse"),
+        r#"{"permission":"deny","user_message":"stop","agent_message":"stop"}"#
+    );
+    assert_eq!(
+        render(&Answer::Context("careful".into()), "postToolUse"),
+        r#"{"additional_context":"careful"}"#
+    );
+    assert_eq!(
+        render(&Answer::Block("go on".into()), "stop"),
+        r#"{"followup_message":"go on"}"#
+    );
+    let prompt =
+        Answer::Context("a new episode".into()).render(Harness::Cursor, "beforeSubmitPrompt");
+    assert_eq!(
+        (prompt.stdout.as_str(), prompt.stderr.as_str()),
+        (r#"{"continue":true}"#, "a new episode\n")
     );
 }
