@@ -210,6 +210,10 @@ pub struct ReplayArgs {
 pub struct FingerprintArgs {
     #[arg(long)]
     pub json: bool,
+    /// The exit code of the run that wrote the logs: a failing run (not 0) in which no
+    /// failure is found gets the generic signature of what its output says failed.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub exit_code: Option<i32>,
     /// Logs or test reports: JUnit, TRX, xUnit or NUnit XML (`-` or none: standard input).
     #[arg(value_name = "FILE|-")]
     pub files: Vec<PathBuf>,

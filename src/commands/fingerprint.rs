@@ -11,7 +11,10 @@ use super::{Ctx, print, print_json};
 
 pub(super) fn fingerprint(ctx: &Ctx, args: FingerprintArgs) -> Result<u8> {
     let mut progress = Progress::new(&ctx.settings, args.json);
-    let fp = fingerprint_files_with(&args.files, &mut progress)?;
+    let mut fp = fingerprint_files_with(&args.files, &mut progress)?;
+    if let Some(code) = args.exit_code {
+        fp = fp.with_exit_code(code);
+    }
     progress.finish();
     if args.json {
         print_json(&fp.to_json())?;

@@ -25,7 +25,10 @@ pub(super) fn ingest(ctx: &Ctx, args: IngestArgs) -> Result<u8> {
             }
         })
         .collect();
-    let fp = fingerprint_files(&files)?;
+    let mut fp = fingerprint_files(&files)?;
+    if let Some(code) = args.exit_code {
+        fp = fp.with_exit_code(code);
+    }
     let source = format!(
         "ingest {}",
         args.files

@@ -37,8 +37,8 @@ pub(super) fn run(ctx: &Ctx, args: RunArgs) -> Result<u8> {
     let status = child.wait().context("waiting for the test command")?;
     let fp_out = out_thread.join().expect("tee does not panic")?;
     let fp_err = err_thread.join().expect("tee does not panic")?;
-    let fp = Fingerprint::combine([fp_out.finish(), fp_err.finish()]);
     let code = status_code(status);
+    let fp = Fingerprint::combine([fp_out.finish(), fp_err.finish()]).with_exit_code(code.into());
     let Some(outcome) = TestEvidence::outcome_of(Some(status.success()), &fp) else {
         ws.ctx.ui.warn_hint(
             &format!(

@@ -206,6 +206,33 @@ fn fingerprint_prints_the_contract_document() {
     assert_eq!(doc["signature"], Value::Null);
 }
 
+/// A failing run no parser claims still has a signature: what its output says failed,
+/// with the kind `generic`; the exit code says it failed.
+#[test]
+fn a_failing_run_no_parser_claims_has_the_generic_signature() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("out.log");
+    let write = |text: &str| std::fs::write(&log, text).unwrap();
+    let fingerprint = |code: &str| {
+        lg_at(tmp.path())
+            .args(["fingerprint", "--json", "--exit-code", code])
+            .arg(&log)
+            .run()
+            .ok()
+            .json()
+    };
+    write("[ RUN      ] Stock.Total\nstock_test.cc:12: Failure\n[  FAILED  ] Stock.Total (0 ms)\n");
+    let doc = fingerprint("1");
+    assert_eq!(doc["runner"], "generic", "{doc}");
+    assert_eq!(doc["failures"][0]["kind"], "generic", "{doc}");
+    let first = doc["signature"].as_str().unwrap().to_owned();
+    assert_eq!(fingerprint("0")["signature"], Value::Null);
+    write("[ RUN      ] Stock.Take\nstock_test.cc:30: Failure\n[  FAILED  ] Stock.Take (1 ms)\n");
+    assert_ne!(fingerprint("1")["signature"].as_str().unwrap(), first);
+    write("[ RUN      ] Stock.Total\nstock_test.cc:14: Failure\n[  FAILED  ] Stock.Total (4 ms)\n");
+    assert_eq!(fingerprint("1")["signature"].as_str().unwrap(), first);
+}
+
 #[test]
 fn a_real_cargo_test_failure_is_recorded() {
     let repo = guarded();

@@ -12,6 +12,10 @@ use std::collections::HashMap;
 /// deterministically (the first ones win), in bounded memory.
 pub(crate) const MAX_FAILURES: usize = 10_000;
 
+/// At most this many distinct failing-looking lines make a generic signature (the first
+/// ones: the cause comes before its consequences).
+pub(crate) const MAX_GENERIC_LINES: usize = 32;
+
 /// What every text parser is: a small state machine over clean lines.
 pub(crate) trait LineParser {
     /// Handles one line. Lines reach the parser only when they hold a trigger substring
@@ -58,6 +62,11 @@ pub(crate) struct Collector {
     index: HashMap<(Runner, String, Option<String>), usize>,
     /// Runners recognised in the log, in the order first seen.
     seen: Vec<Runner>,
+    /// The failing-looking lines, normalised and distinct, for the generic signature; else
+    /// the last lines of the output ([`Collector::last_lines`]).
+    generic: Vec<String>,
+    /// A line said that tests failed (a count, a verdict).
+    said_failed: bool,
 }
 
 impl Collector {
@@ -141,6 +150,32 @@ impl Collector {
         }
     }
 
+    /// A failing-looking line, for the generic signature.
+    pub(crate) fn generic_line(&mut self, line: &str) {
+        if self.generic.len() >= MAX_GENERIC_LINES {
+            return;
+        }
+        let m = normalize_message(line);
+        if !m.is_empty() && !self.generic.contains(&m) {
+            self.generic.push(m);
+        }
+    }
+
+    /// A line said that tests failed: the run failed, and it is a test result.
+    pub(crate) fn said_failed(&mut self) {
+        self.said_failed = true;
+    }
+
+    /// The output's last lines, for the generic signature of a failing run with no
+    /// failing-looking line.
+    pub(crate) fn last_lines(&mut self, lines: &[String]) {
+        if self.generic.is_empty() {
+            for line in lines {
+                self.generic_line(line);
+            }
+        }
+    }
+
     /// Withdraws a test failure: the test passed on a retry (flaky, not failing).
     pub(crate) fn withdraw(&mut self, runner: Runner, id: &str) {
         if let Some(&i) = self.index.get(&(runner, normalize_id(id), None)) {
@@ -162,8 +197,10 @@ impl Collector {
         // A parser recognised something: a failure of its own (withdrawn or not) or a
         // runner's summary; the generic fallback's error lines alone are no test result.
         let recognised = self.drafts.iter().any(|d| !d.fallback)
-            || self.seen.iter().any(|r| *r != Runner::Generic);
-        let failures = self
+            || self.seen.iter().any(|r| *r != Runner::Generic)
+            || self.said_failed;
+        let generic: Vec<Failure> = self.generic.into_iter().map(generic_failure).collect();
+        let mut failures: Vec<Failure> = self
             .drafts
             .into_iter()
             .filter(|d| !d.withdrawn && (!d.fallback || !any_specific))
@@ -176,10 +213,25 @@ impl Collector {
                 runner: d.runner,
             })
             .collect();
+        // A failing run no runner claims (and with no error line): what it says failed.
+        if failures.is_empty() && !any_specific && self.said_failed {
+            failures.clone_from(&generic);
+        }
         let fallback_runner = self.seen.into_iter().find(|r| *r != Runner::Generic);
         let mut fp = Fingerprint::from_failures(failures, fallback_runner);
         fp.recognised = recognised;
+        fp.generic = if any_specific { Vec::new() } else { generic };
         fp
+    }
+}
+
+/// One line of a generic signature (already normalised).
+pub(crate) fn generic_failure(message: String) -> Failure {
+    Failure {
+        id: "output".to_string(),
+        kind: FailureKind::Generic,
+        message,
+        runner: Runner::Generic,
     }
 }
 
@@ -190,6 +242,7 @@ fn default_message(kind: FailureKind) -> &'static str {
         FailureKind::Crash => "crashed",
         FailureKind::Timeout => "timed out",
         FailureKind::Error => "error",
+        FailureKind::Generic => "failed",
     }
 }
 

@@ -23,6 +23,9 @@ pub enum FailureKind {
     /// Anything else that failed: collection/import errors, fixture errors, suites that
     /// failed to load, error lines of an unknown tool.
     Error,
+    /// A failing run no parser claims: what its output says failed (its failing-looking
+    /// lines, else its last lines), one failure per line (see `generic`).
+    Generic,
 }
 
 impl FailureKind {
@@ -33,6 +36,7 @@ impl FailureKind {
             FailureKind::Crash => "crash",
             FailureKind::Timeout => "timeout",
             FailureKind::Error => "error",
+            FailureKind::Generic => "generic",
         }
     }
 }

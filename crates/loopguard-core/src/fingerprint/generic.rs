@@ -1,11 +1,22 @@
-//! The fallback for tools no parser knows: error-looking lines.
+//! The fallback for tools no parser knows: error-looking lines, and the generic signature.
 //!
-//! Used only when no runner recognised a failure (see [`super::collect`]). Recognised:
+//! Error lines are used only when no runner recognised a failure (see [`super::collect`]).
+//! Recognised:
 //! `error: ...` / `error[CODE]: ...` / `ERROR: ...`, `fatal: ...`, exception lines
 //! (`ValueError: ...`, `java.lang.IllegalStateException: ...`), `file:line:col: error: ...`
 //! (compilers), `FAIL: ...`, and `##[error]` annotations. Never the runner's own
 //! `Process completed with exit code N`, make's `*** [target] Error 2`, or counts such as
 //! `0 errors`.
+//!
+//! The generic signature is what a failing run no parser claims (no failure of a runner's,
+//! no error line) is known by: its *failing-looking lines* ([`failing_looking`]: a failure
+//! word — `FAIL`, `failed`, `Error`, `assert`, `expected`, `panicked`, `Traceback`, `not
+//! ok`, `✗` — as a word of its own, not inside a test's name, on a line that does not also
+//! say it passed), each normalised like every message, as a set: the order of tests, extra
+//! passing output, colour and the CI's wrapping leave it alone. A run is failing when its
+//! exit status says so ([`super::Fingerprint::with_exit_code`]) or when a line says some
+//! tests failed ([`says_failed`]: `1 failed`, `Failures: 2`, `FAILED (errors=1)`, a
+//! `FAILED` verdict), which also makes it a test result.
 
 use super::collect::{Collector, LineParser};
 use super::failure::FailureKind;
@@ -13,7 +24,24 @@ use super::ghactions::{CleanLine, Marker};
 use regex::Regex;
 use std::sync::LazyLock;
 
-pub(crate) const TRIGGERS: &[&str] = &["rror", "ERROR", "FAIL", "fatal", "FATAL", "Exception"];
+pub(crate) const TRIGGERS: &[&str] = &[
+    "rror",
+    "ERROR",
+    "FAIL",
+    "fatal",
+    "FATAL",
+    "Exception",
+    "fail",
+    "Fail",
+    "ssert",
+    "xpected",
+    "panic",
+    "Traceback",
+    "not ok",
+    "\u{2717}",
+    "\u{2716}",
+    "\u{2718}",
+];
 
 /// Error lines kept: the first ones are the cause, the rest usually consequences.
 const MAX_GENERIC: usize = 20;
@@ -37,11 +65,17 @@ pub(crate) struct GenericParser {
 
 impl LineParser for GenericParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
-        if self.found >= MAX_GENERIC {
+        let text = line.text.trim();
+        if text.is_empty() || is_runner_noise(text) || line.marker == Marker::Other {
             return;
         }
-        let text = line.text.trim();
-        if text.is_empty() || is_runner_noise(text) {
+        if says_failed(text) {
+            out.said_failed();
+        }
+        if line.marker == Marker::Error || failing_looking(text) {
+            out.generic_line(text);
+        }
+        if self.found >= MAX_GENERIC {
             return;
         }
         let id = if line.marker == Marker::Error {
@@ -99,6 +133,83 @@ fn is_runner_noise(text: &str) -> bool {
         || text.starts_with("error: 1 target failed")
 }
 
+/// A failure word standing as a word of its own (`test_error_case` is a name, `thiserror` a
+/// crate); the words a count of zero makes harmless are [`ZERO_COUNT`]'s.
+static FAILURE_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?:FAIL(?:ED|URES?|ING)?|[Ff]ail(?:ed|ures?|ing|s)?|ERRORS?|[Ee]rrors?|\w*(?:Error|Exception)|FATAL|[Ff]atal|panic(?:ked)?|Traceback|[Aa]ssert\w*|[Ee]xpected|not ok)\b|[\u{2717}\u{2716}\u{2718}]",
+    )
+    .expect("because it is valid")
+});
+
+/// A count of no failures, and what says a test was expected to fail (`expected failures`,
+/// `xfailed`): taken out of a line before its failure words are looked for.
+static ZERO_COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b0\s+(?:tests?\s+)?(?:failed|failing|failures?|errors?|fail)\b|\b(?:failed|failing|failures?|errors?|fail)\s*[:=]\s*0\b|expected\s+failures?|\bx(?:fail(?:ed)?|passed)\b",
+    )
+    .expect("because it is valid")
+});
+
+/// A word that says the line's test passed (`test_errors PASSED`, `✓ reports errors`).
+static PASS_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(?:PASS(?:ED)?|ok|OK|passed)\b|[\u{2713}\u{2714}\u{221a}]")
+        .expect("because it is valid")
+});
+
+/// Counts of failed tests above zero (`1 failed`, `2 failing`, `Failures: 1`,
+/// `failures=1`, `errors=1`), and a verdict (`FAILED`, `FAIL`, `FAILURES!`, `BUILD FAILED`)
+/// on a short line of its own.
+static FAILED_COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b[1-9]\d*\s+(?:tests?\s+)?(?:failed|failing|failures?)\b|\b(?:failed|failing|failures?|errors)\s*[:=]\s*[1-9]",
+    )
+    .expect("because it is valid")
+});
+
+/// Whether `text` has a failure word that is not a count of zero, on a line that does not
+/// say it passed (unless a count says something failed).
+pub(crate) fn failing_looking(text: &str) -> bool {
+    if !FAILURE_WORD.is_match(text) {
+        return false;
+    }
+    let text = ZERO_COUNT.replace_all(text, "");
+    has_failure_word(&text)
+        && (!PASS_WORD.is_match(&text) || text.contains("not ok") || FAILED_COUNT.is_match(&text))
+}
+
+/// Whether a failure word stands in `text` as a word, not as a part of a name joined by
+/// `.`, `/`, `::` or `-` (`Stock.Errors`, `tests::errors`, `errors/parse.rs`,
+/// `error-chain`: a test's or a file's name, which passing output prints too).
+fn has_failure_word(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let joins = |b: u8| matches!(b, b'.' | b'/' | b'-');
+    let name_char = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    FAILURE_WORD.find_iter(text).any(|m| {
+        let (start, end) = (m.start(), m.end());
+        let joined_before = start >= 2
+            && (joins(bytes[start - 1]) && name_char(bytes.get(start - 2))
+                || bytes[start - 1] == b':' && bytes[start - 2] == b':');
+        let joined_after = bytes.get(end).is_some_and(|&b| joins(b) || b == b':')
+            && (name_char(bytes.get(end + 1)) || bytes.get(end + 1) == Some(&b':'));
+        !joined_before && !joined_after
+    })
+}
+
+/// Whether `text` says that tests failed: a count above zero or a `FAIL`/`FAILED` verdict
+/// on a line of at most four words.
+pub(crate) fn says_failed(text: &str) -> bool {
+    if FAILED_COUNT.is_match(text) && FAILED_COUNT.is_match(&ZERO_COUNT.replace_all(text, "")) {
+        return true;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.len() <= 4
+        && words.iter().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+            matches!(w, "FAIL" | "FAILED" | "FAILURE" | "FAILURES")
+        })
+}
+
 /// `0 errors`, `none`: a count or nothing, not an error.
 fn is_count(rest: &str) -> bool {
     let rest = rest.trim();
@@ -147,6 +258,120 @@ mod tests {
             ERROR: 0\nerrors: none\ntest result: ok. 0 passed; 0 failed\nno errors found\n";
         assert_eq!(generic(log), Vec::<(String, String)>::new());
         assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+    }
+
+    /// The generic signature of `log` from a run that exited 1.
+    fn failed(log: &str) -> crate::fingerprint::Fingerprint {
+        fingerprint_bytes(log.as_bytes()).with_exit_code(1)
+    }
+
+    #[test]
+    fn a_failing_run_no_parser_claims_is_known_by_its_failing_lines() {
+        let log = "Running main() from gtest_main.cc\n[ RUN      ] Stock.Total\n\
+            stock_test.cc:12: Failure\nExpected equality of these values:\n  total()\n    Which is: 4\n\
+            [  FAILED  ] Stock.Total (0 ms)\n[ RUN      ] Stock.ErrorCase\n[       OK ] Stock.ErrorCase (0 ms)\n";
+        let fp = failed(log);
+        assert!(fp.failures.iter().all(|f| f.kind == FailureKind::Generic));
+        let messages: Vec<&str> = fp.failures.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "Expected equality of these values:",
+                "[ FAILED ] Stock.Total (<n> ms)",
+                "stock_test.cc: Failure"
+            ],
+            "{}",
+            fp.render_text()
+        );
+        // Colour, another order, passing tests around it, other times: the same.
+        let other = format!(
+            "[ RUN      ] Stock.Errors\n[       OK ] Stock.Errors (3 ms)\n\x1b[0;31m{}\x1b[m",
+            log.replace("(0 ms)", "(12 ms)").replace(":12:", ":17:")
+        );
+        assert_eq!(failed(&other).signature, fp.signature);
+        // Another failing test is another failure.
+        assert_ne!(
+            failed(&log.replace("Stock.Total", "Stock.Take")).signature,
+            fp.signature
+        );
+        // Without a failing status, and no line saying tests failed: nothing.
+        assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+        // A passing status changes nothing.
+        assert_eq!(
+            fingerprint_bytes(log.as_bytes())
+                .with_exit_code(0)
+                .signature,
+            None
+        );
+    }
+
+    #[test]
+    fn a_line_saying_tests_failed_is_a_failing_test_result() {
+        for (log, says) in [
+            ("1 test, 1 failure\n", true),
+            ("3 examples, 0 failures\n", false),
+            ("Ran 3 tests\n\nFAILED (failures=1)\n", true),
+            ("OK (expected failures=1)\n", false),
+            ("2 passed, 1 xfailed in 0.1s\n", false),
+            (
+                "Synthesis: Tested: 3 | Passing: 2 | Failing: 1 | Crashing: 0\n",
+                true,
+            ),
+            ("0% tests passed, 1 tests failed out of 1\n", true),
+            ("BUILD FAILED in 2s\n", true),
+            ("test handles_FAILED_status ... ok\n", false),
+            ("Tests:       0 failed, 4 passed, 4 total\n", false),
+        ] {
+            let fp = fingerprint_bytes(log.as_bytes());
+            assert_eq!(
+                fp.signature.is_some(),
+                says,
+                "{log:?}: {}",
+                fp.render_text()
+            );
+            assert_eq!(super::says_failed(log.trim()), says, "{log:?}");
+        }
+    }
+
+    #[test]
+    fn a_failing_run_with_no_failing_line_is_known_by_its_last_lines() {
+        let log = "building\nstep 3 of 4\nsegmentation violation at 0x7ffd1234\n";
+        let fp = failed(log);
+        assert_eq!(fp.failures.len(), 3, "{}", fp.render_text());
+        assert_eq!(fp.failures[0].kind, FailureKind::Generic);
+        assert_ne!(
+            failed("building\nstep 3 of 4\nbus error\n").signature,
+            fp.signature
+        );
+        let silent = fingerprint_bytes(b"").with_exit_code(2);
+        assert_eq!(silent.failures[0].message, "no output, exit status 2");
+        // A runner's failure is never replaced.
+        let cargo = "test a ... FAILED\n";
+        let fp = fingerprint_bytes(cargo.as_bytes());
+        assert_eq!(fp.with_exit_code(101).failures[0].kind, FailureKind::Test);
+    }
+
+    #[test]
+    fn passing_lines_are_not_failing_looking() {
+        for line in [
+            "test_error_message PASSED",
+            "\u{2713} reports errors (2 ms)",
+            "[       OK ] Parser.Error (0 ms)",
+            "Compiling thiserror v1.0.69",
+            "ok 3 - reports failures",
+            "errors: 0",
+        ] {
+            assert!(!super::failing_looking(line), "{line}");
+        }
+        for line in [
+            "AssertionError: assert 3 == 4",
+            "not ok 3 - reports failures",
+            "1 failed, 2 passed",
+            "thread 'main' panicked at src/main.rs:3:5:",
+            "\u{2716} totals the stock",
+        ] {
+            assert!(super::failing_looking(line), "{line}");
+        }
     }
 
     #[test]

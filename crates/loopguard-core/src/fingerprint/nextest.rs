@@ -82,7 +82,9 @@ impl LineParser for NextestParser {
         let message = match kind {
             FailureKind::Timeout => Some("timed out".to_string()),
             FailureKind::Crash => Some(format!("killed by {}", &c[2])),
-            FailureKind::Test | FailureKind::Build | FailureKind::Error => None,
+            FailureKind::Test | FailureKind::Build | FailureKind::Error | FailureKind::Generic => {
+                None
+            }
         };
         if out.has(Runner::Nextest, &test) {
             // A later try or the closing summary: the first report keeps its message.

@@ -485,7 +485,18 @@ ERROR tests/test_parse.py\n\
 
     #[test]
     fn unittests_closing_counts_are_no_node() {
-        assert!(failures("FAILED (failures=1, errors=2)\n").is_empty());
+        // Not pytest's: only the generic signature of a line that says tests failed.
+        let fp = fingerprint_bytes(b"FAILED (failures=1, errors=2)\n");
+        assert_ne!(fp.runner, Some(Runner::Pytest));
+        assert!(fp.recognised);
+        assert_eq!(
+            super::super::testing::triples(&fp),
+            [(
+                "output",
+                FailureKind::Generic,
+                "FAILED (failures=<n>, errors=<n>)"
+            )]
+        );
     }
 
     #[test]

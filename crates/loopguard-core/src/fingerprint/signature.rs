@@ -51,6 +51,12 @@ pub struct Fingerprint {
     pub recognised: bool,
     /// The input held nothing but whitespace (a command that printed nothing).
     pub silent: bool,
+    /// The generic signature's failures, for a failing run no parser claims: the
+    /// failing-looking lines of the output, else its last lines (kind
+    /// [`FailureKind::Generic`]). [`Fingerprint::with_exit_code`] takes them when the exit
+    /// status says the run failed and nothing else was found; empty when a runner reported
+    /// a failure.
+    pub generic: Vec<Failure>,
 }
 
 impl Fingerprint {
@@ -74,6 +80,29 @@ impl Fingerprint {
             failures,
             recognised,
             silent: false,
+            generic: Vec::new(),
+        }
+    }
+
+    /// The fingerprint of a run that exited with `code`: a failing run (not 0) in which no
+    /// failure was found is known by what its output says failed (the generic signature),
+    /// or, when it printed nothing, by its exit status. A passing status changes nothing.
+    pub fn with_exit_code(mut self, code: i32) -> Fingerprint {
+        if code == 0 || !self.failures.is_empty() {
+            return self;
+        }
+        let mut failures = std::mem::take(&mut self.generic);
+        if failures.is_empty() {
+            failures.push(super::collect::generic_failure(format!(
+                "no output, exit status {code}"
+            )));
+        }
+        let fp = Fingerprint::from_failures(failures.clone(), self.runner);
+        Fingerprint {
+            generic: failures,
+            recognised: self.recognised,
+            silent: self.silent,
+            ..fp
         }
     }
 
@@ -86,6 +115,7 @@ impl Fingerprint {
     /// with the signature computed over that union.
     pub fn combine(parts: impl IntoIterator<Item = Fingerprint>) -> Fingerprint {
         let mut failures = Vec::new();
+        let mut generic = Vec::new();
         let mut fallback = None;
         let (mut recognised, mut silent) = (false, true);
         for part in parts {
@@ -93,10 +123,17 @@ impl Fingerprint {
             recognised |= part.recognised;
             silent &= part.silent;
             failures.extend(part.failures);
+            generic.extend(part.generic);
+        }
+        // A part's generic signature stands only when no part found a failure of its own.
+        if failures.iter().any(|f| f.kind != FailureKind::Generic) {
+            failures.retain(|f| f.kind != FailureKind::Generic);
+            generic.clear();
         }
         let mut fp = Fingerprint::from_failures(failures, fallback);
         fp.recognised = recognised;
         fp.silent = silent;
+        fp.generic = generic;
         fp
     }
 

@@ -25,6 +25,11 @@ use super::signature::Fingerprint;
 /// failures apart sits at the start of a line.
 pub(super) const MAX_LINE_BYTES: usize = 4096;
 
+/// The output's last bytes kept, for the generic signature of a failing run that has no
+/// failing-looking line: its last [`TAIL_LINES`] lines.
+const TAIL_BYTES: usize = 1024;
+const TAIL_LINES: usize = 3;
+
 /// How many leading bytes decide between an XML report and text.
 const SNIFF_BYTES: usize = 64;
 
@@ -48,6 +53,8 @@ pub struct Fingerprinter {
     ansi: Vec<u8>,
     /// A byte other than whitespace was fed.
     printed: bool,
+    /// The last [`TAIL_BYTES`] bytes of text fed (or fewer).
+    tail: Vec<u8>,
     /// Every line is handled, whatever the parsers' state (the reference the scans must
     /// agree with; tests only).
     every_line: bool,
@@ -80,6 +87,7 @@ impl Fingerprinter {
             line: CleanLine::default(),
             ansi: Vec::new(),
             printed: false,
+            tail: Vec::new(),
             every_line: false,
         }
     }
@@ -129,6 +137,7 @@ impl Fingerprinter {
                     self.offer(&line);
                 }
                 self.parsers.finish(&mut self.collector);
+                self.collector.last_lines(&last_lines(&self.tail));
                 self.collector.into_fingerprint()
             }
         };
@@ -146,6 +155,7 @@ impl Fingerprinter {
     }
 
     fn feed_text(&mut self, chunk: &[u8]) {
+        keep_tail(&mut self.tail, chunk);
         let mut data = chunk;
         if self.carrying {
             match memchr::memchr(b'\n', data) {
@@ -234,6 +244,42 @@ impl Fingerprinter {
             self.scan = self.parsers.scan();
         }
     }
+}
+
+/// Keeps the last [`TAIL_BYTES`] of what `tail` and `chunk` hold, in `tail`.
+fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
+    if chunk.len() >= TAIL_BYTES {
+        tail.clear();
+        tail.extend_from_slice(&chunk[chunk.len() - TAIL_BYTES..]);
+        return;
+    }
+    let drop = (tail.len() + chunk.len()).saturating_sub(TAIL_BYTES);
+    tail.drain(..drop);
+    tail.extend_from_slice(chunk);
+}
+
+/// The last [`TAIL_LINES`] lines of `tail` a person reads as the output's (cleaned, not
+/// blank, not the Actions runner's own), first to last; the first, maybe cut, is left out.
+fn last_lines(tail: &[u8]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut scratch = Vec::new();
+    let mut line = CleanLine::default();
+    let whole = tail.len() < TAIL_BYTES;
+    let raws: Vec<&[u8]> = tail.split(|&b| b == b'\n').collect();
+    for (i, raw) in raws.into_iter().enumerate().rev() {
+        if lines.len() == TAIL_LINES || (i == 0 && !whole) {
+            break;
+        }
+        line.set(raw, &mut scratch);
+        let text = line.text.trim();
+        let runners = text.starts_with("Post job cleanup")
+            || text.contains("Process completed with exit code");
+        if !text.is_empty() && line.marker == super::ghactions::Marker::None && !runners {
+            lines.push(text.to_string());
+        }
+    }
+    lines.reverse();
+    lines
 }
 
 /// Decides the format from the first bytes: an XML report (JUnit, TRX, xUnit, NUnit) starts,
