@@ -95,9 +95,9 @@ shift_lines() {
     while IFS= read -r -d '' f; do
         case $f in
         *.py) printf '# shifted\n# shifted\n# shifted\n\n# shifted\n' | cat - "$f" >"$f.new" ;;
-        *.rs | *.go | *.js | *.ts | *.mjs | *.java | *.cpp | *.h | *.cs)
+        *.rs | *.go | *.js | *.ts | *.mjs | *.java | *.cpp | *.cc | *.c | *.h | *.cs)
             printf '// shifted\n// shifted\n// shifted\n\n// shifted\n' | cat - "$f" >"$f.new" ;;
-        *.rb | *.ex | *.exs | *.t | *.pm | CMakeLists.txt)
+        *.rb | *.ex | *.exs | *.t | *.pm | *.bats | *.sh | CMakeLists.txt)
             printf '# shifted\n# shifted\n# shifted\n\n# shifted\n' | cat - "$f" >"$f.new" ;;
         *.php) # after the opening tag, which must stay first
             { head -n 1 "$f"; printf '// shifted\n// shifted\n// shifted\n\n// shifted\n'; tail -n +2 "$f"; } >"$f.new" ;;
@@ -1478,13 +1478,18 @@ PY
 #
 #   scripts/gen-fixtures.sh heldout              # every runner's
 #   scripts/gen-fixtures.sh heldout/RUNNER[,..]  # some runners'
-HELDOUT_RUNNERS="unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet"
+HELDOUT_RUNNERS="unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest go"
 HELDOUT_FAILING=(wrong-total out-of-stock bad-parse missing-report setup-error two-files)
 
+# LG_HELDOUT_FAILURES="a b" makes only those failures (and keeps the others' logs).
 gen_heldout() {
-    local r runners=${ONLY:-" $HELDOUT_RUNNERS "}
+    local r f runners=${ONLY:-" $HELDOUT_RUNNERS "}
     for r in $runners; do
-        rm -rf "${LOGS:?}/heldout/$r"
+        if [[ -n ${LG_HELDOUT_FAILURES:-} ]]; then
+            for f in $LG_HELDOUT_FAILURES; do rm -rf "${LOGS:?}/heldout/$r/$f"; done
+        else
+            rm -rf "${LOGS:?}/heldout/$r"
+        fi
         "heldout_$r"
     done
 }
@@ -1499,7 +1504,12 @@ hemit() {
 }
 
 heldout_failures() {
-    printf '%s\n' passing "${HELDOUT_FAILING[@]}"
+    if [[ -n ${LG_HELDOUT_FAILURES:-} ]]; then
+        # shellcheck disable=SC2086 # a list of names, a word each
+        printf '%s\n' $LG_HELDOUT_FAILURES
+    else
+        printf '%s\n' passing "${HELDOUT_FAILING[@]}"
+    fi
 }
 
 heldout_unittest() {
@@ -1647,9 +1657,15 @@ heldout_dotnet() {
     python3 "$WORK/dotnet_fixtures.py" "$LOGS" heldout/dotnet
 }
 
+# Runners of their own files (scripts/fixtures/<runner>.sh: gen_<runner>, heldout_<runner>).
+for runner_script in "$(dirname "$0")"/fixtures/*.sh; do
+    # shellcheck source=/dev/null
+    source "$runner_script"
+done
+
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet heldout)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest heldout)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}

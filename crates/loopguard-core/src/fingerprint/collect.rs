@@ -100,19 +100,29 @@ impl Collector {
         runner: Runner,
         kind: FailureKind,
         id: &str,
-        message: Option<&str>,
+        message_in: Option<&str>,
         fallback: bool,
     ) {
         self.saw(runner);
         let id = normalize_id(id);
-        let message = message.map(normalize_message).filter(|m| !m.is_empty());
         let per_message = matches!(kind, FailureKind::Build) || fallback;
+        // A test's message is normalised only when it is kept: a failure-dense log reports
+        // many tests again (a closing list) and more than are kept.
+        let normalized = |m: Option<&str>| m.map(normalize_message).filter(|m| !m.is_empty());
+        let mut message = None;
+        if per_message {
+            message = normalized(message_in);
+        }
         let key = (runner, id, if per_message { message.clone() } else { None });
         if let Some(&i) = self.index.get(&key) {
             let draft = &mut self.drafts[i];
             draft.withdrawn = false;
             if draft.message.is_none() {
-                draft.message = message;
+                draft.message = if per_message {
+                    message
+                } else {
+                    normalized(message_in)
+                };
             }
             if draft.kind == FailureKind::Test
                 && matches!(kind, FailureKind::Crash | FailureKind::Timeout)
@@ -123,6 +133,9 @@ impl Collector {
         }
         if self.drafts.len() >= MAX_FAILURES {
             return;
+        }
+        if !per_message {
+            message = normalized(message_in);
         }
         self.index.insert(key.clone(), self.drafts.len());
         self.drafts.push(Draft {

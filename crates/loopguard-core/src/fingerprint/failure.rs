@@ -85,10 +85,12 @@ pub enum Runner {
     Ctest,
     /// TAP from `prove` (Perl's harness) or any TAP producer.
     Tap,
+    /// GoogleTest's console.
+    Gtest,
 }
 
 impl Runner {
-    pub const ALL: [Runner; 21] = [
+    pub const ALL: [Runner; 22] = [
         Runner::Cargo,
         Runner::Nextest,
         Runner::Pytest,
@@ -110,6 +112,7 @@ impl Runner {
         Runner::Exunit,
         Runner::Ctest,
         Runner::Tap,
+        Runner::Gtest,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -135,6 +138,7 @@ impl Runner {
             Runner::Exunit => "exunit",
             Runner::Ctest => "ctest",
             Runner::Tap => "tap",
+            Runner::Gtest => "gtest",
         }
     }
 }
@@ -203,7 +207,7 @@ mod tests {
         let err = "spec".parse::<Runner>().unwrap_err();
         assert!(err.to_string().contains("\"spec\""));
         assert!(err.to_string().contains("cargo, nextest"), "{err}");
-        assert!(err.to_string().ends_with("ctest, tap)"), "{err}");
+        assert!(err.to_string().ends_with("ctest, tap, gtest)"), "{err}");
     }
 
     #[test]

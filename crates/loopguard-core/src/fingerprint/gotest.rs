@@ -6,6 +6,11 @@
 //! (where `=== RUN`/`=== CONT` lines say which test is talking). `panic:` after a FAIL line
 //! is that test crashing; `panic: test timed out` lists the running tests. Build errors are
 //! `./file.go:20:9: message` lines before `FAIL pkg [build failed]`.
+//!
+//! `go test -json` (test2json) wraps the `-v` output in events: each `output` event's text
+//! is read as the line it wraps, and only where the text front end would hand that line on
+//! (it holds a trigger, or the parser is inside a block), so `-json` and `-v` name the same
+//! failures with the same messages.
 
 use super::collect::{Collector, LineParser, MAX_FAILURES};
 use super::failure::{FailureKind, Runner};
@@ -18,16 +23,22 @@ use std::sync::LazyLock;
 /// candidate at every byte of a rule (`=====`, pytest's and many tools'), and each one
 /// compared, in the scan for the next trigger and in the search for a line's owners.
 pub(crate) const TRIGGERS: &[&str] = &[
-    "FAIL", "panic", ".go:", "= RUN", "= CONT", "= NAME", "= PAUSE", "ok  \t",
+    "FAIL", "panic", ".go:", "= RUN", "= CONT", "= NAME", "= PAUSE", "ok  \t", JSON_OK,
 ];
 
-static FAIL_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\s*)--- FAIL: (\S+) \(.*\)$").expect("because it is valid"));
-static RUN_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)$").expect("because it is valid")
-});
-static LOG_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\s+)(\S+\.go:\d+: .*)$").expect("because it is valid"));
+/// A package's `ok` line inside a `-json` output event (its tab escaped); every other line
+/// the parser needs holds one of the triggers above in JSON too.
+const JSON_OK: &str = "\"Output\":\"ok  \\t";
+
+/// What the parser reads of a test2json event: its action and the output it wraps.
+#[derive(serde::Deserialize)]
+struct Event {
+    #[serde(rename = "Action")]
+    action: String,
+    #[serde(rename = "Output")]
+    output: Option<String>,
+}
+
 static BUILD_ERROR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(\S+\.go):\d+(?::\d+)?: (.+)$").expect("because it is valid"));
 static PANIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -92,19 +103,66 @@ const DIED: &str = "the test binary failed without a failing test";
 
 impl LineParser for GoParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
+        if line.text.starts_with("{\"") && self.json_line(&line.text, out) {
+            return;
+        }
+        self.text_line(line, out);
+    }
+
+    fn wants_every_line(&self) -> bool {
+        self.after_fail.is_some() || self.just_failed.is_some() || self.timed_out
+    }
+
+    fn finish(&mut self, out: &mut Collector) {
+        self.finish_run(out);
+    }
+}
+
+impl GoParser {
+    /// A test2json event: the lines its output wraps, each read as the text front end
+    /// would hand it on. `false` when the line is no event.
+    fn json_line(&mut self, text: &str, out: &mut Collector) -> bool {
+        let Ok(event) = serde_json::from_str::<Event>(text) else {
+            return false;
+        };
+        out.saw(Runner::Go);
+        let Some(output) = event.output.filter(|_| event.action == "output") else {
+            return true;
+        };
+        for wrapped in output.lines() {
+            if self.wants_every_line()
+                || TRIGGERS[..TRIGGERS.len() - 1]
+                    .iter()
+                    .any(|t| wrapped.contains(t))
+            {
+                let inner = CleanLine {
+                    text: wrapped.to_string(),
+                    ..CleanLine::default()
+                };
+                // test2json frames a test's output with `=== CONT`/`=== NAME` lines of its
+                // own, one even between a FAIL line and the panic that `-v` prints right
+                // after it: the panic is still the failed test's.
+                let failed = self.just_failed.clone();
+                let framing = wrapped.starts_with("=== CONT") || wrapped.starts_with("=== NAME");
+                self.text_line(&inner, out);
+                if framing {
+                    self.just_failed = failed;
+                }
+            }
+        }
+        true
+    }
+
+    fn text_line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.trim_end();
         let just_failed = self.just_failed.take();
 
         if let Some((id, indent)) = &self.after_fail {
             let deeper = text.len() - text.trim_start().len() > *indent;
             if deeper && !is_fail_line(text) {
-                if let Some(c) = text
-                    .contains(".go:")
-                    .then(|| LOG_LINE.captures(text))
-                    .flatten()
-                {
+                if let Some(log) = log_line(text) {
                     let id = id.clone();
-                    self.message(out, &id, &c[2]);
+                    self.message(out, &id, log);
                 }
                 return;
             }
@@ -112,13 +170,8 @@ impl LineParser for GoParser {
         }
 
         let go_file = text.contains(".go:");
-        if let Some(c) = text
-            .contains("--- FAIL: ")
-            .then(|| FAIL_LINE.captures(text))
-            .flatten()
-        {
-            let id = c[2].to_string();
-            let indent = c[1].len();
+        if let Some((indent, id)) = fail_line(text) {
+            let id = id.to_string();
             out.saw(Runner::Go);
             self.fail(out, FailureKind::Test, &id, None);
             if self.failed.len() < MAX_FAILURES {
@@ -129,19 +182,15 @@ impl LineParser for GoParser {
             }
             self.after_fail = Some((id.clone(), indent));
             self.just_failed = Some(id);
-        } else if let Some(c) = text
-            .starts_with("=== ")
-            .then(|| RUN_LINE.captures(text))
-            .flatten()
-        {
-            self.current = Some(c[1].to_string());
-        } else if let Some(c) = go_file.then(|| LOG_LINE.captures(text)).flatten() {
+        } else if let Some(test) = run_line(text) {
+            self.current = Some(test.to_string());
+        } else if let Some(log) = go_file.then(|| log_line(text)).flatten() {
             if let Some(current) = &self.current
                 && self.early_messages.len() < MAX_FAILURES
             {
                 self.early_messages
                     .entry(current.clone())
-                    .or_insert_with(|| c[2].to_string());
+                    .or_insert_with(|| log.to_string());
             }
         } else if let Some(c) = text
             .starts_with("panic: ")
@@ -183,11 +232,7 @@ impl LineParser for GoParser {
         }
     }
 
-    fn wants_every_line(&self) -> bool {
-        self.after_fail.is_some() || self.just_failed.is_some() || self.timed_out
-    }
-
-    fn finish(&mut self, out: &mut Collector) {
+    fn finish_run(&mut self, out: &mut Collector) {
         // A parent test fails because its subtest failed: the subtest is the failure.
         for (id, has_message) in &self.failed {
             let prefix = format!("{id}/");
@@ -204,7 +249,36 @@ impl LineParser for GoParser {
 }
 
 fn is_fail_line(text: &str) -> bool {
-    text.contains("--- FAIL: ") && FAIL_LINE.is_match(text)
+    fail_line(text).is_some()
+}
+
+/// `    --- FAIL: TestX/sub (0.00s)`: its indent and the test (read by hand, as the two
+/// below: a failure-dense log has a few of these lines per test).
+fn fail_line(text: &str) -> Option<(usize, &str)> {
+    let rest = text.trim_start_matches(char::is_whitespace);
+    let indent = text.len() - rest.len();
+    let (id, time) = rest.strip_prefix("--- FAIL: ")?.split_once(' ')?;
+    (!id.is_empty() && time.starts_with('(') && time.ends_with(')')).then_some((indent, id))
+}
+
+/// `=== RUN   TestX` (`CONT`, `NAME`, `PAUSE`): the test.
+fn run_line(text: &str) -> Option<&str> {
+    let (verb, test) = text.strip_prefix("=== ")?.split_once(char::is_whitespace)?;
+    let test = test.trim_start_matches(char::is_whitespace);
+    let named = !test.is_empty() && !test.contains(char::is_whitespace);
+    (matches!(verb, "RUN" | "CONT" | "NAME" | "PAUSE") && named).then_some(test)
+}
+
+/// `    x_test.go:12: message`, indented: the log line without its indent.
+fn log_line(text: &str) -> Option<&str> {
+    let rest = text.trim_start_matches(char::is_whitespace);
+    if rest.len() == text.len() {
+        return None;
+    }
+    let (place, _) = rest.split_once(": ")?;
+    let (file, line) = place.rsplit_once(':')?;
+    let file_ok = file.len() > 3 && file.ends_with(".go") && !file.contains(char::is_whitespace);
+    (file_ok && !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then_some(rest)
 }
 
 impl GoParser {
@@ -330,6 +404,32 @@ mod tests {
             assert!(fp.failures.iter().all(|f| f.kind == FailureKind::Generic));
         }
         assert!(super::is_package_result("FAIL\texample.com/a\t0.003s"));
+    }
+
+    #[test]
+    fn json_events_are_the_verbose_lines_they_wrap() {
+        let verbose = "=== RUN   TestA\n    a_test.go:14: got 4, want 3\n--- FAIL: TestA (0.00s)\n=== RUN   TestB\n--- PASS: TestB (0.00s)\nFAIL\nFAIL\texample.com/a\t0.005s\n";
+        let event = |action: &str, test: &str, output: &str| {
+            let mut e = serde_json::json!({"Time": "2026-11-25T10:00:00.123456789Z", "Action": action, "Package": "example.com/a"});
+            if !test.is_empty() {
+                e["Test"] = test.into();
+            }
+            if !output.is_empty() {
+                e["Output"] = format!("{output}\n").into();
+            }
+            format!("{e}\n")
+        };
+        let mut json = event("start", "", "");
+        for l in verbose.lines() {
+            json += &event("output", "TestA", l);
+        }
+        json += &event("fail", "TestA", "");
+        json += &event("fail", "", "");
+        assert_eq!(failures(&json), failures(verbose));
+        assert_eq!(failures(&json).len(), 1);
+        let passing = event("output", "", "ok  \texample.com/a\t0.003s") + &event("pass", "", "");
+        let fp = fingerprint_bytes(passing.as_bytes());
+        assert_eq!((fp.signature, fp.runner), (None, Some(Runner::Go)));
     }
 
     #[test]

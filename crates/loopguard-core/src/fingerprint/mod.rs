@@ -12,7 +12,8 @@
 //!    are inside a block): one small state machine per runner (`cargo`, `nextest`,
 //!    `pytest`, `gotest`, `jest`, `vitest`, `mocha`, `tsc`, `unittest`, `rspec`,
 //!    `minitest`, `phpunit`, `exunit`, `ctest`, `tap`, `nodetest`, `playwright`, `bun`,
-//!    `deno`, `dotnet`, and `generic` as the fallback) recognises its own failures; several
+//!    `deno`, `dotnet`, `gtest`, `bats` (its pretty formatter; its TAP is `tap`'s), and
+//!    `generic` as the fallback) recognises its own failures; several
 //!    runners in one log are fine. Once a runner is inside its own run and says which
 //!    bytes its remaining lines hold, the scan looks for those alone (`cargo`: `F ; #`,
 //!    `pytest`: `F R = #`);
@@ -47,6 +48,7 @@
 //! - A passing log gives `signature: None`; its `runner` is the runner recognised from its
 //!   summary lines, if any.
 
+mod bats;
 mod bun;
 mod bytes;
 mod cargo;
@@ -60,6 +62,7 @@ mod failure;
 mod generic;
 mod ghactions;
 mod gotest;
+mod gtest;
 mod jest;
 mod junit;
 mod minitest;

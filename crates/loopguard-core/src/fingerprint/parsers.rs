@@ -46,6 +46,7 @@ macro_rules! parser_table {
     };
 }
 
+use super::bats::BatsParser;
 use super::bun::BunParser;
 use super::cargo::CargoParser;
 use super::ctest::CtestParser;
@@ -54,6 +55,7 @@ use super::dotnet::DotnetParser;
 use super::exunit::ExunitParser;
 use super::generic::GenericParser;
 use super::gotest::GoParser;
+use super::gtest::GtestParser;
 use super::jest::JestParser;
 use super::minitest::MinitestParser;
 use super::mocha::MochaParser;
@@ -89,6 +91,8 @@ parser_table! {
     bun: BunParser = super::bun::TRIGGERS,
     deno: DenoParser = super::deno::TRIGGERS,
     dotnet: DotnetParser = super::dotnet::TRIGGERS,
+    gtest: GtestParser = super::gtest::TRIGGERS,
+    bats: BatsParser = super::bats::TRIGGERS,
     generic: GenericParser = super::generic::TRIGGERS,
 }
 

@@ -110,7 +110,7 @@ impl LineParser for TapParser {
             .flatten()
         {
             self.stray.clear();
-            let name = c[2].to_string();
+            let name = without_timing(&c[2]).to_string();
             // An indented `not ok` is a subtest's: its parent's `not ok` follows, at the
             // script's level, and is the failure, as plain `prove` (which shows only the
             // parent's `#   Failed test`) names it too.
@@ -349,6 +349,16 @@ fn is_prove_line(trimmed: &str) -> bool {
     }
 }
 
+/// bats' `--timing` (`-T`) adds ` in 69ms` to each test's name: the test is the same.
+fn without_timing(name: &str) -> &str {
+    name.rsplit_once(" in ")
+        .filter(|(_, t)| {
+            t.strip_suffix("ms")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map_or(name, |(name, _)| name)
+}
+
 /// `not ok 3 - later # TODO not written yet`: expected to fail.
 fn is_todo(name: &str) -> bool {
     name.split_once('#').is_some_and(|(_, directive)| {
@@ -451,6 +461,15 @@ mod tests {
         // A warning naming a script that did not die is no failure of it.
         let log = "Use of uninitialized value in uc at t/first.t line 7.\nt/first.t .. ok\nAll tests successful.\nResult: PASS\n";
         assert_eq!(fingerprint_bytes(log.as_bytes()).signature, None);
+    }
+
+    #[test]
+    fn bats_timing_is_no_part_of_the_name() {
+        let plain = fingerprint_bytes(b"1..2\nok 1 a\nnot ok 2 total counts every item\n");
+        let timed =
+            fingerprint_bytes(b"1..2\nok 1 a in 3ms\nnot ok 2 total counts every item in 69ms\n");
+        assert_eq!(timed.failures[0].id, "total counts every item");
+        assert_eq!(timed.signature, plain.signature);
     }
 
     #[test]
