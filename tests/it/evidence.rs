@@ -221,15 +221,15 @@ fn a_failing_run_no_parser_claims_has_the_generic_signature() {
             .ok()
             .json()
     };
-    write("[ RUN      ] Stock.Total\nstock_test.cc:12: Failure\n[  FAILED  ] Stock.Total (0 ms)\n");
+    write("checking totals\nstock_test.c:12: check failed: total() == 12 (0 ms)\n");
     let doc = fingerprint("1");
     assert_eq!(doc["runner"], "generic", "{doc}");
     assert_eq!(doc["failures"][0]["kind"], "generic", "{doc}");
     let first = doc["signature"].as_str().unwrap().to_owned();
     assert_eq!(fingerprint("0")["signature"], Value::Null);
-    write("[ RUN      ] Stock.Take\nstock_test.cc:30: Failure\n[  FAILED  ] Stock.Take (1 ms)\n");
+    write("checking takes\nstock_test.c:30: check failed: take() == 3 (1 ms)\n");
     assert_ne!(fingerprint("1")["signature"].as_str().unwrap(), first);
-    write("[ RUN      ] Stock.Total\nstock_test.cc:14: Failure\n[  FAILED  ] Stock.Total (4 ms)\n");
+    write("checking totals\nstock_test.c:14: check failed: total() == 12 (4 ms)\n");
     assert_eq!(fingerprint("1")["signature"].as_str().unwrap(), first);
 }
 
