@@ -2,8 +2,9 @@
 //! it must end in, judged at once and recorded one commit at a time.
 
 use super::*;
+use crate::breaker::State;
 use crate::config::TripAction;
-use crate::iteration::{InterventionKind, Outcome as TestOutcome};
+use crate::iteration::{InterventionKind, Outcome as TestOutcome, TestEvidence};
 use crate::rules::RuleName;
 use crate::testing::{History, it, ts};
 
