@@ -53,6 +53,9 @@ pub struct Repo {
 const OBJECT_CACHE_BYTES: usize = 4 << 20;
 /// Bytes of delta bases each range reader keeps (see [`tune_for_ranges`]).
 const PACK_CACHE_BYTES: usize = 64 << 20;
+/// Most commits read to tell which ones came after a run's baseline
+/// ([`Repo::first_parents_after`]): a merge can bring in many.
+const BASELINE_WALK_LIMIT: usize = 100_000;
 
 /// How every repository is opened: its history as it is, never as replace refs
 /// (`refs/replace/*`, which `git replace` and `git replace --graft` write) would show it.
@@ -474,6 +477,78 @@ impl Repo {
             .into_iter()
             .map(|id| Ok((cid(&id), graph.parents_of(id)?.iter().map(cid).collect())))
             .collect()
+    }
+
+    /// The commits from `from` back along first parents, newest first, up to the first
+    /// that `known` knows or that existed at `baseline` (left out), at most `limit`; and
+    /// whether the walk ended at one of those (`false`: at the limit, or at the root while
+    /// there is a baseline).
+    ///
+    /// The baseline is what a run started from (`init`, `reset`): it and every commit it
+    /// reaches are history, never attempts, whatever leads back to them (a reset past the
+    /// start, a branch cut from an older commit). Without one (a run that began before the
+    /// first commit) the root ends the walk, reached. What the baseline reaches is told by
+    /// one walk of the commits `from` reaches and it does not (dates bound it, as for
+    /// `A..B`), read when the first unknown commit is met: a walk that meets a known
+    /// commit at once reads nothing. Past [`BASELINE_WALK_LIMIT`] commits (or a baseline
+    /// no longer in the repository) the baseline is not told and only `known` and the
+    /// limit end the walk.
+    pub fn first_parents_after(
+        &self,
+        baseline: Option<&CommitId>,
+        from: Option<CommitId>,
+        limit: usize,
+        known: impl Fn(&CommitId) -> bool,
+    ) -> Result<(Vec<CommitId>, bool), GitError> {
+        let mut chain = Vec::new();
+        // The commits past the baseline, once needed; `None` inside: not told.
+        let mut since: Option<Option<HashSet<CommitId>>> = None;
+        let mut next = from;
+        let reached = loop {
+            let Some(id) = next.take() else {
+                break baseline.is_none();
+            };
+            if known(&id) {
+                break true;
+            }
+            if let Some(base) = baseline {
+                if since.is_none() {
+                    since = Some(self.commits_past(base, &id)?);
+                }
+                if let Some(Some(past)) = &since
+                    && !past.contains(&id)
+                {
+                    break true;
+                }
+            }
+            if chain.len() == limit {
+                break false;
+            }
+            // A missing commit or a shallow boundary ends the walk, as in git.
+            next = self
+                .parents(id.as_str())
+                .ok()
+                .and_then(|p| p.into_iter().next());
+            chain.push(id);
+        };
+        Ok((chain, reached))
+    }
+
+    /// The commits `tip` reaches and `baseline` does not; `None` when `baseline` is not in
+    /// the repository or the walk would read more than [`BASELINE_WALK_LIMIT`] commits.
+    fn commits_past(
+        &self,
+        baseline: &CommitId,
+        tip: &CommitId,
+    ) -> Result<Option<HashSet<CommitId>>, GitError> {
+        if !self.has_object(baseline.as_str()) {
+            return Ok(None);
+        }
+        match self.new_commits(tip, std::slice::from_ref(baseline), BASELINE_WALK_LIMIT) {
+            Ok(found) => Ok(Some(found.into_iter().map(|(id, _)| id).collect())),
+            Err(GitError::TooManyCommits { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// What commit `rev` says of itself, without reading its change: author, tree,

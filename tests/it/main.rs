@@ -8,6 +8,7 @@
 
 mod support;
 
+mod baseline;
 mod check;
 mod ci;
 mod ci_deadlines;

@@ -118,22 +118,12 @@ impl Workspace<'_> {
         run: &Run,
         from: Option<CommitId>,
     ) -> Result<(Missed, Option<String>)> {
-        let mut chain: Vec<CommitId> = Vec::new();
-        let mut next = from;
-        let reached = loop {
-            let Some(id) = next.take() else {
-                // The root: reached when the run started before the first commit.
-                break run.start_commit.is_none();
-            };
-            if run.knows(&id) {
-                break true;
-            }
-            if chain.len() == CATCH_UP_LIMIT {
-                break false;
-            }
-            next = self.first_parent(&id);
-            chain.push(id);
-        };
+        let (mut chain, reached) = self.repo.first_parents_after(
+            run.start_commit.as_ref(),
+            from,
+            CATCH_UP_LIMIT,
+            |id| run.knows(id),
+        )?;
         if chain.is_empty() {
             return Ok((Missed::default(), None));
         }
@@ -143,7 +133,7 @@ impl Workspace<'_> {
             ))
         } else if !reached {
             Some(format!(
-                "{} commit(s) before HEAD do not lead back to what the run recorded (its history was replaced): they are recorded as they are",
+                "{} commit(s) before HEAD do not lead back to what the run recorded or started from (its history was replaced): they are recorded as they are",
                 chain.len()
             ))
         } else {
@@ -227,7 +217,18 @@ impl Workspace<'_> {
         let config = self.config_of(&fresh)?;
         let limit = config.rules.budget.max_iterations as usize + 1;
         let ids = match &fresh.start_commit {
-            Some(start) => self.first_parents_to(head, start, limit)?,
+            Some(start) => {
+                // After the start, up to HEAD: at most the `limit` newest.
+                let (mut chain, _) = self.repo.first_parents_after(
+                    Some(start),
+                    Some(head.clone()),
+                    WALK_LIMIT,
+                    |id| id == start,
+                )?;
+                chain.truncate(limit);
+                chain.reverse();
+                chain
+            }
             None => self.repo.branch_commits(
                 head,
                 name.map(String::from_utf8_lossy).as_deref(),
@@ -251,28 +252,6 @@ impl Workspace<'_> {
         run.pinned_config = fresh.pinned_config;
         run.inherited = fresh.inherited;
         Ok(run)
-    }
-
-    /// The commits after `start` up to `head` by first parents, oldest first, at most the
-    /// `limit` newest (all of the branch's when `start` is not on the way).
-    fn first_parents_to(
-        &self,
-        head: &CommitId,
-        start: &CommitId,
-        limit: usize,
-    ) -> Result<Vec<CommitId>> {
-        let mut chain = Vec::new();
-        let mut next = Some(head.clone());
-        while let Some(id) = next {
-            if &id == start || chain.len() == WALK_LIMIT {
-                break;
-            }
-            next = self.first_parent(&id);
-            chain.push(id);
-        }
-        chain.truncate(limit);
-        chain.reverse();
-        Ok(chain)
     }
 
     /// Whether a cherry-pick `it` moves work some run recorded (a commit of another branch,
