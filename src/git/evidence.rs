@@ -22,7 +22,7 @@ use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
 use crate::config::TestPaths;
 use crate::iteration::{FileChange, FileStatus, Iteration, skips_of};
 use loopguard_core::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
-use loopguard_core::suite::{ChangedFile, Role, TakenTest, taken};
+use loopguard_core::suite::{ChangedFile, Parses, Role, TakenTest, taken_with};
 
 /// Buffers kept between commits, at most (pool and previous blobs each).
 const MAX_KEPT_BLOBS: usize = 64;
@@ -94,6 +94,9 @@ pub(crate) struct EvidenceReader<'r> {
     previous_blobs: HashMap<ObjectId, Vec<u8>>,
     /// Commit id -> tree id, for parents read before.
     trees: HashMap<ObjectId, ObjectId>,
+    /// The tests of the blobs read before, by blob id: a blob one commit writes is read
+    /// again as the old side of a later one.
+    parses: Parses,
 }
 
 fn hex(id: &ObjectId) -> String {
@@ -124,6 +127,7 @@ impl<'r> EvidenceReader<'r> {
             pool: Vec::new(),
             previous_blobs: HashMap::new(),
             trees: HashMap::new(),
+            parses: Parses::default(),
         }
     }
 
@@ -445,12 +449,14 @@ impl<'r> EvidenceReader<'r> {
     }
 
     /// The tests the change takes away (see [`loopguard_core::suite`]), read from both
-    /// sides of every file, when a file that bears tests changed at all.
-    fn taken(&self, pairs: &[FilePair]) -> Vec<TakenTest> {
+    /// sides of every file, when a file that bears tests changed at all. A blob's tests are
+    /// read once in a range (`parses`, by blob id).
+    fn taken(&mut self, pairs: &[FilePair]) -> Vec<TakenTest> {
+        let tests = self.tests;
         let bears = |side: &Option<Side>| {
             side.as_ref().is_some_and(|s| {
                 let path = String::from_utf8_lossy(&s.path);
-                matches!(self.tests.role(&path), Some(Role::Tests(_))) || path.ends_with(".rs")
+                matches!(tests.role(&path), Some(Role::Tests(_))) || path.ends_with(".rs")
             })
         };
         if !pairs.iter().any(|p| bears(&p.old) || bears(&p.new)) {
@@ -459,7 +465,13 @@ impl<'r> EvidenceReader<'r> {
         fn text(side: &Option<Side>) -> Option<std::borrow::Cow<'_, str>> {
             side.as_ref()
                 .filter(|s| !s.too_big && !s.mode.is_commit() && !is_binary(&s.data))
-                .map(|s| String::from_utf8_lossy(&s.data))
+                .map(|s| match std::str::from_utf8(&s.data) {
+                    Ok(text) => std::borrow::Cow::Borrowed(text),
+                    Err(_) => String::from_utf8_lossy(&s.data),
+                })
+        }
+        fn key(side: &Option<Side>) -> Option<&[u8]> {
+            side.as_ref().map(|s| s.id.as_bytes())
         }
         let paths: Vec<(Option<String>, Option<String>)> = pairs
             .iter()
@@ -472,14 +484,17 @@ impl<'r> EvidenceReader<'r> {
         let files: Vec<ChangedFile<'_>> = paths
             .iter()
             .zip(&texts)
-            .map(|((old_path, new_path), (old, new))| ChangedFile {
+            .zip(pairs)
+            .map(|(((old_path, new_path), (old, new)), pair)| ChangedFile {
                 old_path: old_path.as_deref(),
                 new_path: new_path.as_deref(),
                 old: old.as_deref(),
                 new: new.as_deref(),
+                old_key: key(&pair.old),
+                new_key: key(&pair.new),
             })
             .collect();
-        taken(&files, |p| self.tests.role(p))
+        taken_with(&files, |p| tests.role(p), &mut self.parses)
     }
 
     fn summarise(&mut self, pairs: &[FilePair]) -> ChangeSummary {

@@ -148,6 +148,8 @@ fn taken_from_patches(files: &[CommitFile], tests: &TestPaths) -> Vec<TakenTest>
                     .as_ref()
                     .filter(|_| new_path.is_some())
                     .map(|s| s.1.as_str()),
+                // What a patch shows of a side is not the whole of it: never kept.
+                ..ChangedFile::default()
             })
         })
         .collect();

@@ -25,7 +25,7 @@ mod taken;
 use serde::{Deserialize, Serialize};
 
 pub use discovery::{Role, role};
-pub use taken::{ChangedFile, taken};
+pub use taken::{ChangedFile, MAX_KEPT_PARSES, Parses, taken, taken_with};
 
 /// The languages whose tests loopguard reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -181,6 +181,7 @@ pub fn taken_by_edit(path: &str, before: &str, after: Option<&str>) -> Vec<Taken
             new_path: after.map(|_| path),
             old: Some(before),
             new: after,
+            ..ChangedFile::default()
         }],
         role,
     )

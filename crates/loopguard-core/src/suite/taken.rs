@@ -3,6 +3,7 @@
 //! became of each one that was running.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::parse::{Parsed, TestCase, parse};
 use super::{Doubt, Lang, Role, TakenHow, TakenTest, bounded};
@@ -18,6 +19,42 @@ pub struct ChangedFile<'a> {
     pub new_path: Option<&'a str>,
     pub old: Option<&'a str>,
     pub new: Option<&'a str>,
+    /// What names each side's content (git's blob id), when the whole side is given: a
+    /// side read before under the same key is not read again ([`Parses`]).
+    pub old_key: Option<&'a [u8]>,
+    pub new_key: Option<&'a [u8]>,
+}
+
+/// The tests of file contents already read, by their key (a blob id), for the changes of a
+/// range: the content one change writes is the one a later change reads, and in a range
+/// of thousands of commits each is read once instead of twice. At most
+/// [`MAX_KEPT_PARSES`] are kept (then the oldest go, all at once).
+#[derive(Debug, Default)]
+pub struct Parses {
+    by_key: HashMap<Vec<u8>, (Lang, Rc<Parsed>)>,
+}
+
+/// Most contents a [`Parses`] keeps.
+pub const MAX_KEPT_PARSES: usize = 512;
+
+impl Parses {
+    /// The tests `text` (keyed `key`) declares, read as `lang`.
+    fn of(&mut self, lang: Lang, key: Option<&[u8]>, text: &str) -> Rc<Parsed> {
+        let Some(key) = key else {
+            return Rc::new(parse(lang, text));
+        };
+        if let Some((l, parsed)) = self.by_key.get(key)
+            && *l == lang
+        {
+            return Rc::clone(parsed);
+        }
+        if self.by_key.len() >= MAX_KEPT_PARSES {
+            self.by_key.clear();
+        }
+        let parsed = Rc::new(parse(lang, text));
+        self.by_key.insert(key.to_vec(), (lang, Rc::clone(&parsed)));
+        parsed
+    }
 }
 
 /// At most this many taken tests are kept per change (a change that deletes a whole suite
@@ -28,12 +65,21 @@ pub(crate) const MAX_TAKEN: usize = 100;
 struct Side<'a> {
     file: usize,
     path: &'a str,
-    parsed: Parsed,
+    parsed: Rc<Parsed>,
 }
 
 /// The tests `files` take away; `role` says what each path is to the tests (the
 /// ecosystems' discovery rules, or the configured `paths.tests`).
 pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> Vec<TakenTest> {
+    taken_with(files, role, &mut Parses::default())
+}
+
+/// [`taken`], the contents read kept in `parses` for the next change of a range.
+pub fn taken_with(
+    files: &[ChangedFile<'_>],
+    role: impl Fn(&str) -> Option<Role>,
+    parses: &mut Parses,
+) -> Vec<TakenTest> {
     let bears = |path: &str| -> Option<Lang> {
         match role(path) {
             Some(Role::Tests(lang)) => Some(lang),
@@ -42,7 +88,7 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
             None => (Lang::of(path) == Some(Lang::Rust)).then_some(Lang::Rust),
         }
     };
-    let (before, after, mut out) = read_sides(files, &bears);
+    let (before, after, mut out) = read_sides(files, &bears, parses);
     if before.iter().all(|s| s.parsed.tests.is_empty()) && out.is_empty() {
         return out;
     }
@@ -67,6 +113,7 @@ pub fn taken(files: &[ChangedFile<'_>], role: impl Fn(&str) -> Option<Role>) -> 
 fn read_sides<'a>(
     files: &[ChangedFile<'a>],
     bears: &impl Fn(&str) -> Option<Lang>,
+    parses: &mut Parses,
 ) -> (Vec<Side<'a>>, Vec<Side<'a>>, Vec<TakenTest>) {
     let mut out = Vec::new();
     let mut before: Vec<Side<'a>> = Vec::new();
@@ -79,7 +126,7 @@ fn read_sides<'a>(
                 Some(text) => before.push(Side {
                     file: k,
                     path,
-                    parsed: parse(lang, text),
+                    parsed: parses.of(lang, f.old_key, text),
                 }),
                 // Nothing known of what it held: gone as a whole when it leaves.
                 None if new_lang.is_none() => out.push(TakenTest {
@@ -102,7 +149,7 @@ fn read_sides<'a>(
             after.push(Side {
                 file: k,
                 path,
-                parsed: parse(lang, text),
+                parsed: parses.of(lang, f.new_key, text),
             });
         }
     }

@@ -309,12 +309,14 @@ fn type_name(code: &str) -> Option<String> {
 
 /// Whether the block of the declaration on line `i` opens on a later line (Allman style).
 fn opens_block_next(lines: &[&str], depths: &[(i32, i32)], i: usize) -> bool {
+    // The next line first: a `{` alone on a line is rare, and the declaration's words are
+    // looked for only then (this runs for every line of every file a change touches).
     let code = lines[i].trim();
-    (type_name(code).is_some() || code.contains("fn ") || code.contains('('))
+    lines
+        .get(i + 1)
+        .is_some_and(|n| n.trim() == "{" && depths[i + 1].1 > depths[i + 1].0)
         && !code.ends_with(';')
-        && lines
-            .get(i + 1)
-            .is_some_and(|n| n.trim() == "{" && depths[i + 1].1 > depths[i + 1].0)
+        && (type_name(code).is_some() || code.contains("fn ") || code.contains('('))
 }
 
 /// A test a Rust macro defines: `rgtest!(name, …)`, `proptest! { fn name(…) }` (a macro

@@ -9,6 +9,7 @@ fn file<'a>(old: Option<(&'a str, &'a str)>, new: Option<(&'a str, &'a str)>) ->
         new_path: new.map(|n| n.0),
         old: old.map(|o| o.1),
         new: new.map(|n| n.1),
+        ..ChangedFile::default()
     }
 }
 
