@@ -99,6 +99,9 @@ pub struct InitArgs {
     /// Overwrite an existing `.loopguard.yml` with `--profile`'s.
     #[arg(long)]
     pub force: bool,
+    /// Show no preview of what the config would have done on the recent history.
+    #[arg(long)]
+    pub no_preview: bool,
     /// Also hook into these coding agents (their project hook config); repeat or separate
     /// with commas. With --no-hooks, only these.
     #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = harness_parser())]
@@ -186,8 +189,16 @@ pub struct ResetArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Commits to judge, e.g. `main..HEAD` (default: the current run's commits).
-    #[arg(long, value_name = "REV_RANGE")]
+    #[arg(long, value_name = "REV_RANGE", conflicts_with = "windows")]
     pub range: Option<String>,
+    /// Judge the newest N windows of first-parent commits before HEAD, each from scratch
+    /// as a run of its own (with `agents` configured, of the agent's commits): what the
+    /// config would have done on this history. Exit 1 when a window trips.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub windows: Option<u32>,
+    /// Commits in each window of `--windows`.
+    #[arg(long, value_name = "K", default_value_t = 20, requires = "windows", value_parser = clap::value_parser!(u32).range(2..=1_000))]
+    pub size: u32,
     /// Config file to use instead of `.loopguard.yml`.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,

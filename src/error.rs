@@ -78,6 +78,9 @@ pub enum InputError {
         what: &'static str,
         hint: &'static str,
     },
+    /// `check --windows`: the first-parent history is shorter than one window.
+    #[error("--windows: the history before HEAD has fewer than {size} commits to judge (with `agents`: of the agent's)")]
+    TooLittleHistory { size: usize },
     /// The test command cannot be started.
     #[error("cannot run `{command}`")]
     CannotRun {
@@ -109,6 +112,7 @@ impl InputError {
         match self {
             InputError::NoSuchFile { hint, .. } | InputError::NoCommits { hint, .. } => Some(hint),
             InputError::IsADirectory { .. } => Some("pass the log or test report files in it"),
+            InputError::TooLittleHistory { .. } => Some("pass a smaller --size"),
             InputError::Unreadable { .. } => None,
             InputError::BadGlob { .. } => Some("use `*`, `**`, `?`, `[..]`, `{a,b}`"),
             InputError::BadEdge { .. } => Some(

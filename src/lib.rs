@@ -46,8 +46,8 @@
 
 // The pure core, re-exported under the names the library has always had.
 pub use loopguard_core::{
-    agents, breaker, ci, config, documents, fingerprint, iteration, patch, report, rules, run,
-    sanitize, session,
+    agents, breaker, ci, config, documents, fingerprint, iteration, patch, preview, report, rules,
+    run, sanitize, session,
 };
 
 pub mod agents_config;

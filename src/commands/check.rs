@@ -17,6 +17,9 @@ const PROGRESS_CHUNK: usize = 512;
 
 pub(super) fn check(ctx: &Ctx, args: CheckArgs) -> Result<u8> {
     let mut ws = Workspace::open(ctx, args.config.as_deref())?;
+    if let Some(windows) = args.windows {
+        return check_windows(&ws, windows as usize, args.size as usize, args.json);
+    }
     let run = ws.read_run().ok().flatten();
     let ids = match &args.range {
         Some(range) => ws.repo.rev_range_line(range)?,
@@ -101,4 +104,29 @@ fn default_range(ws: &Workspace<'_>, run: Option<&crate::run::Run>) -> Result<Ve
     Ok(ws
         .repo
         .branch_commits(head, ws.head.branch.as_deref(), limit)?)
+}
+
+/// `check --windows N`: what the config would have done on the newest `windows` windows of
+/// `size` commits before HEAD; exit 1 when one trips.
+fn check_windows(ws: &Workspace<'_>, windows: usize, size: usize, json: bool) -> Result<u8> {
+    let Some(head) = &ws.head.id else {
+        return Err(InputError::NoCommits {
+            what: "the current branch",
+            hint: "commit first",
+        }
+        .into());
+    };
+    let Some(p) = super::preview::of(ws, &ws.config, head, windows, size)? else {
+        return Err(InputError::TooLittleHistory { size }.into());
+    };
+    if json {
+        super::print_json(&crate::documents::PreviewDocument::of(&p))?;
+    } else {
+        super::print(&crate::preview::text(&p, &ws.config.profile.to_string()))?;
+    }
+    Ok(if p.trips.is_empty() {
+        crate::error::exit::OK
+    } else {
+        crate::error::exit::TRIPPED
+    })
 }

@@ -164,7 +164,23 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     }
     let started = start_run(&ws, &pin)?;
     say_started(&ws, &started)?;
+    if !args.no_preview {
+        show_preview(&ws)?;
+    }
     Ok(exit::OK)
+}
+
+/// What the config in force would have done on the recent first-parent history: printed
+/// when the history holds at least one window (`check --windows` shows it on demand).
+fn show_preview(ws: &Workspace<'_>) -> Result<()> {
+    use super::preview::{INIT_WINDOWS, WINDOW_SIZE, of};
+    let Some(head) = &ws.head.id else {
+        return Ok(());
+    };
+    if let Some(p) = of(ws, &ws.config, head, INIT_WINDOWS, WINDOW_SIZE)? {
+        print(&crate::preview::text(&p, &ws.config.profile.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Writes the config of `profile`, unless another is there (and not `force`).

@@ -8,6 +8,7 @@ mod aftermath;
 mod evidence;
 mod guard;
 mod output;
+mod preview;
 pub mod progress;
 mod prompt;
 mod session;

@@ -14,7 +14,9 @@ use crate::breaker::{EventKind, State, TerminalStatus};
 use crate::ci::cost::LoopCost;
 use crate::ci::dashboard::{Counts, Entry, Section};
 use crate::fingerprint::{FailureKind, Fingerprint, Runner};
+use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
+use crate::preview::{Preview, RuleCount, WindowTrip};
 use crate::report::Status;
 use crate::rules::{Facts, RuleName};
 use crate::run::{EdgeOutcome, Run, RunUsage};
@@ -75,6 +77,40 @@ impl EventDocument {
             reason: s.reason.clone(),
             next_model: s.next_model.clone(),
         }
+    }
+}
+
+/// `check --windows N --json`: what the config would have done on each window.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviewDocument<'p> {
+    pub schema: Schema,
+    pub windows: usize,
+    pub size: usize,
+    pub agents_only: bool,
+    pub from: Option<&'p CommitId>,
+    pub to: Option<&'p CommitId>,
+    /// Windows with at least one trip.
+    pub tripped: usize,
+    pub by_rule: Vec<RuleCount>,
+    pub trips: &'p [WindowTrip],
+    pub warned: &'p [RuleCount],
+}
+
+impl PreviewDocument<'_> {
+    pub fn of(p: &Preview) -> serde_json::Value {
+        serde_json::to_value(PreviewDocument {
+            schema: Schema,
+            windows: p.windows,
+            size: p.size,
+            agents_only: p.agents_only,
+            from: p.from.as_ref(),
+            to: p.to.as_ref(),
+            tripped: p.tripped_windows(),
+            by_rule: p.by_rule(),
+            trips: &p.trips,
+            warned: &p.warned,
+        })
+        .expect("a preview serialises")
     }
 }
 

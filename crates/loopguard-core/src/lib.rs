@@ -10,6 +10,7 @@
 //! - [`suite`] — what a test is per ecosystem, and which tests a change takes away;
 //! - [`breaker`] — the circuit breaker and its transitions;
 //! - [`run`] — a run of attempts and the one function that steps its breaker;
+//! - [`preview`] — what a config would have done on windows of a history;
 //! - [`report`] — the status document every renderer consumes;
 //! - [`fingerprint`] — failure fingerprints of test output;
 //! - [`ci`] — CI mode's decisions; [`github`] — GitHub's payloads, typed.
@@ -33,6 +34,7 @@ pub mod github;
 pub mod ids;
 pub mod iteration;
 pub mod patch;
+pub mod preview;
 #[cfg(test)]
 mod properties;
 pub mod report;
