@@ -79,7 +79,9 @@ pub enum InputError {
         hint: &'static str,
     },
     /// `check --windows`: the first-parent history is shorter than one window.
-    #[error("--windows: the history before HEAD has fewer than {size} commits to judge (with `agents`: of the agent's)")]
+    #[error(
+        "--windows: the history before HEAD has fewer than {size} commits to judge (with `agents`: of the agent's)"
+    )]
     TooLittleHistory { size: usize },
     /// The test command cannot be started.
     #[error("cannot run `{command}`")]

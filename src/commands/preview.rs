@@ -43,7 +43,10 @@ pub(super) fn of(
     // The workflows that ran loopguard before the oldest window are protected, as in
     // `check`.
     if config.rules.constraint.guard_workflows
-        && let Some(base) = ws.repo.parents(cut.last().and_then(|w| w.first()).expect("a window"))?.first()
+        && let Some(base) = ws
+            .repo
+            .parents(cut.last().and_then(|w| w.first()).expect("a window"))?
+            .first()
     {
         let guarded = super::guarded_workflows_at(&ws.repo, base.as_str())?;
         config.rules.constraint.guard(guarded);

@@ -85,8 +85,8 @@ fn ingest_right_after_init_counts_no_history() {
 #[test]
 fn going_back_past_the_start_counts_only_what_follows() {
     // The agent throws away the two newest commits of the history it was given and starts
-    // again from there, with the hooks off: only its own commit is an attempt, and the
-    // history is not said to be replaced.
+    // again from there, with the hooks off: only its own commit is an attempt (recorded
+    // with the test run), and the history is not said to be replaced.
     let repo = with_history(5);
     let run = init(&repo);
     repo.as_agent();
@@ -95,10 +95,7 @@ fn going_back_past_the_start_counts_only_what_follows() {
     repo.commit_hooks_off("Answer 42 from an older base");
     let ran = lg(&repo).args(["run", "--", "true"]).run().ok();
     assert_eq!(lines(&ran.stdout, &run), Vec::<String>::new());
-    assert_eq!(
-        lines(&ran.stderr, &run),
-        ["loopguard: 1 commit(s) that no hook recorded are recorded now"]
-    );
+    assert_eq!(lines(&ran.stderr, &run), Vec::<String>::new());
     assert_eq!(counted(&repo), (1, "closed".to_owned()));
 }
 
@@ -115,9 +112,17 @@ fn reset_makes_the_history_up_to_it_the_baseline() {
     let reset = lg(&repo).arg("reset").run().ok();
     let new_run = status(&repo)["run"].as_str().unwrap().to_owned();
     assert_ne!(new_run, run);
-    assert!(
-        reset.stdout.contains("started") || reset.stderr.contains("started"),
-        "{reset:?}"
+    assert_eq!(
+        lines(&reset.stdout, &new_run),
+        ["breaker closed: new run RUN"]
+    );
+    let reports = repo.path().join(".git/loopguard/reports");
+    assert_eq!(
+        lines(&reset.stderr, &run),
+        [format!(
+            "the run RUN ended; its report is in {}",
+            reports.display()
+        )]
     );
     let ran = lg(&repo).args(["run", "--", "true"]).run().ok();
     assert_eq!(lines(&ran.stderr, &new_run), Vec::<String>::new());

@@ -236,7 +236,7 @@ pub fn text(p: &Preview, profile: &str) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "  windows that only warn: {} (`loopguard check --windows N` shows them)",
+            "  windows that warn without tripping: {}",
             rules.join(", ")
         );
     }
