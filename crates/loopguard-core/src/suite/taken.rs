@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::parse::{Parsed, TestCase, parse};
+use super::parse::{Parsed, TestCase, may_declare_tests, parse};
 use super::{Doubt, Lang, Role, TakenHow, TakenTest, bounded};
 
 /// One file of a change and what is known of its contents: all of both sides from git,
@@ -88,6 +88,16 @@ pub fn taken_with(
             None => (Lang::of(path) == Some(Lang::Rust)).then_some(Lang::Rust),
         }
     };
+    // Nothing that ran before the change for it to take away: no side before it can
+    // declare a test (a source file with none of its language's test markers), and no file
+    // of unknown contents left. Then nothing is read.
+    let nothing_before = files.iter().all(|f| match f.old_path.and_then(&bears) {
+        None => true,
+        Some(lang) => f.old.is_some_and(|text| !may_declare_tests(lang, text)),
+    });
+    if nothing_before {
+        return Vec::new();
+    }
     let (before, after, mut out) = read_sides(files, &bears, parses);
     if before.iter().all(|s| s.parsed.tests.is_empty()) && out.is_empty() {
         return out;

@@ -227,7 +227,8 @@ fn function_name(lang: Lang, code: &str) -> Option<String> {
                 .then(|| name.to_owned())
         }
         Lang::Rust => {
-            let at = code.find("fn ")?;
+            // memmem: a `str::find` builds a searcher for every line of every file.
+            let at = memchr::memmem::find(code.as_bytes(), b"fn ")?;
             let before = &code[..at];
             let modifiers = before.split_whitespace().all(|w| {
                 w.starts_with("pub")

@@ -81,6 +81,32 @@ pub fn parse(lang: Lang, text: &str) -> Parsed {
     }
 }
 
+/// Whether `text`, read as `lang`, can declare a test at all: `false` only when it holds
+/// none of the words every declaration of a test in the language holds. For Rust, where
+/// any source file may hold unit tests, every test is an attribute or a macro whose name
+/// holds `test` (`#[test]`, `#[tokio::test]`, `rstest`, `test_case`, `proptest!`, …) or
+/// `#[quickcheck]`. Other languages' test files are always read.
+pub fn may_declare_tests(lang: Lang, text: &str) -> bool {
+    match lang {
+        Lang::Rust => {
+            let bytes = text.as_bytes();
+            memchr::memmem::find(bytes, b"test").is_some()
+                || memchr::memmem::find(bytes, b"quickcheck").is_some()
+        }
+        Lang::Python
+        | Lang::Js
+        | Lang::Dart
+        | Lang::Ruby
+        | Lang::Elixir
+        | Lang::Go
+        | Lang::Jvm
+        | Lang::DotNet
+        | Lang::Php
+        | Lang::Cpp
+        | Lang::Swift => true,
+    }
+}
+
 /// Leading whitespace, a tab counted as 4.
 fn indent_of(line: &str) -> usize {
     line.chars()

@@ -289,6 +289,31 @@ rgtest!(
 }
 
 #[test]
+fn a_rust_file_without_the_test_markers_declares_no_test() {
+    // Every form of a Rust test holds `test` or `quickcheck`: a file with neither is not
+    // read (`may_declare_tests`), and reading it would find no test either.
+    for form in [
+        "#[test]\nfn a() {}\n",
+        "#[tokio::test]\nasync fn a() {}\n",
+        "#[rstest]\nfn a() {}\n",
+        "#[test_case(1)]\nfn a(n: u8) {}\n",
+        "#[wasm_bindgen_test]\nfn a() {}\n",
+        "#[quickcheck]\nfn a(x: u8) -> bool { true }\n",
+        "#[proptest]\nfn a(x: u8) {}\n",
+        "rgtest!(a, |dir: Dir, mut cmd: TestCommand| {});\n",
+        "proptest! { fn a(x: u8) {} }\n",
+    ] {
+        assert_eq!(read(Lang::Rust, form), [active("a")], "{form}");
+        assert!(may_declare_tests(Lang::Rust, form), "{form}");
+        let hidden = form
+            .replace("test", "tset")
+            .replace("quickcheck", "quickchek");
+        assert!(!may_declare_tests(Lang::Rust, &hidden), "{hidden}");
+        assert_eq!(read(Lang::Rust, &hidden), [], "{hidden}");
+    }
+}
+
+#[test]
 fn junit_and_testng() {
     let text = r#"
 package x;
