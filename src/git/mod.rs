@@ -79,7 +79,11 @@
 //! four threads (contiguous slices, so consecutive commits share caches), with a 64 MiB
 //! delta-base cache and a 4 MiB object cache per thread, keeps each commit's new blobs
 //! for the next commit, and diffs only what lies between the lines two versions share at
-//! their start and end. `scripts/bench-git.sh` measures it against git.
+//! their start and end. The tests a change takes away are read from whole files: each blob
+//! once per range (by its id; the blob one commit writes is the old side of a later one),
+//! and not at all when no side before the change can declare a test (a Rust source file
+//! without the words every Rust test is declared with). `scripts/bench-git.sh` measures
+//! it against git, `scripts/bench-check.sh` the whole of `check` on a real history.
 //!
 //! # Environment
 //!

@@ -32,6 +32,7 @@ mod local_guard;
 mod model;
 mod neighbours;
 mod pictures;
+mod preview;
 mod progress;
 mod recovery;
 mod reports;

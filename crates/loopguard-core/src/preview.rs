@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::ids::CommitId;
 use crate::iteration::Iteration;
-use crate::rules::RuleName;
+use crate::rules::{Limit, RuleName};
 use crate::run::judge;
 use crate::{breaker::EventKind, iteration::IterationKind};
 
@@ -28,8 +28,9 @@ pub struct WindowTrip {
     pub reason: String,
     /// The commit it tripped at.
     pub at: CommitId,
-    /// The commits the rules looked back over when it tripped (at most the config's
-    /// `window`), oldest first, the trip's own last.
+    /// The commits that show it, oldest first, the trip's own last: the one commit when
+    /// one is enough (`constraint`), else the streak the rule counts and the commit before
+    /// it, at most the config's `window`.
     pub commits: Vec<Named>,
 }
 
@@ -136,7 +137,7 @@ pub fn preview(
                         rule,
                         reason: e.reason.clone().unwrap_or_default(),
                         at: at.clone(),
-                        commits: looked_back(&named, at, config.window as usize),
+                        commits: looked_back(&named, at, shown(&j.evaluation, rule, config)),
                     });
                 }
                 (EventKind::Warn, Some(rule), _) if !warned.contains(&rule) => warned.push(rule),
@@ -151,6 +152,23 @@ pub fn preview(
     }
     sort(&mut out.warned);
     out
+}
+
+/// How many commits a trip of `rule` shows: the one that tripped, when one commit is
+/// enough (`constraint`); else the streak the rule counts and the commit before it (the
+/// tree or patch returned to), at most the rules' `window`.
+fn shown(evaluation: &crate::rules::Evaluation, rule: RuleName, config: &Config) -> usize {
+    let threshold = evaluation.counters.get(&rule).map_or(1, |c| match c.limit {
+        Limit::AtLeast(n) => n,
+        Limit::Share { of, .. } => of,
+    });
+    if threshold <= 1 {
+        1
+    } else {
+        usize::try_from(threshold + 1)
+            .unwrap_or(usize::MAX)
+            .min(config.window as usize)
+    }
 }
 
 /// The last `window` commits up to `at` (attempts only, and `at`), oldest first.
@@ -187,10 +205,13 @@ pub fn text(p: &Preview, profile: &str) -> String {
         (Some(from), Some(to)) => format!(", {}..{}", from.short(), to.short()),
         _ => String::new(),
     };
+    let windows = |n: usize| if n == 1 { "window" } else { "windows" };
     let _ = writeln!(
         out,
-        "preview: profile {profile} on {} windows of {} {whose}, the newest first{span}",
-        p.windows, p.size
+        "preview: profile {profile} on {} {} of {} {whose}, the newest first{span}",
+        p.windows,
+        windows(p.windows),
+        p.size
     );
     let tripped = p.tripped_windows();
     if tripped == 0 {
@@ -203,8 +224,10 @@ pub fn text(p: &Preview, profile: &str) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "  {tripped} of {} windows trip ({:.0}%): {}",
+            "  {tripped} of {} {} trip{} ({:.0}%): {}",
             p.windows,
+            windows(p.windows),
+            if p.windows == 1 { "s" } else { "" },
             100.0 * tripped as f64 / p.windows.max(1) as f64,
             rules.join(", ")
         );
@@ -241,4 +264,61 @@ pub fn text(p: &Preview, profile: &str) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{History, ts};
+
+    #[test]
+    fn each_window_is_judged_from_scratch_and_its_trip_shows_its_streak() {
+        let config = Config::default();
+        // The newest window: three empty commits after one with code (stagnation at 3).
+        let stuck = History::new().fresh().empty().empty().empty().its;
+        // An older one: every commit new code.
+        let good = History::new().fresh().fresh().fresh().fresh().its;
+        let p = preview(&config, vec![stuck.clone(), good], 4, ts(10_000));
+        assert_eq!(p.windows, 2);
+        assert_eq!(p.tripped_windows(), 1);
+        assert_eq!(p.trips.len(), 1, "{p:?}");
+        let trip = &p.trips[0];
+        assert_eq!((trip.window, trip.rule), (1, RuleName::Stagnation));
+        assert_eq!(trip.at, stuck[3].id);
+        // The streak of three and the commit before it.
+        let ids: Vec<&CommitId> = trip.commits.iter().map(|c| &c.id).collect();
+        assert_eq!(ids, stuck.iter().map(|it| &it.id).collect::<Vec<_>>());
+        assert_eq!(
+            p.by_rule(),
+            [RuleCount {
+                rule: RuleName::Stagnation,
+                windows: 1
+            }]
+        );
+        let shown = text(&p, "balanced");
+        assert!(
+            shown.contains("1 of 2 windows trip (50%): stagnation 1"),
+            "{shown}"
+        );
+        assert!(shown.contains("    c03aaaa Initial plan\n"), "{shown}");
+    }
+
+    #[test]
+    fn a_window_that_only_warns_is_counted_once_per_rule() {
+        let config = Config::default();
+        // Only tests touched, again and again: test_only warns (its action is warn).
+        let mut h = History::new();
+        for _ in 0..6 {
+            h = h.fresh().files(&["tests/test_a.py"]);
+        }
+        let p = preview(&config, vec![h.its], 6, ts(10_000));
+        assert!(p.trips.is_empty(), "{p:?}");
+        assert_eq!(
+            p.warned,
+            [RuleCount {
+                rule: RuleName::TestOnly,
+                windows: 1
+            }]
+        );
+    }
 }
