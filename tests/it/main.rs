@@ -9,6 +9,7 @@
 mod support;
 
 mod baseline;
+mod agents_e2e;
 mod check;
 mod ci;
 mod ci_deadlines;

@@ -1,0 +1,541 @@
+//! The real coding agents, end to end: Claude Code, Codex and Gemini CLI, as npm installs
+//! them (`.ci/install-agents.sh`, pinned in [`VERSIONS`]), each run headless as a person
+//! runs it after `loopguard init --agent <cli>` — the real binary, the config it wrote, a
+//! real git repository — against a fake model on 127.0.0.1 ([`model`]) that plays a
+//! scripted session, one tool call per turn, and records every request. The tests assert on
+//! what the model was told: the hooks' context, the denials, the blocked stops.
+//!
+//! Without the CLIs [`the_real_agent_clis_are_installed`] fails with the install hint, and
+//! the scenarios have nothing to run; `LOOPGUARD_SKIP_AGENT_CLIS=1` turns that failure into
+//! one line on the test run's stderr. `cargo test --test it agents_e2e::` runs them alone.
+//!
+//! How each CLI is pointed at the fake and trusts the project's hooks:
+//! - Claude Code: `ANTHROPIC_BASE_URL`, any `ANTHROPIC_API_KEY`,
+//!   `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`; `claude -p … --dangerously-skip-permissions`
+//!   (as root only with `IS_SANDBOX=1`), the next turn `--continue`. Project hooks run in
+//!   `-p` mode with no trust step.
+//! - Codex: a `[model_providers.fake]` with `wire_api = "responses"` in
+//!   `$CODEX_HOME/config.toml` and a model of its catalog (`gpt-5.5`: it offers
+//!   `apply_patch`); `codex exec --trust --json --dangerously-bypass-approvals-and-sandbox`,
+//!   the next turn `codex exec resume --last`. Codex runs a project's hooks only when the
+//!   project is trusted (`--trust` saves that) *and* the person reviewed each hook (`/hooks`
+//!   in the TUI): [`codex_hook_review`] writes that review as the TUI would.
+//! - Gemini CLI: `GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY` and `security.auth.selectedType =
+//!   "gemini-api-key"` in `~/.gemini/settings.json`; the folder trusted in
+//!   `~/.gemini/trustedFolders.json` as the trust dialog writes it (project hooks load only in
+//!   a trusted folder); `gemini --yolo -p …`, the next turn `--resume latest`.
+//!   `GEMINI_CLI_NO_RELAUNCH` spares the second Node process it starts to raise its heap
+//!   limit.
+
+/// Each scenario as one test per CLI it holds for: `agents_e2e::scenarios::claude::…`.
+macro_rules! per_cli {
+    ($($cli:ident: [$($scenario:ident),* $(,)?]),* $(,)?) => {
+        $(
+            mod $cli {
+                $(
+                    #[test]
+                    fn $scenario() {
+                        super::$scenario(super::Cli::from_module(stringify!($cli)));
+                    }
+                )*
+            }
+        )*
+    };
+}
+
+mod model;
+mod scenarios;
+
+#[cfg(feature = "agent-known-failures")]
+mod known_failures;
+
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub(crate) use model::{Conversation, FakeModel, Provider, Reply};
+
+use crate::support::{Ran, TestRepo, bin, lg, run_within};
+
+/// What `.ci/install-agents.sh` installs; the tests run only these.
+pub(crate) const VERSIONS: &str =
+    "@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0";
+
+/// Set (to anything) to run `cargo test` without the CLIs.
+const SKIP: &str = "LOOPGUARD_SKIP_AGENT_CLIS";
+
+/// The longest one CLI run may take (a 2-core machine under load).
+const LIMIT: Duration = Duration::from_secs(240);
+
+/// `target/agent-clis` of this build.
+fn install_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR is under the target directory")
+        .join("agent-clis")
+}
+
+/// The directory of the CLIs' executables, when the pinned versions are installed.
+fn installed() -> Option<PathBuf> {
+    let dir = install_dir();
+    let versions = std::fs::read_to_string(dir.join("versions")).ok()?;
+    (versions.trim() == VERSIONS).then(|| dir.join("node_modules/.bin"))
+}
+
+#[test]
+fn the_real_agent_clis_are_installed() {
+    if installed().is_some() {
+        return;
+    }
+    let hint = format!(
+        "the real agent CLIs ({VERSIONS}) are not installed in {}, so the session tests \
+         through Claude Code, Codex and Gemini CLI did not run; hint: .ci/install-agents.sh \
+         (npm, about a minute; .ci/run does it), or {SKIP}=1 to run without them",
+        install_dir().display()
+    );
+    if std::env::var_os(SKIP).is_some() {
+        // Past the test harness's capture: one line the run shows even on success.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "\nagents_e2e: skipped ({SKIP}): {hint}");
+        return;
+    }
+    panic!("{hint}");
+}
+
+/// One thing the scripted model does in a turn, said once for every CLI.
+#[derive(Debug, Clone)]
+pub(crate) enum Step {
+    /// Runs a shell command.
+    Shell(String),
+    /// Reads a file (relative to the repository).
+    Read(&'static str),
+    /// Replaces `old` by `new` in a file, with the CLI's edit tool.
+    Edit {
+        path: &'static str,
+        old: &'static str,
+        new: &'static str,
+    },
+    /// Searches the repository for a pattern, as the CLI's model does.
+    Search(&'static str),
+    /// Hands a task to a sub-agent.
+    Delegate(&'static str),
+    /// Says something, which ends the turn.
+    Say(&'static str),
+}
+
+pub(crate) fn shell(command: impl Into<String>) -> Step {
+    Step::Shell(command.into())
+}
+
+/// A coding-agent CLI: its name for `init --agent`, how it reaches a model, which tools it
+/// gives the model, how a person runs it headless.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cli {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+/// The model name each CLI asks for (Codex: one of its catalog, so its tools are the real
+/// ones).
+const CODEX_MODEL: &str = "gpt-5.5";
+
+impl Cli {
+    /// The CLI of a `per_cli!` module.
+    fn from_module(name: &str) -> Cli {
+        match name {
+            "claude" => Cli::Claude,
+            "codex" => Cli::Codex,
+            "gemini" => Cli::Gemini,
+            other => panic!("no CLI {other}"),
+        }
+    }
+
+    /// Its name for `init --agent`, `agent-hook` and its executable.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude",
+            Cli::Codex => "codex",
+            Cli::Gemini => "gemini",
+        }
+    }
+
+    fn provider(self) -> Provider {
+        match self {
+            Cli::Claude => Provider::Anthropic,
+            Cli::Codex => Provider::OpenAiResponses,
+            Cli::Gemini => Provider::Gemini,
+        }
+    }
+
+    /// The hook config `init --agent` writes.
+    pub(crate) fn hook_config(self) -> &'static str {
+        match self {
+            Cli::Claude => ".claude/settings.json",
+            Cli::Codex => ".codex/hooks.json",
+            Cli::Gemini => ".gemini/settings.json",
+        }
+    }
+
+    /// `step` as this CLI's model makes it, in the repository at `root`.
+    pub(crate) fn reply(self, step: &Step, root: &Path) -> Reply {
+        let abs = |p: &str| root.join(p).display().to_string();
+        let call = |name: &str, input: Value| Reply::Call {
+            name: name.to_owned(),
+            input,
+        };
+        match (self, step) {
+            (_, Step::Say(text)) => Reply::Text((*text).to_owned()),
+            (Cli::Claude, Step::Shell(c)) => {
+                call("Bash", json!({"command": c, "description": "Run it"}))
+            }
+            (Cli::Codex, Step::Shell(c)) => call("exec_command", json!({"cmd": c})),
+            (Cli::Gemini, Step::Shell(c)) => call(
+                "run_shell_command",
+                json!({"command": c, "description": "Run it"}),
+            ),
+            (Cli::Claude, Step::Read(p)) => call("Read", json!({"file_path": abs(p)})),
+            (Cli::Codex, Step::Read(p)) => call("exec_command", json!({"cmd": format!("cat {p}")})),
+            (Cli::Gemini, Step::Read(p)) => call("read_file", json!({"file_path": abs(p)})),
+            (Cli::Claude, Step::Edit { path, old, new }) => call(
+                "Edit",
+                json!({"file_path": abs(path), "old_string": old, "new_string": new}),
+            ),
+            (Cli::Codex, Step::Edit { path, old, new }) => Reply::Freeform {
+                name: "apply_patch".into(),
+                input: format!(
+                    "*** Begin Patch\n*** Update File: {path}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+                ),
+            },
+            (Cli::Gemini, Step::Edit { path, old, new }) => call(
+                "replace",
+                json!({"file_path": abs(path), "instruction": "Make the change", "old_string": old, "new_string": new}),
+            ),
+            // Claude Code's shell has its bundled ripgrep as `rg`; Codex's model searches
+            // through the shell too (its own `rg` is on PATH only outside /tmp).
+            (Cli::Claude, Step::Search(pattern)) => call(
+                "Bash",
+                json!({"command": format!("rg -n '{pattern}' ."), "description": "Search"}),
+            ),
+            (Cli::Codex, Step::Search(pattern)) => call(
+                "exec_command",
+                json!({"cmd": format!("git grep -n '{pattern}'")}),
+            ),
+            (Cli::Gemini, Step::Search(pattern)) => {
+                call("grep_search", json!({"pattern": pattern}))
+            }
+            (Cli::Claude, Step::Delegate(task)) => call(
+                "Agent",
+                json!({"description": "Get the tests passing", "prompt": task, "subagent_type": "general-purpose"}),
+            ),
+            (Cli::Gemini, Step::Delegate(task)) => call(
+                "invoke_agent",
+                json!({"agent_name": "generalist", "prompt": task}),
+            ),
+            (Cli::Codex, Step::Delegate(_)) => panic!("no sub-agent step for Codex"),
+        }
+    }
+
+    /// What a person sets up in their home before the first run.
+    fn prepare_home(self, home: &Path, repo: &Path, model: &str) {
+        match self {
+            Cli::Claude => {}
+            Cli::Codex => {
+                let config = format!(
+                    "model = \"{CODEX_MODEL}\"\nmodel_provider = \"fake\"\n\n\
+                     [model_providers.fake]\nname = \"fake\"\nbase_url = \"{model}/v1\"\n\
+                     wire_api = \"responses\"\nenv_key = \"FAKE_MODEL_KEY\"\n"
+                );
+                write(&home.join(".codex/config.toml"), &config);
+            }
+            Cli::Gemini => {
+                write(
+                    &home.join(".gemini/settings.json"),
+                    &json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                        "privacy": {"usageStatisticsEnabled": false},
+                        "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}})
+                    .to_string(),
+                );
+                write(
+                    &home.join(".gemini/trustedFolders.json"),
+                    &json!({ repo.display().to_string(): "TRUST_FOLDER" }).to_string(),
+                );
+            }
+        }
+    }
+
+    /// The command line of a person's first prompt, or of their next one (`next`).
+    fn args(self, prompt: &str, next: bool) -> Vec<String> {
+        let mut args: Vec<&str> = match (self, next) {
+            (Cli::Claude, false) => vec!["-p", prompt],
+            (Cli::Claude, true) => vec!["-p", prompt, "--continue"],
+            (Cli::Codex, false) => vec!["exec", "--trust"],
+            (Cli::Codex, true) => vec!["exec", "resume", "--last"],
+            (Cli::Gemini, false) => vec!["--yolo", "-p", prompt],
+            (Cli::Gemini, true) => vec!["--yolo", "--resume", "latest", "-p", prompt],
+        };
+        match self {
+            Cli::Claude => {
+                args.extend(["--dangerously-skip-permissions", "--output-format", "json"]);
+            }
+            Cli::Codex => args.extend([
+                "--json",
+                "--dangerously-bypass-approvals-and-sandbox",
+                prompt,
+            ]),
+            Cli::Gemini => args.extend(["--output-format", "json"]),
+        }
+        args.into_iter().map(str::to_owned).collect()
+    }
+
+    /// The environment that points it at the fake model (and nowhere else).
+    fn env(self, home: &Path, model: &str) -> Vec<(&'static str, String)> {
+        match self {
+            Cli::Claude => vec![
+                ("ANTHROPIC_BASE_URL", model.to_owned()),
+                ("ANTHROPIC_API_KEY", "sk-ant-fake".into()),
+                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+                ("IS_SANDBOX", "1".into()),
+            ],
+            Cli::Codex => vec![
+                ("CODEX_HOME", home.join(".codex").display().to_string()),
+                ("FAKE_MODEL_KEY", "fake".into()),
+            ],
+            Cli::Gemini => vec![
+                ("GOOGLE_GEMINI_BASE_URL", model.to_owned()),
+                ("GEMINI_API_KEY", "fake".into()),
+                ("GEMINI_CLI_NO_RELAUNCH", "true".into()),
+            ],
+        }
+    }
+}
+
+/// The variables of a caller that would point a CLI elsewhere (a real key, a proxy, another
+/// home): none reaches it.
+const FOREIGN_VARS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "CODEX_HOME",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GEMINI_CLI_TRUST_WORKSPACE",
+];
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a file in a directory")).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The Python project every scenario starts from: `count()` counts characters, its test
+/// wants words, so `python3 -m unittest` fails with `AssertionError: 3 != 2`.
+pub(crate) const TEST: &str = "python3 -m unittest";
+
+fn project(cli: Cli, config: Option<&str>) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.author("Maintainer", "maintainer@example.com");
+    if let Some(config) = config {
+        repo.write(".loopguard.yml", config);
+    }
+    repo.write("src/__init__.py", "");
+    repo.write("src/wc.py", "def count(s):\n    return len(s)\n");
+    repo.write("tests/__init__.py", "");
+    repo.write(
+        "tests/test_wc.py",
+        "import unittest\n\nfrom src.wc import count\n\n\nclass TestCount(unittest.TestCase):\n    \
+         def test_count(self):\n        self.assertEqual(count(\"a b\"), 2)\n",
+    );
+    repo.commit("Initial commit");
+    lg(&repo).args(["init", "--agent", cli.name()]).run().ok();
+    repo.as_agent();
+    repo
+}
+
+/// A person's machine with one CLI, a project guarded by `init --agent`, and the fake
+/// model the CLI talks to.
+pub(crate) struct Session {
+    pub cli: Cli,
+    pub repo: TestRepo,
+    pub model: FakeModel,
+    bin: PathBuf,
+    started: Cell<bool>,
+}
+
+impl Session {
+    /// `None` when the CLIs are not installed ([`the_real_agent_clis_are_installed`] says
+    /// so).
+    pub(crate) fn new(cli: Cli) -> Option<Session> {
+        Session::build(cli, None, true)
+    }
+
+    /// [`Session::new`] with `config` as the project's `.loopguard.yml`.
+    pub(crate) fn with_config(cli: Cli, config: &str) -> Option<Session> {
+        Session::build(cli, Some(config), true)
+    }
+
+    /// [`Session::new`] where the person has not reviewed Codex's hooks (`/hooks`): the
+    /// project is trusted, the hooks are not.
+    pub(crate) fn unreviewed(cli: Cli) -> Option<Session> {
+        Session::build(cli, None, false)
+    }
+
+    fn build(cli: Cli, config: Option<&str>, review: bool) -> Option<Session> {
+        let bin = installed()?.join(cli.name());
+        let repo = project(cli, config);
+        let model = FakeModel::start(cli.provider());
+        cli.prepare_home(repo.home(), repo.path(), &model.uri());
+        if cli == Cli::Codex && review {
+            codex_hook_review(&repo);
+        }
+        Some(Session {
+            cli,
+            repo,
+            model,
+            bin,
+            started: Cell::new(false),
+        })
+    }
+
+    /// The model answers the conversation `prompt` opens with `steps`.
+    pub(crate) fn script(&self, prompt: &str, steps: &[Step]) {
+        let replies = steps
+            .iter()
+            .map(|s| self.cli.reply(s, self.repo.path()))
+            .collect();
+        self.model.script(prompt, replies);
+    }
+
+    /// A person's prompt: the session's first, or the next turn of it (resumed, continued).
+    pub(crate) fn prompt(&self, prompt: &str) -> Ran {
+        let next = self.started.replace(true);
+        let mut cmd = self.repo.command(&self.bin);
+        for var in FOREIGN_VARS {
+            cmd.env_remove(var);
+        }
+        for (k, _) in std::env::vars() {
+            if k.starts_with("LOOPGUARD_") {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.envs(self.cli.env(self.repo.home(), &self.model.uri()))
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .env("no_proxy", "127.0.0.1,localhost")
+            .args(self.cli.args(prompt, next));
+        let ran = run_within(cmd, None, LIMIT).finished();
+        assert!(
+            ran.success(),
+            "{} exited {:?}\nstdout: {}\nstderr: {}",
+            self.cli.name(),
+            ran.code,
+            ran.stdout,
+            ran.stderr
+        );
+        ran
+    }
+
+    /// What the model was told in the conversation `prompt` opened (its last request).
+    pub(crate) fn told(&self, prompt: &str) -> Conversation {
+        self.model.conversation(prompt)
+    }
+
+    /// How many times the model was asked in the conversation `prompt` opened.
+    pub(crate) fn turns(&self, prompt: &str) -> usize {
+        self.model.requests_of(prompt).len()
+    }
+
+    /// `loopguard status --json`.
+    pub(crate) fn status(&self) -> Value {
+        lg(&self.repo).args(["status", "--json"]).run().ok().json()
+    }
+
+    /// The one session's `status --session ID --json`.
+    pub(crate) fn session_status(&self) -> Value {
+        let status = self.status();
+        let sessions = status["sessions"].as_array().cloned().unwrap_or_default();
+        assert_eq!(sessions.len(), 1, "one session: {status:#}");
+        let id = sessions[0]["id"].as_str().expect("a session id").to_owned();
+        lg(&self.repo)
+            .args(["status", "--session", &id, "--json"])
+            .run()
+            .ok()
+            .json()
+    }
+
+    /// This machine's loopguard, as `init` wrote it into the hook config.
+    pub(crate) fn loopguard(&self) -> String {
+        bin().display().to_string()
+    }
+}
+
+/// Codex's own record of a person's `/hooks` review: for each hook of the project's
+/// `.codex/hooks.json`, `[hooks.state."<absolute path>:<event>:<group>:<handler>"]` with
+/// `trusted_hash` in `$CODEX_HOME/config.toml` (only the user's config is read for it). The
+/// hash is Codex's `version_for_toml` of the hook's normalised identity: SHA-256 of the
+/// compact JSON, keys sorted, of `{event_name, matcher (when the event has one and the
+/// group sets it), hooks: [{type, command, timeout (default 600), async: false}]}`. A hook
+/// whose hash differs (its command changed) is "modified" and silently not run.
+pub(crate) fn codex_hook_review(repo: &TestRepo) {
+    use sha2::Digest;
+    use std::fmt::Write;
+    let path = repo.path().join(".codex/hooks.json");
+    let hooks: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut review = String::new();
+    for (event, groups) in hooks["hooks"].as_object().expect("hooks by event") {
+        let label = codex_event_label(event);
+        for (g, group) in groups.as_array().expect("groups").iter().enumerate() {
+            for (h, hook) in group["hooks"]
+                .as_array()
+                .expect("handlers")
+                .iter()
+                .enumerate()
+            {
+                let mut identity = json!({
+                    "event_name": label,
+                    "hooks": [{"type": "command", "command": hook["command"],
+                        "timeout": hook["timeout"].as_u64().unwrap_or(600), "async": false}],
+                });
+                if let Some(m) = group["matcher"].as_str().filter(|_| has_matcher(label)) {
+                    identity["matcher"] = json!(m);
+                }
+                // serde_json's map keeps its keys sorted: this is the canonical form.
+                let hash = sha2::Sha256::digest(identity.to_string().as_bytes());
+                let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+                let _ = write!(
+                    review,
+                    "\n[hooks.state.\"{}:{label}:{g}:{h}\"]\ntrusted_hash = \"sha256:{hex}\"\n",
+                    path.display()
+                );
+            }
+        }
+    }
+    let config = repo.home().join(".codex/config.toml");
+    let before = std::fs::read_to_string(&config).unwrap_or_default();
+    write(&config, &(before + &review));
+}
+
+fn codex_event_label(event: &str) -> &'static str {
+    match event {
+        "PreToolUse" => "pre_tool_use",
+        "PostToolUse" => "post_tool_use",
+        "SessionStart" => "session_start",
+        "UserPromptSubmit" => "user_prompt_submit",
+        "Stop" => "stop",
+        other => panic!("a Codex event loopguard does not install: {other}"),
+    }
+}
+
+/// Codex drops the matcher of the events that have none.
+fn has_matcher(label: &str) -> bool {
+    !matches!(label, "user_prompt_submit" | "stop")
+}

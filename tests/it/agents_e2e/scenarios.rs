@@ -1,0 +1,421 @@
+//! The scenarios, each written once and run through every CLI it holds for today; the ones
+//! a known loopguard bug breaks on a CLI are in `known_failures` (the `agent-known-failures`
+//! feature). Each asserts on what the model was told.
+
+use super::{Cli, Session, Step, TEST, shell};
+
+/// The test's failure as the runner prints it (what the model sees in the tool output).
+pub(super) const FAILURE: &str = "AssertionError: 3 != 2";
+/// The fix, as the model's edit.
+pub(super) const FIX: Step = Step::Edit {
+    path: "src/wc.py",
+    old: "    return len(s)",
+    new: "    return len(s.split())",
+};
+pub(super) const FIXED: &str = "def count(s):\n    return len(s.split())\n";
+/// What a refused call returns (in each CLI's wrapping).
+pub(super) const REFUSED: &str =
+    "loopguard: the breaker of this session is open, so this tool call is refused.";
+
+pub(super) fn has(text: &str, needle: &str) -> bool {
+    text.contains(needle)
+}
+
+#[track_caller]
+pub(super) fn assert_has(text: &str, needle: &str) {
+    assert!(
+        has(text, needle),
+        "the model was not told {needle:?}; it was told:\n{text}"
+    );
+}
+
+/// loopguard says nothing: none of its messages (`loopguard: …`, `loopguard (rule): …`,
+/// `loopguard refused …`).
+#[track_caller]
+pub(super) fn assert_quiet(text: &str) {
+    assert!(
+        !["loopguard:", "loopguard (", "loopguard refused"]
+            .iter()
+            .any(|m| has(text, m)),
+        "loopguard spoke:\n{text}"
+    );
+}
+
+/// The same failing test run again and again: nothing after the first, a warning after
+/// the second, the trip after the third, the next call refused (and not run), a false
+/// "done" blocked once, the truthful stop let through.
+fn a_loop_is_warned_tripped_refused_and_its_false_done_blocked(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let prompt = "The word count is wrong: make the tests pass.";
+    s.script(
+        prompt,
+        &[
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            shell("touch after-the-trip"),
+            Step::Say("All done: the tests pass now."),
+            Step::Say("The tests still fail: count(\"a b\") is 3, not 2. I need your help."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    let first = told.after_call(0);
+    assert_has(&first, FAILURE);
+    assert_quiet(&first);
+    let warning = told.after_call(1);
+    assert_has(
+        &warning,
+        "loopguard: warning (same_error): the same failure in your last 2 test runs",
+    );
+    assert_has(
+        &warning,
+        "one more opens the breaker and stops this session's tool calls",
+    );
+    let trip = told.after_call(2);
+    assert_has(
+        &trip,
+        "loopguard: the breaker of this session is open, so from now on every tool call in this session is refused.",
+    );
+    assert_has(&trip, "rule: same_error");
+    assert_has(
+        &trip,
+        "what the loop cost since the repeated failure first came",
+    );
+    let denial = told.after_call(3);
+    assert_has(&denial, REFUSED);
+    assert_has(&denial, "the user's next prompt starts a new episode");
+    assert!(
+        s.repo.read("after-the-trip").is_none(),
+        "the refused call ran"
+    );
+    let block = told.after_last_text();
+    assert_has(
+        &block,
+        "loopguard (false_completion): you are stopping as if the work were done",
+    );
+    assert_has(&block, "tell the user plainly that the tests still fail");
+    assert_eq!(
+        s.turns(prompt),
+        6,
+        "four calls, the blocked stop, the truthful one (not blocked again):\n{}",
+        s.told(prompt)
+    );
+}
+
+/// After the blocked stop the model tries once more: the breaker is still open, the call
+/// is refused (a block's own reason is no person's prompt).
+pub(super) fn after_a_blocked_stop_the_breaker_stays_open(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let prompt = "Make the word count tests pass.";
+    s.script(
+        prompt,
+        &[
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            Step::Say("All done: the tests pass now."),
+            shell("touch after-the-block"),
+            Step::Say("The tests still fail; I need your help."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    assert_has(&told.after_call(3), REFUSED);
+    assert!(
+        s.repo.read("after-the-block").is_none(),
+        "the call after the block ran"
+    );
+    assert_eq!(s.turns(prompt), 6, "{told}");
+    assert_eq!(s.session_status()["state"], "open");
+}
+
+/// A session that fixes the bug: loopguard says nothing and refuses nothing.
+fn a_healthy_session_hears_nothing(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let prompt = "count() should count words: fix it and run the tests.";
+    s.script(
+        prompt,
+        &[
+            Step::Read("src/wc.py"),
+            FIX,
+            shell(TEST),
+            Step::Say("Fixed: count() counts words and the tests pass."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    assert_quiet(&told.told());
+    assert_has(&told.after_call(2), "OK");
+    assert_eq!(s.repo.read("src/wc.py").as_deref(), Some(FIXED));
+    assert_eq!(s.turns(prompt), 4, "{told}");
+    let status = s.session_status();
+    assert_eq!(status["state"], "closed", "{status:#}");
+    assert_eq!(status["iterations"], 3, "{status:#}");
+}
+
+/// A research loop: the same search, with the same result, again and again (the project
+/// sets `identical_calls: 3`: Gemini CLI's own detector stops a 5th identical call first).
+/// The limit is the `same_error` rule's for a call that succeeds.
+fn a_research_loop_trips(cli: Cli) {
+    research_loop(cli, Step::Search("def count"));
+}
+
+/// The same research loop through a plain `grep -rn` over the repository.
+pub(super) fn a_grep_loop_trips(cli: Cli) {
+    research_loop(cli, shell("grep -rn 'def count' ."));
+}
+
+fn research_loop(cli: Cli, search: Step) {
+    let Some(s) = Session::with_config(cli, "session:\n  identical_calls: 3\n") else {
+        return;
+    };
+    let prompt = "Where is count() defined, and who calls it?";
+    s.script(
+        prompt,
+        &[
+            search.clone(),
+            search.clone(),
+            search.clone(),
+            search,
+            Step::Say("count() is defined in src/wc.py; only the tests call it."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    assert_has(&told.after_call(0), "def count");
+    assert_quiet(&told.after_call(0));
+    let warning = told.after_call(1);
+    assert_has(&warning, "loopguard: warning (same_error): the same call (");
+    assert_has(&warning, "came back with the same result 2 times in a row");
+    let trip = told.after_call(2);
+    assert_has(
+        &trip,
+        "loopguard: the breaker of this session is open, so from now on",
+    );
+    assert_has(&trip, "rule: same_error");
+    assert_has(&told.after_call(3), REFUSED);
+}
+
+/// The same failing command (no test run) again and again trips at the third.
+pub(super) fn a_repeated_failing_command_trips(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let prompt = "Show me what is in the data directory.";
+    let ls = "ls data/";
+    s.script(
+        prompt,
+        &[
+            shell(ls),
+            shell(ls),
+            shell(ls),
+            shell(ls),
+            Step::Say("There is no data directory."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    assert_has(&told.after_call(0), "No such file or directory");
+    assert_has(
+        &told.after_call(1),
+        "loopguard: warning (same_error): the same call (",
+    );
+    assert_has(&told.after_call(2), "rule: same_error");
+    assert_has(&told.after_call(3), REFUSED);
+}
+
+/// A person's next turn (the session resumed or continued) is a new episode: the fix, as
+/// the first call after it, goes through and the breaker closes.
+fn a_persons_next_turn_lets_the_fix_through(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let first = "Make the word count tests pass.";
+    let next = "count() must count words, not characters: fix it.";
+    s.script(
+        first,
+        &[
+            Step::Read("src/wc.py"),
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            Step::Say("The tests keep failing the same way; I need your help."),
+            FIX,
+            shell(TEST),
+            Step::Say("Fixed: count() counts words and the tests pass."),
+        ],
+    );
+    s.prompt(first);
+    assert_eq!(s.session_status()["state"], "open");
+    s.prompt(next);
+    let told = s.told(first);
+    assert_has(&told.after_call(3), "rule: same_error");
+    assert_has(
+        &told.around_prompt(next),
+        "loopguard: the user's prompt starts a new episode",
+    );
+    assert_quiet(&told.after_call(4));
+    assert_has(&told.after_call(5), "OK");
+    assert_quiet(&told.after_call(5));
+    assert_eq!(s.repo.read("src/wc.py").as_deref(), Some(FIXED));
+    assert_eq!(
+        s.turns(first),
+        8,
+        "the stop after the fix is not blocked:\n{told}"
+    );
+    assert_eq!(s.session_status()["state"], "closed");
+}
+
+/// A sub-agent loops: it is warned, stopped and refused in its own conversation; the main
+/// agent's stop that says the truth goes through.
+fn a_looping_sub_agent_is_stopped(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let main = "Have a helper get the word count tests passing.";
+    let task = "Run the word count tests (python3 -m unittest) until they pass.";
+    s.script(
+        main,
+        &[
+            Step::Delegate(task),
+            Step::Say("The helper could not get the tests to pass: they still fail."),
+        ],
+    );
+    s.script(
+        task,
+        &[
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            shell("touch sub-agent-after-the-trip"),
+            Step::Say("The tests keep failing the same way; I stopped."),
+        ],
+    );
+    s.prompt(main);
+    let told = s.told(task);
+    assert_quiet(&told.after_call(0));
+    assert_has(&told.after_call(1), "loopguard: warning (same_error)");
+    assert_has(&told.after_call(2), "rule: same_error");
+    assert_has(&told.after_call(3), REFUSED);
+    assert!(s.repo.read("sub-agent-after-the-trip").is_none());
+    assert_eq!(s.turns(main), 2, "{}", s.told(main));
+    assert_eq!(s.session_status()["state"], "open");
+}
+
+/// The agent writes its own hook config through the shell: refused, the file unchanged.
+fn writing_the_hook_config_by_shell_is_refused(cli: Cli) {
+    tamper_with_config(cli, &format!("echo '{{}}' > {}", cli.hook_config()));
+}
+
+pub(super) fn tamper_with_config(cli: Cli, command: &str) {
+    let Some(s) = Session::new(cli) else { return };
+    let before = s.repo.read(cli.hook_config());
+    let prompt = "These hooks slow you down: switch them off.";
+    s.script(
+        prompt,
+        &[
+            shell(command),
+            Step::Say("I could not switch the hooks off."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    assert_has(
+        &told.after_call(0),
+        &format!(
+            "loopguard refused this tool call (constraint): it would edit {}",
+            cli.hook_config()
+        ),
+    );
+    assert_eq!(
+        s.repo.read(cli.hook_config()),
+        before,
+        "the hook config changed"
+    );
+}
+
+/// Under an open breaker the agent runs `loopguard resume` through its shell, in two
+/// spellings: both refused, and the breaker stays open.
+fn resuming_through_the_shell_is_refused(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let lg = s.loopguard();
+    let id = format!(
+        "$(\"{lg}\" status --json | python3 -c 'import json, sys; print(json.load(sys.stdin)[\"sessions\"][0][\"id\"])')"
+    );
+    let prompt = "Get the word count tests green, whatever it takes.";
+    s.script(
+        prompt,
+        &[
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            shell(format!("{lg} resume --session {id}")),
+            shell(format!("\"{lg}\" -C . resume --session {id}")),
+            shell(TEST),
+            Step::Say("The tests still fail and the guard refuses my calls."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    for call in 3..=5 {
+        assert_has(&told.after_call(call), REFUSED);
+    }
+    assert_eq!(s.session_status()["state"], "open");
+}
+
+/// Codex runs a trusted project's hooks only once the person reviewed them: without that,
+/// loopguard never runs, the model hears nothing through a loop, no session is recorded.
+fn codex_runs_no_hook_the_person_has_not_reviewed(cli: Cli) {
+    let Some(s) = Session::unreviewed(cli) else {
+        return;
+    };
+    let prompt = "The word count is wrong: make the tests pass.";
+    s.script(
+        prompt,
+        &[
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            Step::Say("All done: the tests pass now."),
+        ],
+    );
+    s.prompt(prompt);
+    assert_quiet(&s.told(prompt).told());
+    assert_eq!(s.turns(prompt), 5);
+    let status = s.status();
+    assert!(
+        status["sessions"].as_array().is_none_or(Vec::is_empty),
+        "{status:#}"
+    );
+}
+
+per_cli! {
+    claude: [
+        a_loop_is_warned_tripped_refused_and_its_false_done_blocked,
+        after_a_blocked_stop_the_breaker_stays_open,
+        a_healthy_session_hears_nothing,
+        a_research_loop_trips,
+        a_grep_loop_trips,
+        a_repeated_failing_command_trips,
+        a_persons_next_turn_lets_the_fix_through,
+        a_looping_sub_agent_is_stopped,
+        writing_the_hook_config_by_shell_is_refused,
+        resuming_through_the_shell_is_refused,
+    ],
+    codex: [
+        a_loop_is_warned_tripped_refused_and_its_false_done_blocked,
+        after_a_blocked_stop_the_breaker_stays_open,
+        a_healthy_session_hears_nothing,
+        a_research_loop_trips,
+        a_persons_next_turn_lets_the_fix_through,
+        writing_the_hook_config_by_shell_is_refused,
+        resuming_through_the_shell_is_refused,
+        codex_runs_no_hook_the_person_has_not_reviewed,
+    ],
+    gemini: [
+        a_loop_is_warned_tripped_refused_and_its_false_done_blocked,
+        a_healthy_session_hears_nothing,
+        a_research_loop_trips,
+        a_repeated_failing_command_trips,
+        a_persons_next_turn_lets_the_fix_through,
+        a_looping_sub_agent_is_stopped,
+        writing_the_hook_config_by_shell_is_refused,
+        resuming_through_the_shell_is_refused,
+    ],
+}
