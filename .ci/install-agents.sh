@@ -5,6 +5,7 @@
 # `cargo test` (about a minute, 760 MB). A second run with the same versions does nothing.
 #
 #   .ci/install-agents.sh            # installs into target/agent-clis
+#   LOOPGUARD_AGENT_CLIS=DIR .ci/install-agents.sh   # into DIR (the tests read it there too)
 #
 # Install scripts are not run (no native module is built): the one the tests need is Claude
 # Code's, which links its native binary in place of a placeholder, and is run here by hand.
@@ -12,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-dir=target/agent-clis
+dir=${LOOPGUARD_AGENT_CLIS:-target/agent-clis}
 # Keep in step with tests/it/agents_e2e/mod.rs (VERSIONS): the tests check what they find.
 versions="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0"
 if [[ "$(cat "$dir/versions" 2>/dev/null)" == "$versions" ]]; then

@@ -7,7 +7,11 @@
 //!
 //! Without the CLIs [`the_real_agent_clis_are_installed`] fails with the install hint, and
 //! the scenarios have nothing to run; `LOOPGUARD_SKIP_AGENT_CLIS=1` turns that failure into
-//! one line on the test run's stderr. `cargo test --test it agents_e2e::` runs them alone.
+//! one line on the test run's stderr. `cargo test --test it agents_e2e::` runs them alone;
+//! what the model was told in each is kept in `target/tmp/agents-e2e/<test>.txt`.
+//! `scripts/bench-agent-hooks.sh` times every hook they run: `LOOPGUARD_E2E_LOOPGUARD` is
+//! the loopguard `init` writes into the hook configs, `LOOPGUARD_E2E_HOOK_PREFIX` a command
+//! put before each hook command.
 //!
 //! How each CLI is pointed at the fake and trusts the project's hooks:
 //! - Claude Code: `ANTHROPIC_BASE_URL`, any `ANTHROPIC_API_KEY`,
@@ -69,12 +73,18 @@ const SKIP: &str = "LOOPGUARD_SKIP_AGENT_CLIS";
 /// The longest one CLI run may take (a 2-core machine under load).
 const LIMIT: Duration = Duration::from_secs(240);
 
-/// `target/agent-clis` of this build.
+/// Where `.ci/install-agents.sh` installed the CLIs: `target/agent-clis` of this build, or
+/// `LOOPGUARD_AGENT_CLIS` (a copy another checkout installed).
 fn install_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("CARGO_TARGET_TMPDIR is under the target directory")
-        .join("agent-clis")
+    std::env::var_os("LOOPGUARD_AGENT_CLIS").map_or_else(
+        || {
+            Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .parent()
+                .expect("CARGO_TARGET_TMPDIR is under the target directory")
+                .join("agent-clis")
+        },
+        PathBuf::from,
+    )
 }
 
 /// The directory of the CLIs' executables, when the pinned versions are installed.
@@ -92,7 +102,8 @@ fn the_real_agent_clis_are_installed() {
     let hint = format!(
         "the real agent CLIs ({VERSIONS}) are not installed in {}, so the session tests \
          through Claude Code, Codex and Gemini CLI did not run; hint: .ci/install-agents.sh \
-         (npm, about a minute; .ci/run does it), or {SKIP}=1 to run without them",
+         (npm, about a minute; .ci/run does it), LOOPGUARD_AGENT_CLIS=<a directory it \
+         installed into>, or {SKIP}=1 to run without them",
         install_dir().display()
     );
     if std::env::var_os(SKIP).is_some() {
@@ -357,9 +368,49 @@ fn project(cli: Cli, config: Option<&str>) -> TestRepo {
          def test_count(self):\n        self.assertEqual(count(\"a b\"), 2)\n",
     );
     repo.commit("Initial commit");
-    lg(&repo).args(["init", "--agent", cli.name()]).run().ok();
+    let mut init = repo.command(hooks_loopguard());
+    init.args(["init", "--agent", cli.name()])
+        .env("LOOPGUARD_NO_PROMPT", "1");
+    let ran = run_within(init, None, Duration::from_secs(60));
+    assert!(ran.success(), "init --agent failed: {}", ran.stderr);
+    if let Ok(prefix) = std::env::var(HOOK_PREFIX) {
+        prefix_hooks(&repo, cli, &prefix);
+    }
     repo.as_agent();
     repo
+}
+
+/// The loopguard that `init` writes into the hook configs: the one under test, or
+/// `LOOPGUARD_E2E_LOOPGUARD` (`scripts/bench-agent-hooks.sh` measures a release build).
+fn hooks_loopguard() -> PathBuf {
+    std::env::var_os("LOOPGUARD_E2E_LOOPGUARD").map_or_else(bin, PathBuf::from)
+}
+
+/// A command put before every hook command (`scripts/bench-agent-hooks.sh`: its timer).
+const HOOK_PREFIX: &str = "LOOPGUARD_E2E_HOOK_PREFIX";
+
+fn prefix_hooks(repo: &TestRepo, cli: Cli, prefix: &str) {
+    fn walk(v: &mut Value, prefix: &str) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    match v {
+                        Value::String(c) if k == "command" && c.contains(" agent-hook ") => {
+                            *c = format!("{prefix} {c}");
+                        }
+                        _ => walk(v, prefix),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, prefix)),
+            _ => {}
+        }
+    }
+    let path = cli.hook_config();
+    let mut config: Value = serde_json::from_str(&repo.read(path).expect("init wrote it"))
+        .expect("the hook config is JSON");
+    walk(&mut config, prefix);
+    repo.write(path, config.to_string());
 }
 
 /// A person's machine with one CLI, a project guarded by `init --agent`, and the fake
@@ -474,7 +525,37 @@ impl Session {
 
     /// This machine's loopguard, as `init` wrote it into the hook config.
     pub(crate) fn loopguard(&self) -> String {
-        bin().display().to_string()
+        hooks_loopguard().display().to_string()
+    }
+}
+
+impl Drop for Session {
+    /// Keeps what the model was told, one file per test under `target/tmp/agents-e2e/`:
+    /// each scripted conversation as its last request carried it, then every request.
+    fn drop(&mut self) {
+        use std::fmt::Write;
+        let name = std::thread::current()
+            .name()
+            .unwrap_or("session")
+            .replace("::", "-");
+        let mut text = String::new();
+        for prompt in self.model.prompts() {
+            if self.turns(&prompt) > 0 {
+                let _ = write!(
+                    text,
+                    "==== {prompt} ({} requests)\n{}",
+                    self.turns(&prompt),
+                    self.told(&prompt)
+                );
+            }
+        }
+        text.push_str("==== every request\n");
+        for r in self.model.requests() {
+            let _ = writeln!(text, "{} {}", r.path, r.script.as_deref().unwrap_or("-"));
+        }
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("agents-e2e");
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(dir.join(format!("{name}.txt")), text);
     }
 }
 

@@ -336,6 +336,15 @@ impl FakeModel {
         });
     }
 
+    /// The prompts of the scripts, in the order they were given.
+    pub(crate) fn prompts(&self) -> Vec<String> {
+        self.lock()
+            .scripts
+            .iter()
+            .map(|s| s.prompt.clone())
+            .collect()
+    }
+
     /// Every request so far.
     pub(crate) fn requests(&self) -> Vec<Recorded> {
         self.lock().requests.clone()
