@@ -8,8 +8,8 @@
 
 mod support;
 
-mod baseline;
 mod agents_e2e;
+mod baseline;
 mod check;
 mod ci;
 mod ci_deadlines;
