@@ -207,7 +207,12 @@ impl<'a> Known<'a> {
                 StoreError::Locked { .. } | StoreError::Io { .. } | StoreError::Vanished => ENV,
             },
             Known::Git(e) => match e {
-                GitError::BadRevision { .. } | GitError::TooLarge { .. } => USAGE,
+                // A repository format loopguard cannot read is the user's to change (one
+                // command moves the refs back), as a hooks directory in the working tree
+                // is (`HookError::InWorkTree`): nothing in the environment failed.
+                GitError::BadRevision { .. }
+                | GitError::TooLarge { .. }
+                | GitError::RefFormat { .. } => USAGE,
                 GitError::NotARepository { .. }
                 | GitError::TooManyCommits { .. }
                 | GitError::Other { .. }

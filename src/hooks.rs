@@ -366,6 +366,29 @@ pub fn installed(hooks_dir: &Path, root: &Path) -> Vec<(&'static str, Result<(),
         .collect()
 }
 
+/// [`installed`], with `reference-transaction` waiting disarmed ([`disarmed`]) counted
+/// as guarding while no breaker may be open (`none_open`: no marker) and pre-commit's
+/// shim guards: it is armed before a breaker can open.
+pub fn guarding(
+    hooks_dir: &Path,
+    root: &Path,
+    none_open: bool,
+) -> Vec<(&'static str, Result<(), String>)> {
+    let mut hooks = installed(hooks_dir, root);
+    let pre_commit_guards = hooks.iter().any(|(h, on)| *h == "pre-commit" && on.is_ok());
+    for (hook, on) in &mut hooks {
+        if *hook == "reference-transaction"
+            && on.is_err()
+            && none_open
+            && pre_commit_guards
+            && disarmed(hooks_dir)
+        {
+            *on = Ok(());
+        }
+    }
+    hooks
+}
+
 /// Arms (`true`) or disarms loopguard's `reference-transaction` shim in `hooks_dir`. git
 /// runs this hook several times per commit, and it has something to do only while some
 /// breaker may be open: disarmed, it is not there at all (git neither starts it nor warns

@@ -57,6 +57,7 @@ pub mod config_file;
 pub mod error;
 pub mod git;
 pub mod github;
+pub mod guard_surface;
 pub mod hooks;
 pub mod notify;
 pub mod ordered_json;

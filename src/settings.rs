@@ -29,6 +29,12 @@ const NAMES: &[&str] = &[
     "GIT_REFLOG_ACTION",
     "DISPLAY",
     "WAYLAND_DISPLAY",
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "PATH",
 ];
 
 /// The hooks' default deadline, in seconds (as long as the store lock's default wait, so a
@@ -351,6 +357,44 @@ pub(crate) fn parse_http_url(name: &'static str, url: &str) -> Result<Uri, Setti
     }
 }
 
+/// Where git finds its config files, as the environment says (git's own variables): what
+/// the guard surface (`guard_surface`) reads as git would.
+#[derive(Debug, Clone, Default)]
+pub struct GitEnv {
+    /// `HOME`: `~/.gitconfig`, `~` in config paths.
+    pub home: Option<PathBuf>,
+    /// `XDG_CONFIG_HOME` (else `~/.config`): `git/config` there.
+    pub xdg_config_home: Option<PathBuf>,
+    /// `GIT_CONFIG_GLOBAL`: the global config file instead of the usual two.
+    pub config_global: Option<PathBuf>,
+    /// `GIT_CONFIG_SYSTEM`: the system config file instead of the installation's.
+    pub config_system: Option<PathBuf>,
+    /// `GIT_CONFIG_NOSYSTEM` is true: no system config.
+    pub no_system: bool,
+    /// `PATH`: where the `git` that runs the hooks is (its installation's system config).
+    pub path: Option<String>,
+}
+
+impl GitEnv {
+    fn read(vars: &Vars) -> GitEnv {
+        let path = |name: &str| vars.get(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        GitEnv {
+            home: path("HOME"),
+            xdg_config_home: path("XDG_CONFIG_HOME"),
+            config_global: path("GIT_CONFIG_GLOBAL"),
+            config_system: path("GIT_CONFIG_SYSTEM"),
+            // git's boolean: anything but a false spelling is true.
+            no_system: vars.get("GIT_CONFIG_NOSYSTEM").is_some_and(|v| {
+                !matches!(
+                    v.to_ascii_lowercase().as_str(),
+                    "" | "0" | "false" | "no" | "off"
+                )
+            }),
+            path: vars.get("PATH").map(str::to_owned),
+        }
+    }
+}
+
 /// Everything loopguard reads from its environment, parsed.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -387,6 +431,8 @@ pub struct Settings {
     pub ignored_knobs: Vec<&'static str>,
     /// How loopguard was started.
     pub invocation: Invocation,
+    /// Where git finds its config files.
+    pub git: GitEnv,
 }
 
 impl Settings {
@@ -456,6 +502,7 @@ impl Settings {
             knobs,
             ignored_knobs,
             invocation: at,
+            git: GitEnv::read(&vars),
         };
         (settings, problems)
     }

@@ -56,6 +56,7 @@ pub(super) fn hook(ctx: &Ctx, args: HookArgs) -> u8 {
     };
     match result {
         Ok(code) => code,
+        Err(e) if unreadable_refs(&e) => unreadable(ctx, args.name, gate, &e),
         Err(e) => gave_up(
             ctx.ui,
             &ctx.dir,
@@ -85,6 +86,71 @@ fn gave_up(ui: Ui, dir: &Path, gate: bool, err: &anyhow::Error) -> u8 {
     }
     ui.warn_error(err, "; git goes on (fail open)");
     exit::OK
+}
+
+/// Whether `err` says the repository keeps its refs where loopguard cannot read them.
+fn unreadable_refs(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        matches!(
+            e.downcast_ref(),
+            Some(crate::error::GitError::RefFormat { .. })
+        )
+    })
+}
+
+/// A repository loopguard cannot read (its refs moved to reftable after `init`): nothing
+/// can be judged, so no gate lets anything through — a gate refuses, whether a breaker is
+/// open or not — and every hook makes sure the gates run from now on: the marker the shims
+/// look at ([`crate::store::UNREADABLE`]) and `reference-transaction` armed. post-commit
+/// says what came past; the other phases of `reference-transaction` say nothing.
+fn unreadable(ctx: &Ctx, hook: HookName, gate: bool, err: &anyhow::Error) -> u8 {
+    if let Ok(repo) = Repo::discover_with_env(&ctx.dir) {
+        let store = Store::new(repo.common_dir(), ctx.settings.clock);
+        let chained = crate::hooks::chained_dir(store.dir());
+        let armed =
+            crate::hooks::arm_reference_transaction(&repo.hooks_dir(), &chained, true, true)
+                .map_err(anyhow::Error::from);
+        let marked = store
+            .lock(GATE_LOCK_WAIT)
+            .map_err(anyhow::Error::from)
+            .and_then(|locked| Ok(locked.mark_unreadable(true)?));
+        if let Some(e) = armed.err().or(marked.err()) {
+            ctx.ui
+                .warn(&format!("cannot make every gate run from now on: {e}"));
+        }
+    }
+    let shown = crate::error::render(err);
+    if gate {
+        ctx.ui
+            .note_marked(&format!("loopguard: refused: {shown}"), "refused");
+        return exit::TRIPPED;
+    }
+    if hook != HookName::ReferenceTransaction {
+        ctx.ui.warn(&format!(
+            "{}: this commit came past the gates (--no-verify) and is not recorded; every gate refuses from now on\nhint: {}",
+            shown.message,
+            shown.hint.unwrap_or_default()
+        ));
+    }
+    exit::OK
+}
+
+/// The repository can be read again (its refs moved back to files): the marker an
+/// unreadable one left goes, and `reference-transaction` is disarmed when no breaker may
+/// be open.
+fn readable_again(ws: &Workspace<'_>) {
+    // One stat on every commit; the lock only when there is something to take away.
+    if fs_there(&ws.store.open_marker(crate::store::UNREADABLE))
+        && let Ok(locked) = ws.store.lock(GATE_LOCK_WAIT)
+        && locked.mark_unreadable(false).unwrap_or(false)
+        && locked.open_keys().is_ok_and(|k| k.is_empty())
+    {
+        let _ = ws.arm_reference_transaction(false);
+    }
+}
+
+fn fs_there(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
 }
 
 /// Whether some run's breaker may be open in the repository at `dir`: an open marker, or
@@ -135,6 +201,7 @@ fn rebasing(git_dir: &Path) -> bool {
 
 fn post_commit(ctx: &Ctx) -> Result<()> {
     let ws = Workspace::open(ctx, None)?;
+    readable_again(&ws);
     let Some(head) = ws.head.id.clone() else {
         return Ok(());
     };
@@ -318,6 +385,7 @@ const GATE_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 fn pre_commit(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
+    readable_again(&ws);
     record_ignored_config(&ws);
     let shown = ws.head.branch.clone();
     // The commits made since the last one a hook recorded (hooks off, `--no-verify` with a

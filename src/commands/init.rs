@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use crate::cli::InitArgs;
 use crate::config::{CONFIG_FILE, Profile};
 use crate::error::{ConfigFileError, GitError, HookError, StoreError, exit};
+use crate::guard_surface::{Place, Surface, own};
 use crate::hooks::{self, HookChange};
 use crate::run::{PinSource, PinnedConfig};
 use crate::settings::Build;
@@ -154,6 +155,11 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     }
     // The config must be valid before anything relies on it; a new run is judged by it.
     let mut ws = Workspace::open_quietly(ctx, None)?;
+    // The repository can be read (again): no mark of one that could not be is left to
+    // keep reference-transaction armed.
+    if let Ok(locked) = ws.store.lock(ctx.settings.lock_timeout) {
+        let _ = locked.mark_unreadable(false);
+    }
     let pin = ws.pin_worktree(PinSource::Init)?;
     ws.pin_new_runs(pin.clone());
     if !args.no_hooks {
@@ -163,6 +169,7 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
         install_agents(&ws, &args.agents)?;
     }
     let started = start_run(&ws, &pin)?;
+    record_own(&ws);
     say_started(&ws, &started)?;
     if !args.no_preview {
         show_preview(&ws)?;
@@ -181,6 +188,15 @@ fn show_preview(ws: &Workspace<'_>) -> Result<()> {
         print(&crate::preview::text(&p, &ws.config.profile.to_string()))?;
     }
     Ok(())
+}
+
+/// The surface as `init` leaves it, so that it is not taken for an agent's change.
+fn record_own(ws: &Workspace<'_>) {
+    let place = Place::of(&ws.repo, &ws.ctx.settings.git);
+    let surface = Surface::snapshot(&place, None);
+    if let Err(e) = own::record(ws.store.dir(), own::By::Init, ws.now(), &surface) {
+        ws.warn(&format!("cannot record what init changed: {e}"));
+    }
 }
 
 /// Writes the config of `profile`, unless another is there (and not `force`).

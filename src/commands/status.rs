@@ -1,12 +1,20 @@
-//! `status`: the breaker of the current branch's run, and whether the hooks guard it.
+//! `status`: the breaker of the current branch's run, and whether the repository is
+//! guarded: its hooks here, every worktree's hooks (`guard_surface`), and whether
+//! loopguard can read it at all.
+
+use std::path::Path;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use crate::breaker::State;
 use crate::cli::StatusArgs;
 use crate::error::exit;
+use crate::git::Repo;
+use crate::guard_surface::{NotGuarded, Place, Surface};
 use crate::hooks;
 use crate::report::text;
+use crate::store::Store;
 
 use super::{Ctx, Workspace, print, print_json};
 
@@ -14,23 +22,18 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     if let Some(id) = &args.session {
         return super::session::status(ctx, id, args.json, args.exit_code);
     }
+    let repo = Repo::discover_with_env(&ctx.dir)?;
+    let store = Store::new(repo.common_dir(), ctx.settings.clock);
+    // No marker: no breaker may be open, so a disarmed reference-transaction guards.
+    let none_open = store.open_keys().is_ok_and(|k| k.is_empty());
+    let surface = Surface::snapshot(&Place::of(&repo, &ctx.settings.git), None);
+    let not_guarded = surface.not_guarded(repo.common_dir(), none_open);
+    if let Err(e) = repo.readable() {
+        return unreadable(ctx, &args, &e, &not_guarded);
+    }
     let ws = Workspace::open(ctx, None)?;
     let dir = ws.repo.hooks_dir();
-    let mut hooks = hooks::installed(&dir, &ws.root);
-    // reference-transaction waits disarmed (not there) while no breaker may be open: that
-    // is guarding, as long as no marker says one may be and pre-commit's shim guards.
-    let none_open = ws.store.open_keys().is_ok_and(|k| k.is_empty());
-    let pre_commit_guards = hooks.iter().any(|(h, on)| *h == "pre-commit" && on.is_ok());
-    for (hook, on) in &mut hooks {
-        if *hook == "reference-transaction"
-            && on.is_err()
-            && none_open
-            && pre_commit_guards
-            && hooks::disarmed(&dir)
-        {
-            *on = Ok(());
-        }
-    }
+    let hooks = hooks::guarding(&dir, &ws.root, none_open);
     let missing = hooks
         .iter()
         .filter(|(_, on)| on.is_err())
@@ -45,6 +48,13 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
             ws.warn(&format!("the {hook} hook {why}: it does not guard"));
         }
     }
+    // Every other worktree, and this one's hooks where git may run others than those
+    // above (a conditional include, a system config of another git): said by the surface.
+    let elsewhere = not_guarded
+        .iter()
+        .filter(|n| !said_above(n, &ws.root, &dir))
+        .map(ToString::to_string)
+        .collect();
     // As the next hook will judge it: with the commits no hook recorded.
     let (run, unrecorded) = ws.with_unrecorded(ws.run_or_new()?)?;
     if unrecorded > 0 {
@@ -57,6 +67,7 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     let s = ws
         .status(&run, &[])
         .with_guard(missing, some)
+        .with_not_guarded(elsewhere)
         .with_sessions(sessions);
     if args.json {
         print_json(&s.to_json())?;
@@ -68,6 +79,72 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
         print(&out)?;
     }
     Ok(if args.exit_code && s.state == State::Open {
+        exit::TRIPPED
+    } else {
+        exit::OK
+    })
+}
+
+/// Whether `n` is about this worktree's hooks in git's own hooks directory `dir`, which
+/// the hooks' own lines say (a `core.hooksPath` elsewhere is said again, with where it is
+/// set).
+fn said_above(n: &NotGuarded, root: &Path, dir: &Path) -> bool {
+    let same = |a: &Path, b: &Path| {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+        canonical(a) == canonical(b)
+    };
+    match n {
+        NotGuarded::HooksOff {
+            worktree, dir: d, ..
+        } => d.set.is_none() && same(worktree, root) && same(&d.dir, dir),
+        NotGuarded::RefFormat { .. } => false,
+    }
+}
+
+/// `status --json` of a repository loopguard cannot read.
+#[derive(Serialize)]
+struct Unreadable<'a> {
+    schema: u32,
+    guarded: bool,
+    not_guarded: &'a [String],
+}
+
+/// `status` where loopguard cannot read the repository (its refs kept as reftable): not
+/// guarded, why, and what a person does; no breaker to show. Every gate refuses there,
+/// as while a breaker is open: `--exit-code` exits 1.
+fn unreadable(
+    ctx: &Ctx,
+    args: &StatusArgs,
+    err: &crate::error::GitError,
+    not_guarded: &[NotGuarded],
+) -> Result<u8> {
+    use std::fmt::Write as _;
+    // The refusal's own words first (what gix says), then what else the surface saw.
+    let reasons: Vec<String> = std::iter::once(err.to_string())
+        .chain(
+            not_guarded
+                .iter()
+                .filter(|n| !matches!(n, NotGuarded::RefFormat { .. }))
+                .map(ToString::to_string),
+        )
+        .collect();
+    if args.json {
+        print_json(&serde_json::json!(Unreadable {
+            schema: crate::documents::SCHEMA,
+            guarded: false,
+            not_guarded: &reasons,
+        }))?;
+    } else {
+        let mut out = String::from("breaker: unknown (loopguard cannot read this repository)\n");
+        for why in &reasons {
+            let _ = writeln!(out, "guard: not guarded: {why}");
+        }
+        print(&out)?;
+    }
+    if let Some(hint) = err.hint() {
+        ctx.ui.note(&format!("hint: {hint}"));
+    }
+    Ok(if args.exit_code {
         exit::TRIPPED
     } else {
         exit::OK

@@ -6,6 +6,14 @@ pub enum GitError {
     #[error("not a git repository (or any of its parents): {}: {reason}", path.display())]
     NotARepository { path: PathBuf, reason: String },
 
+    /// The repository keeps its refs in a format loopguard cannot read
+    /// (`extensions.refStorage`): gix reads loose and packed refs only.
+    #[error(
+        "this repository keeps its refs as {format} (extensions.refStorage in {}), which loopguard cannot read",
+        config.display()
+    )]
+    RefFormat { format: String, config: PathBuf },
+
     #[error("bad revision `{rev}`: {reason}")]
     BadRevision {
         rev: String,
@@ -43,6 +51,14 @@ impl GitError {
             GitError::NotARepository { .. } => {
                 Some("run loopguard inside a git repository (`git init` makes one)")
             }
+            GitError::RefFormat { .. } => Some(
+                "loopguard reads refs kept as files only (the git library it uses cannot read reftable): \
+                 move them back with `git refs migrate --ref-format=files` (git 2.48 and later move the \
+                 reflogs too; git 2.47 refuses a repository that has any: clone it with \
+                 `git clone --ref-format=files` instead) and run `loopguard init`. Where loopguard's hooks \
+                 are installed they refuse every commit, push and ref update until then (the migration \
+                 too): `loopguard uninstall` takes them out first",
+            ),
             GitError::BadRevision { hint, .. } => Some(hint),
             GitError::TooLarge { .. } => {
                 Some("a config holds settings and a few globs: use fewer, broader globs")

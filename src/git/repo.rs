@@ -185,6 +185,23 @@ impl Repo {
         self.workdir.as_deref()
     }
 
+    /// Refused when the repository keeps its refs in a format loopguard cannot read
+    /// (`extensions.refStorage` other than `files`: gix reads loose and packed refs
+    /// only, and would find no `HEAD`). Its objects may be SHA-1 or SHA-256.
+    pub fn readable(&self) -> Result<(), GitError> {
+        let config = self.repo.config_snapshot();
+        let format = config
+            .string("extensions.refStorage")
+            .map(|f| f.to_str_lossy().to_ascii_lowercase());
+        match format {
+            Some(format) if format != "files" => Err(GitError::RefFormat {
+                format,
+                config: self.common_dir.join("config"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Where git runs hooks from: `core.hooksPath` when set (a relative path is taken
     /// from the worktree root, or from the git dir of a bare repository, as git does; `~`
     /// is expanded), else `<common dir>/hooks`.

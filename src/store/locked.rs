@@ -18,7 +18,7 @@ use crate::iteration::Iteration;
 use crate::run::{PinnedConfig, RUN_FORMAT, Run};
 use crate::safe_fs::{self, Follow, is_refusal};
 
-use super::{RUN_LIMIT, StartRecord, Store, StoreError, parse_run, set_aside};
+use super::{RUN_LIMIT, StartRecord, Store, StoreError, UNREADABLE, parse_run, set_aside};
 
 /// The store with its lock held; dropping it unlocks.
 pub struct Locked<'s> {
@@ -400,6 +400,16 @@ impl Locked<'_> {
         let bytes = serde_json::to_vec_pretty(run).map_err(io::Error::other)?;
         self.write_atomic(&path, &bytes)?;
         Ok(path)
+    }
+
+    /// Sets (`on`) or clears the marker of a repository loopguard cannot read
+    /// ([`UNREADABLE`]); says whether one was there before.
+    pub fn mark_unreadable(&self, on: bool) -> io::Result<bool> {
+        let was = fs::symlink_metadata(self.open_marker(UNREADABLE)).is_ok();
+        if was != on {
+            self.mark_open(UNREADABLE, on)?;
+        }
+        Ok(was)
     }
 
     /// Sets (`open`) or clears `key`'s marker. A marker is never read: whatever is there

@@ -134,6 +134,13 @@ impl StoreError {
 
 /// The store of a repository (or of its coding agents' sessions): what can be read without
 /// the lock; [`Store::lock`] gives the [`Locked`] store that changes it.
+/// The open marker of a repository loopguard cannot read (its refs kept as reftable,
+/// after `init`): no branch's key (`branch_key_bytes` writes `%` only before two hex
+/// digits). While it is there the shims send every gate to loopguard, which refuses, and
+/// `reference-transaction` stays armed; the first hook that can read the repository again
+/// takes it away.
+pub const UNREADABLE: &str = "%unreadable";
+
 pub struct Store {
     dir: PathBuf,
     /// The time of the names of files set aside.

@@ -4,9 +4,10 @@
 //! worktree and scope. Real repositories, real `git` (2.45 or later: `--ref-format`,
 //! `git refs migrate`), the real binary.
 
+use std::path::Path;
 use std::process::Output;
 
-use crate::support::{TestRepo, guarded_in, lg, run_log, status};
+use crate::support::{TestRepo, guarded_in, lg, run_log, state, status};
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -153,4 +154,264 @@ fn a_sha256_repository_is_guarded_as_a_sha1_one_is() {
     );
     assert_eq!(history[0]["patch_id"], history[2]["patch_id"]);
     assert_eq!(history[0]["patch_id"], sha1_check["history"][0]["patch_id"]);
+}
+
+/// `git ARGS` with the repository's environment in `dir` (another worktree).
+fn git_in(repo: &TestRepo, dir: &Path, args: &[&str]) -> Output {
+    let mut cmd = repo.command("git");
+    cmd.current_dir(dir).args(args);
+    cmd.output().expect("git runs")
+}
+
+#[track_caller]
+fn refused_unreadable(out: &Output, what: &str) {
+    let err = stderr(out);
+    assert!(!out.status.success(), "{what} went through:\n{err}");
+    assert!(
+        err.contains("loopguard: refused: this repository keeps its refs as reftable"),
+        "{what}: {err}"
+    );
+}
+
+/// `git refs migrate --ref-format=reftable`, as git 2.47 does it: a repository with
+/// reflogs is refused ("migrating reflogs is not supported yet"), so they go first.
+fn migrate_to_reftable(repo: &TestRepo) -> Output {
+    std::fs::remove_dir_all(repo.path().join(".git/logs")).expect("the reflogs");
+    repo.try_git(&["refs", "migrate", "--ref-format=reftable"])
+}
+
+#[test]
+fn init_refuses_a_reftable_repository_plainly() {
+    let repo = TestRepo::new_with(&["--ref-format=reftable"]);
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    lg(&repo)
+        .arg("init")
+        .run()
+        .code(2)
+        .stderr_has("loopguard: error: this repository keeps its refs as reftable (extensions.refStorage in ")
+        .stderr_has("hint: loopguard reads refs kept as files only")
+        .stderr_has("git refs migrate --ref-format=files");
+    assert!(
+        !repo.path().join(".git/hooks/pre-commit").exists(),
+        "a hook was installed"
+    );
+    // status says so too, and exits 0 (1 with --exit-code: every gate would refuse).
+    let out = lg(&repo).arg("status").run().ok();
+    out.stdout_has("guard: not guarded: this repository keeps its refs as reftable");
+    lg(&repo).args(["status", "--exit-code"]).run().code(1);
+}
+
+#[test]
+fn a_reftable_migration_with_the_breaker_closed_makes_every_gate_refuse() {
+    let repo = guarded_in(TestRepo::new(), "");
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
+    assert_eq!(state(&repo), "closed");
+    // Nothing is open, so reference-transaction waits disarmed and the migration goes
+    // through.
+    let out = migrate_to_reftable(&repo);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A commit past pre-commit (--no-verify) gets in once: post-commit says so and makes
+    // every gate run from now on.
+    let out = repo.try_git(&["commit", "-q", "--allow-empty", "--no-verify", "-m", "past"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("this commit came past the gates"),
+        "{}",
+        stderr(&out)
+    );
+    let head = repo.head();
+    for (args, what) in [
+        (
+            &["commit", "-q", "--allow-empty", "-m", "x"][..],
+            "a commit",
+        ),
+        (
+            &["commit", "-q", "--allow-empty", "--no-verify", "-m", "x"][..],
+            "a commit with --no-verify",
+        ),
+        (
+            &["update-ref", "refs/heads/main", "HEAD~1"][..],
+            "update-ref",
+        ),
+        (&["branch", "other"][..], "a new branch"),
+    ] {
+        refused_unreadable(&repo.try_git(args), what);
+    }
+    assert_eq!(repo.head(), head);
+    let remote = repo.with_remote();
+    refused_unreadable(&repo.try_git(&["push", "-q", "origin", "main"]), "a push");
+    assert!(
+        remote
+            .try_git(&["rev-parse", "-q", "--verify", "refs/heads/main"])
+            .stdout
+            .is_empty()
+    );
+    // status: not guarded, and why; no exit 3.
+    let out = lg(&repo).arg("status").run().ok();
+    out.stdout_has("guard: not guarded: this repository keeps its refs as reftable")
+        .stderr_has("hint: loopguard reads refs kept as files only");
+    let doc = lg(&repo).args(["status", "--json"]).run().ok().json();
+    assert_eq!(doc["guarded"], false);
+    assert!(doc["not_guarded"][0].as_str().unwrap().contains("reftable"));
+    lg(&repo).args(["status", "--exit-code"]).run().code(1);
+
+    // A person takes the hooks out: nothing refuses any more, and status says so.
+    lg(&repo).arg("uninstall").run().ok();
+    repo.commit_empty("with the hooks out");
+    lg(&repo)
+        .arg("status")
+        .run()
+        .ok()
+        .stdout_has("guard: not guarded: this repository keeps its refs as reftable");
+}
+
+#[test]
+fn the_way_back_from_reftable_is_the_one_the_hint_gives() {
+    let repo = guarded_in(TestRepo::new(), "");
+    let out = migrate_to_reftable(&repo);
+    assert!(out.status.success(), "{}", stderr(&out));
+    refused_unreadable(
+        &repo.try_git(&["commit", "-q", "--allow-empty", "-m", "x"]),
+        "a commit",
+    );
+    assert!(repo.path().join(".git/loopguard/open/%unreadable").exists());
+    // uninstall, move the refs back (no reflog was written since: git 2.47 can), init.
+    lg(&repo).arg("uninstall").run().ok();
+    let out = repo.try_git(&["refs", "migrate", "--ref-format=files"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    lg(&repo).arg("init").run().ok();
+    assert_eq!(status(&repo)["guarded"], true);
+    assert!(
+        !repo.path().join(".git/loopguard/open/%unreadable").exists(),
+        "the mark of an unreadable repository is left"
+    );
+    assert!(
+        !repo
+            .path()
+            .join(".git/hooks/reference-transaction")
+            .exists(),
+        "reference-transaction stays armed with no breaker open"
+    );
+    repo.write("src/more.rs", "pub fn more() {}\n");
+    repo.commit("More work");
+    assert_eq!(state(&repo), "closed");
+}
+
+#[test]
+fn a_reftable_migration_while_a_breaker_is_open_gets_nothing_past() {
+    let repo = guarded_in(TestRepo::new(), "");
+    for i in 0..3 {
+        repo.commit_empty(&format!("nothing {i}"));
+    }
+    assert_eq!(state(&repo), "open");
+    let tip = repo.head();
+    // Whatever becomes of the migration (reference-transaction refuses it: it would
+    // write the stuck branch), nothing gets past afterwards.
+    let _ = migrate_to_reftable(&repo);
+    for args in [
+        &["commit", "-q", "--allow-empty", "-m", "x"][..],
+        &["commit", "-q", "--allow-empty", "--no-verify", "-m", "x"][..],
+    ] {
+        let out = repo.try_git(args);
+        assert!(
+            !out.status.success(),
+            "{args:?} went through: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(repo.rev_parse("main"), tip);
+    lg(&repo).args(["status", "--exit-code"]).run().code(1);
+}
+
+#[test]
+fn status_in_any_worktree_names_a_worktree_whose_hooks_are_off() {
+    let repo = guarded_in(TestRepo::new(), "");
+    repo.git(&["config", "extensions.worktreeConfig", "true"]);
+    let wt = repo.add_worktree("second", "second");
+    let out = git_in(
+        &repo,
+        &wt,
+        &["config", "--worktree", "core.hooksPath", "/dev/null"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Its hooks are off: empty commits go through there.
+    for i in 0..4 {
+        let out = git_in(
+            &repo,
+            &wt,
+            &[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                &format!("nothing {i}"),
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let wt_config = repo.path().join(".git/worktrees/second/config.worktree");
+    let said = format!(
+        "guard: not guarded: the worktree {} runs its hooks from /dev/null (core.hooksPath = /dev/null in the worktree {} git config {}), where post-commit, post-rewrite, pre-commit, pre-push, reference-transaction do not run loopguard",
+        wt.display(),
+        wt.display(),
+        wt_config.display()
+    );
+    // In the main worktree (whose own hooks guard) and in the second one.
+    let main = lg(&repo).arg("status").run().ok();
+    main.stdout_has(&said);
+    let doc = lg(&repo).args(["status", "--json"]).run().ok().json();
+    assert_eq!(doc["guarded"], false, "{doc:#}");
+    assert_eq!(
+        doc["not_guarded"].as_array().map(Vec::len),
+        Some(1),
+        "{doc:#}"
+    );
+    lg(&repo)
+        .arg("status")
+        .dir(&wt)
+        .run()
+        .ok()
+        .stdout_has(&said);
+    // Turned back on, it is guarded again.
+    let out = git_in(
+        &repo,
+        &wt,
+        &["config", "--worktree", "--unset", "core.hooksPath"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(status(&repo)["guarded"], true);
+}
+
+#[test]
+fn a_hooks_path_set_through_an_include_or_in_capitals_is_named() {
+    let repo = guarded_in(TestRepo::new(), "");
+    let inc = repo.home().join("hooks-off.inc");
+    std::fs::write(&inc, "[core]\n\thooksPath = /dev/null\n").expect("write");
+    repo.git(&["config", "include.path", &inc.display().to_string()]);
+    // Four empty commits go through: with the hooks on, the fourth would be refused.
+    for i in 0..4 {
+        repo.commit_empty(&format!("nothing {i}"));
+    }
+    lg(&repo)
+        .arg("status")
+        .run()
+        .ok()
+        .stdout_has("guard: not guarded: loopguard's hooks are not installed here")
+        .stdout_has(&format!(
+            "runs its hooks from /dev/null (core.hooksPath = /dev/null in the local git config {})",
+            inc.display()
+        ));
+    repo.git(&["config", "--unset", "include.path"]);
+    assert_eq!(status(&repo)["guarded"], true);
+
+    // `git config CORE.HOOKSPATH /dev/null`: the key whatever its spelling.
+    repo.git(&["config", "CORE.HOOKSPATH", "/dev/null"]);
+    let config = repo.path().join(".git/config");
+    lg(&repo).arg("status").run().ok().stdout_has(&format!(
+        "runs its hooks from /dev/null (core.hooksPath = /dev/null in the local git config {})",
+        config.display()
+    ));
+    assert_eq!(status(&repo)["guarded"], false);
 }

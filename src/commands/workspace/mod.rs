@@ -94,6 +94,7 @@ impl<'c> Workspace<'c> {
     /// [`Workspace::open`] without the warning (commands that judge the file themselves).
     pub fn open_quietly(ctx: &'c Ctx, config_path: Option<&Path>) -> Result<Workspace<'c>> {
         let repo = Repo::discover_with_env(&ctx.dir)?;
+        repo.readable()?;
         let root = repo
             .workdir()
             .map_or_else(|| repo.git_dir().to_owned(), Path::to_owned);

@@ -199,6 +199,10 @@ pub struct Status {
     /// installed. `None` where it does not apply (`check`, `replay`, CI).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guarded: Option<bool>,
+    /// Why the repository is not guarded beyond its hooks (`status`): a worktree whose
+    /// hooks are off, refs in a format loopguard cannot read; for people.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_guarded: Vec<String>,
     /// The coding agents' sessions on the branch (`status`, when there are any).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<Vec<SessionLine>>,
@@ -372,6 +376,7 @@ impl Status {
             history: None,
             events: None,
             guarded: None,
+            not_guarded: Vec::new(),
             sessions: None,
             session: None,
             edges: None,
@@ -405,6 +410,16 @@ impl Status {
         self.guarded = Some(missing.is_empty());
         self.missing_hooks = missing;
         self.some_hooks = some;
+        self
+    }
+
+    /// The same document with more reasons it is not guarded (`reasons`, for people; none:
+    /// nothing more to say).
+    pub fn with_not_guarded(mut self, reasons: Vec<String>) -> Status {
+        if !reasons.is_empty() {
+            self.guarded = Some(false);
+        }
+        self.not_guarded = reasons;
         self
     }
 

@@ -18,8 +18,11 @@ pub fn status(s: &Status) -> String {
         None => s.state.to_string(),
     };
     let _ = writeln!(out, "breaker: {what}");
-    if s.guarded == Some(false) {
+    if s.guarded == Some(false) && !s.missing_hooks.is_empty() {
         out.push_str(&unguarded(&s.missing_hooks, s.some_hooks));
+    }
+    for why in &s.not_guarded {
+        let _ = writeln!(out, "guard: not guarded: {}", printable(why));
     }
     if let Some(run) = run_on(s) {
         let _ = writeln!(out, "run: {run}");
