@@ -19,6 +19,7 @@ use super::diff::{
     lines as text_lines,
 };
 use super::renames::{DEFAULT_RENAME_LIMIT, RenameSide, detect_renames};
+use super::submodules::Submodules;
 use crate::config::TestPaths;
 use crate::iteration::{FileChange, FileStatus, Iteration, skips_of};
 use loopguard_core::patch::patch_id::{FilePatchHasher, PatchIdBuilder};
@@ -97,6 +98,8 @@ pub(crate) struct EvidenceReader<'r> {
     /// The tests of the blobs read before, by blob id: a blob one commit writes is read
     /// again as the old side of a later one.
     parses: Parses,
+    /// The submodules whose bumps were judged.
+    submodules: Submodules,
 }
 
 fn hex(id: &ObjectId) -> String {
@@ -128,6 +131,7 @@ impl<'r> EvidenceReader<'r> {
             previous_blobs: HashMap::new(),
             trees: HashMap::new(),
             parses: Parses::default(),
+            submodules: Submodules::default(),
         }
     }
 
@@ -240,6 +244,7 @@ impl<'r> EvidenceReader<'r> {
         } else {
             let pairs = self.changed_files(parent_tree, tree)?;
             let summary = self.summarise(&pairs);
+            it.empty_bump = self.empty_bump(&pairs, tree).filter(|_| !merge);
             self.recycle(pairs);
             summary
         };
@@ -249,6 +254,29 @@ impl<'r> EvidenceReader<'r> {
         it.skips_added = Some(skips_of(&summary.taken));
         it.tests_taken = Some(summary.taken);
         Ok(())
+    }
+
+    /// Whether every changed file is a submodule moved to commits that change nothing of
+    /// its own ([`Submodules::changed`]); `None` when not every one is a submodule moved.
+    fn empty_bump(&mut self, pairs: &[FilePair], tree: ObjectId) -> Option<bool> {
+        let mut bumps = Vec::new();
+        for pair in pairs {
+            match (&pair.old, &pair.new) {
+                (Some(old), Some(new)) if old.mode.is_commit() && new.mode.is_commit() => {
+                    bumps.push((new.path.clone(), old.id, new.id));
+                }
+                _ => return None,
+            }
+        }
+        if bumps.is_empty() {
+            return None;
+        }
+        let repo = self.repo;
+        Some(
+            bumps.into_iter().all(|(path, old, new)| {
+                !self.submodules.changed(repo, tree, path.as_ref(), old, new)
+            }),
+        )
     }
 
     /// Keeps the new side of every file for the next commit (in a range, the blobs one

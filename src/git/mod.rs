@@ -96,6 +96,7 @@ mod evidence;
 mod range;
 pub mod renames;
 mod repo;
+mod submodules;
 
 pub use diff::MAX_LINE_DIFF_BYTES;
 pub use error::GitError;

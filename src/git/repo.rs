@@ -63,7 +63,7 @@ const BASELINE_WALK_LIMIT: usize = 100_000;
 /// config would be work the guard never saw, judged in place of the work that is there.
 /// (gix reads no `info/grafts`; the `git` that loopguard runs is told the same by
 /// [`plain_history`].)
-fn open_options() -> gix::sec::trust::Mapping<gix::open::Options> {
+pub(super) fn open_options() -> gix::sec::trust::Mapping<gix::open::Options> {
     use gix::sec::trust::DefaultForLevel;
     let at = |level| {
         gix::open::Options::default_for_level(level).config_overrides(["core.useReplaceRefs=false"])

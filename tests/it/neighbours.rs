@@ -415,3 +415,99 @@ fn a_hooks_path_set_through_an_include_or_in_capitals_is_named() {
     ));
     assert_eq!(status(&repo)["guarded"], false);
 }
+
+/// A guarded repository with a submodule `sub` (cloned from a repository of its own, its
+/// objects in `.git/modules/sub`), added by a person before the agent starts.
+fn with_submodule() -> TestRepo {
+    let repo = guarded_in(TestRepo::new(), "");
+    let origin = TestRepo::new();
+    origin.write("lib.txt", "one\n");
+    origin.commit("Library");
+    repo.author("Maintainer", "maintainer@example.com");
+    let url = origin.path().display().to_string();
+    repo.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        &url,
+        "sub",
+    ]);
+    repo.tick();
+    repo.git(&["commit", "-q", "-m", "Add the submodule"]);
+    repo.as_agent();
+    assert!(repo.path().join(".git/modules/sub").is_dir());
+    repo
+}
+
+/// In the submodule: a commit (empty, or writing `content` to a file), then the bump in
+/// the superproject, with the hooks on. Whether the bump went through.
+fn bump(repo: &TestRepo, content: Option<&str>) -> bool {
+    let sub = repo.path().join("sub");
+    repo.tick();
+    if let Some(content) = content {
+        std::fs::write(sub.join("lib.txt"), content).expect("write");
+        assert!(git_in(repo, &sub, &["add", "-A"]).status.success());
+    }
+    let out = git_in(repo, &sub, &["commit", "-q", "--allow-empty", "-m", "work"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    repo.git(&["add", "sub"]);
+    repo.try_git(&["commit", "-q", "-m", "Bump the submodule"])
+        .status
+        .success()
+}
+
+#[test]
+fn a_submodule_bump_is_progress_only_when_the_submodule_changed() {
+    let repo = with_submodule();
+    // Real work in the submodule: each bump is progress.
+    for i in 0..4 {
+        assert!(
+            bump(&repo, Some(&format!("v{i}\n"))),
+            "a real bump was refused"
+        );
+    }
+    let s = status(&repo);
+    assert_eq!(s["state"], "closed");
+    assert_eq!(s["counters"]["stagnation"]["count"], 0);
+    // Empty commits in the submodule, bumped one after another: no progress.
+    for _ in 0..3 {
+        assert!(bump(&repo, None));
+    }
+    let s = status(&repo);
+    assert_eq!(
+        (s["state"].as_str(), s["rule"].as_str()),
+        (Some("open"), Some("stagnation")),
+        "{s:#}"
+    );
+    assert!(
+        s["reason"].as_str().unwrap().starts_with(
+            "no progress in 3 iterations in a row (3 submodule bumps that change nothing;"
+        ),
+        "{s:#}"
+    );
+    assert!(!bump(&repo, None), "the fourth empty bump went through");
+    // check reads the history the same way.
+    let check = lg(&repo).args(["check", "--json"]).run().code(1).json();
+    assert_eq!(check["rule"], "stagnation");
+}
+
+#[test]
+fn a_bump_to_a_commit_loopguard_cannot_read_is_no_progress() {
+    let repo = with_submodule();
+    // Gitlinks to commits the submodule does not have (written with update-index, as an
+    // agent can): nothing shows a change.
+    for i in 0..3 {
+        let id = format!("{:040x}", 0xabc0 + i);
+        repo.git(&["update-index", "--cacheinfo", &format!("160000,{id},sub")]);
+        repo.tick();
+        repo.git(&["commit", "-q", "-m", "Bump to nowhere"]);
+    }
+    let s = status(&repo);
+    assert_eq!(
+        (s["state"].as_str(), s["rule"].as_str()),
+        (Some("open"), Some("stagnation")),
+        "{s:#}"
+    );
+}

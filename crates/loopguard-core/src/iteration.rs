@@ -61,6 +61,12 @@ pub struct Iteration {
     /// `true` when every changed file differs only in whitespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whitespace_only: Option<bool>,
+    /// `true` when every changed file is a submodule moved to other commits that change
+    /// nothing of its own (its tree is the same), or to commits loopguard cannot read (not
+    /// in the submodule's objects here): a bump that shows no change is no progress.
+    /// `None`: no such change, or unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_bump: Option<bool>,
     /// Test skips this change adds (`#[ignore]`, `@pytest.mark.skip`, `it.skip`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skips_added: Option<Vec<SkipAdded>>,
@@ -383,6 +389,7 @@ impl Iteration {
             claims_done: None,
             at: None,
             whitespace_only: None,
+            empty_bump: None,
             skips_added: None,
             tests_taken: None,
             kind: None,

@@ -228,6 +228,12 @@ impl History {
         self
     }
 
+    /// The last iteration only moves submodules to commits that change nothing.
+    pub fn empty_bump(mut self) -> History {
+        self.last().empty_bump = Some(true);
+        self
+    }
+
     /// The tests fail with signature `s` (see [`sig`]) and `failing` failures.
     pub fn fail(mut self, s: &str, failing: u64) -> History {
         self.last().test = Some(TestEvidence {

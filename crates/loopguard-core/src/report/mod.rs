@@ -584,6 +584,9 @@ fn notes(f: &Facts, failure: Option<Failure>, fixed: bool) -> Vec<String> {
     if f.whitespace_only {
         n.push("whitespace only".to_owned());
     }
+    if f.empty_bump {
+        n.push("submodule bump that changes nothing".to_owned());
+    }
     if let Some(state) = &f.returns_to {
         n.push(format!("back to {state}"));
     }

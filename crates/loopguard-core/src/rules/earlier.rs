@@ -71,6 +71,9 @@ pub struct Stuck {
     pub returns: u64,
     #[serde(default)]
     pub whitespace: u64,
+    /// Submodule bumps that change nothing of their own.
+    #[serde(default)]
+    pub bumps: u64,
 }
 
 /// Test runs in a row that failed the same way.
@@ -121,6 +124,7 @@ impl Since {
             self.stuck.empty += u64::from(f.empty);
             self.stuck.returns += u64::from(returns);
             self.stuck.whitespace += u64::from(f.whitespace_only);
+            self.stuck.bumps += u64::from(super::stagnation::only_a_bump(f));
         }
         // Oldest first, the order the streak grows in (`test_runs` is newest first).
         let runs: Vec<&TestEvidence> = it.test_runs().collect();

@@ -51,6 +51,10 @@ pub struct Facts {
     pub empty: bool,
     #[serde(skip_serializing_if = "is_false")]
     pub whitespace_only: bool,
+    /// Every changed file is a submodule bump that changes nothing of its own
+    /// ([`Iteration::empty_bump`]).
+    #[serde(skip_serializing_if = "is_false")]
+    pub empty_bump: bool,
     /// The tree returned to an earlier, non-adjacent state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub returns_to: Option<EarlierState>,
@@ -68,7 +72,8 @@ pub struct Facts {
     /// The test outcome improved (fail -> pass, fewer failures, a new signature).
     #[serde(skip_serializing_if = "is_false")]
     pub test_improved: bool,
-    /// The code changed: a tree the window has not seen, not empty, not only whitespace.
+    /// The code changed: a tree the window has not seen, not empty, not only whitespace,
+    /// not only submodules moved to commits that change nothing.
     #[serde(skip_serializing_if = "is_false")]
     pub code_changed: bool,
     /// Progress: the code changed, or the tests improved.
@@ -227,6 +232,7 @@ fn facts_of(
         index: i,
         empty: it.is_empty_change(),
         whitespace_only: it.whitespace_only == Some(true),
+        empty_bump: it.empty_bump == Some(true),
         claims_done: it
             .claims_done
             .unwrap_or_else(|| it.message.as_deref().is_some_and(|m| config.claims_done(m))),
@@ -272,7 +278,7 @@ fn facts_of(
         // Unknown tree: judge by the files, and by nothing when they are unknown too.
         None => !f.empty,
     };
-    f.code_changed = changed && !f.whitespace_only;
+    f.code_changed = changed && !f.whitespace_only && !f.empty_bump;
     f.progress = f.code_changed || f.test_improved;
 
     if let Some(call) = &it.call {

@@ -47,6 +47,12 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     })
 }
 
+/// A submodule bump that changes nothing, and is said no other way (empty, a return, only
+/// whitespace).
+pub(crate) fn only_a_bump(f: &Facts) -> bool {
+    f.empty_bump && !f.empty && f.returns_to.is_none() && !f.whitespace_only
+}
+
 /// `2 empty, 1 back to an earlier tree`.
 fn kinds(stuck: &[&Facts], earlier: Stuck) -> String {
     let n = stuck.len() + earlier.count as usize;
@@ -57,12 +63,14 @@ fn kinds(stuck: &[&Facts], earlier: Stuck) -> String {
         .count()
         + earlier.returns as usize;
     let ws = stuck.iter().filter(|f| f.whitespace_only).count() + earlier.whitespace as usize;
-    let other = n - empty - returns - ws;
+    let bumps = stuck.iter().filter(|f| only_a_bump(f)).count() + earlier.bumps as usize;
+    let other = n.saturating_sub(empty + returns + ws + bumps);
     let mut parts = Vec::new();
     for (n, what) in [
         (empty, "empty"),
         (returns, "back to an earlier tree"),
         (ws, "whitespace only"),
+        (bumps, "submodule bumps that change nothing"),
         (other, "unchanged tree or tests"),
     ] {
         if n > 0 {
@@ -127,6 +135,28 @@ mod tests {
             .fresh()
             .whitespace();
         assert_eq!(h.eval().trip().map(|f| f.rule), Some(Stagnation));
+    }
+
+    #[test]
+    fn submodule_bumps_that_change_nothing_are_no_progress() {
+        // A new tree each time (the gitlink moved), the submodule's own change empty.
+        let h = History::new()
+            .fresh()
+            .fresh()
+            .empty_bump()
+            .fresh()
+            .empty_bump()
+            .fresh()
+            .empty_bump();
+        assert_eq!(h.first_trip(), Some((4, Stagnation)));
+        let reason = h.eval().trip().unwrap().reason.clone();
+        assert!(
+            reason.starts_with("no progress in 3 iterations in a row (3 submodule bumps that change nothing;"),
+            "{reason}"
+        );
+        // A bump whose submodule changed is progress, as any new tree is.
+        let real = History::new().fresh().fresh().fresh().fresh();
+        assert_eq!(real.first_trip(), None);
     }
 
     #[test]

@@ -269,6 +269,7 @@ fn mended(
             // same code is no new attempt, however its tests come out).
             let differs = !f.empty
                 && !f.whitespace_only
+                && !f.empty_bump
                 && match (it.tree.as_deref(), tripped) {
                     (Some(now), Some(then)) => now != then,
                     _ => true,
