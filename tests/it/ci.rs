@@ -530,6 +530,78 @@ fn removing_the_label_resumes_and_the_next_push_decides() {
 }
 
 #[test]
+fn after_a_resume_new_code_failing_the_same_way_opens_it_again_as_the_comment_said() {
+    // Issue 27: after a maintainer's resume, a push of new code that failed the same way
+    // was "Recovered" and the stuck-loop issue closed, right after the comment had said
+    // that another round of the same opens the breaker again.
+    let mut p = Project::new(CONFIG);
+    let gh = FakeGitHub::start_blocking();
+    let mut head = String::new();
+    for (i, (body, log)) in SAME[..3].iter().enumerate() {
+        head = p.attempt(body, &format!("Try {i}"));
+        gh.add_pr(p.pr(7, &head));
+        p.ci_on_push(&gh, &head, log);
+    }
+    gh.remove_label(7, LABEL);
+    let event = payload(
+        "pull_request.unlabeled.json",
+        &[("{{HEAD_SHA}}", &head), ("{{BASE_SHA}}", &p.base)],
+    );
+    let out = run_ci(
+        &gh,
+        &p.repo,
+        "pull_request",
+        &event,
+        &["--log", &log_path(SAME_LOGS[0])],
+    );
+    assert_eq!(out.outputs["state"], "half_open", "{out:#?}");
+    let said = sticky_body(&gh, 7);
+    let promise = "**What now:** the next push with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again.";
+    assert!(said.contains(promise), "{said}");
+
+    // New code, the same failure: what the comment said happens.
+    let next = p.attempt(SAME[3].0, "Try another way");
+    gh.add_pr(p.pr(7, &next));
+    let out = p.ci_on_push(&gh, &next, SAME_LOGS[1]);
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert_eq!(out.outputs["state"], "open");
+    assert_eq!(out.outputs["rule"], "same_error");
+    assert!(
+        out.outputs["reason"]
+            .starts_with("the same failure after resume (tripped before: the same failure"),
+        "{out:#?}"
+    );
+    let body = sticky_body(&gh, 7);
+    assert!(!body.contains("recovered"), "{body}");
+    assert!(body.contains("### loopguard: stuck loop"), "{body}");
+    assert_eq!(gh.labels(7), [LABEL]);
+    let issues = gh.issues();
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].state, "open", "the stuck-loop issue stays open");
+    assert!(
+        issues[0].body.contains("**Status:** stuck"),
+        "{}",
+        issues[0].body
+    );
+
+    // Resumed again, then new code whose tests pass: recovered, and said so.
+    gh.remove_label(7, LABEL);
+    let fixed = p.attempt("s.split_whitespace().count()", "Fix it for real");
+    gh.add_pr(p.pr(7, &fixed));
+    let out = p.ci_on_push(&gh, &fixed, PASS_LOG);
+    assert_eq!(out.outputs["state"], "closed", "{out:#?}");
+    let body = sticky_body(&gh, 7);
+    assert!(
+        body.contains(&format!(
+            "**Recovered:** the tests pass at {}, after the resume",
+            &fixed[..7]
+        )),
+        "{body}"
+    );
+    assert_eq!(gh.issues()[0].state, "closed");
+}
+
+#[test]
 fn a_review_by_a_maintainer_between_two_runs_is_a_new_episode() {
     // Two attempts fail the same way; someone reviews; the third fails the same way too.
     // A maintainer's review is a person's turn: the loop counters start again. A review by

@@ -176,6 +176,18 @@ impl Trip {
     }
 }
 
+/// Why a half-open breaker opens again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reopen {
+    /// A rule fired, with its reason.
+    Fired(RuleName, String),
+    /// The attempt after the resume made no progress (an empty commit, the same code, a
+    /// return to an earlier tree).
+    NoProgress,
+    /// The attempt after the resume changed the code, and its tests fail as before.
+    SameFailure,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 enum Phase {
     #[default]
@@ -353,24 +365,24 @@ impl Breaker {
         self.event(at, EventKind::Trip, from)
     }
 
-    /// half_open -> open: the attempt after a resume failed. `rule` and `reason` are the
-    /// rule that fired, or `None` for "no progress" (the trip's rule is kept then).
-    pub fn reopen(
-        &mut self,
-        fired: Option<(RuleName, String)>,
-        action: TripAction,
-        at: &At,
-    ) -> Event {
+    /// half_open -> open: the attempt after a resume failed, for `why` (the trip's rule is
+    /// kept unless another rule fired).
+    pub fn reopen(&mut self, why: Reopen, action: TripAction, at: &At) -> Event {
         let from = self.state();
         let before = self.trip().cloned();
         let first = before.as_ref().map(|t| t.original_reason().to_owned());
-        let (rule, reason) = match fired {
-            Some(f) => f,
-            None => {
-                let rule = before.as_ref().map_or(RuleName::Stagnation, |t| t.rule);
+        let rule = before.as_ref().map_or(RuleName::Stagnation, |t| t.rule);
+        let (rule, reason) = match why {
+            Reopen::Fired(rule, reason) => (rule, reason),
+            Reopen::NoProgress | Reopen::SameFailure => {
+                let what = if why == Reopen::SameFailure {
+                    "the same failure after resume"
+                } else {
+                    "no progress after resume"
+                };
                 let reason = match &first {
-                    Some(b) => format!("no progress after resume (tripped before: {b})"),
-                    None => "no progress after resume".to_owned(),
+                    Some(b) => format!("{what} (tripped before: {b})"),
+                    None => what.to_owned(),
                 };
                 (rule, reason)
             }
@@ -741,7 +753,7 @@ mod tests {
             b.resume(&at(4, 11)),
             Err(ResumeError::NotOpen(State::HalfOpen))
         );
-        let e = b.reopen(None, TripAction::Pause, &at(5, 20));
+        let e = b.reopen(Reopen::NoProgress, TripAction::Pause, &at(5, 20));
         assert_eq!(e.kind, EventKind::Reopen);
         assert_eq!(b.rule(), Some(RuleName::Oscillation));
         assert_eq!(
@@ -750,7 +762,7 @@ mod tests {
         );
         // A second failed resume quotes the first reason, not the nested one.
         b.resume(&at(5, 30)).unwrap();
-        b.reopen(None, TripAction::Pause, &at(6, 40));
+        b.reopen(Reopen::NoProgress, TripAction::Pause, &at(6, 40));
         assert_eq!(
             b.reason(),
             Some("no progress after resume (tripped before: A B A)")
@@ -896,7 +908,7 @@ mod tests {
             &at(4, 0),
         );
         b.resume(&at(4, 1)).unwrap();
-        b.reopen(None, TripAction::Pause, &at(5, 2));
+        b.reopen(Reopen::NoProgress, TripAction::Pause, &at(5, 2));
         let json = serde_json::to_string(&b).unwrap();
         assert_eq!(serde_json::from_str::<Breaker>(&json).unwrap(), b);
         let v1 = r#"{"state":"open","terminal_status":"aborted_stuck","rule":"stagnation","reason":"x","opened_at":"2027-01-15T08:00:00Z","baseline":0,"trips":1,"model":0,"aborted":false,"opened_after":3}"#;

@@ -164,9 +164,7 @@ impl PrView<'_> {
             (State::Open, _) => format!(
                 "**What now:** a push that mends the failure (tests pass, or a different failure) closes the breaker by itself. Removing the {label} label lets the agent try again: the next push decides.\n"
             ),
-            (State::HalfOpen, _) => {
-                "**What now:** the next push decides: progress closes the breaker, another round of the same opens it again.\n".to_owned()
-            }
+            (State::HalfOpen, _) => format!("**What now:** {}.\n", s.after_resume("push")),
             (State::Closed, _) if s.escalated() => {
                 "**What now:** hand the task to the next model (the `next-model` output); it starts with fresh counters. Another trip escalates again, or on the last model stops the agent.\n".to_owned()
             }

@@ -285,6 +285,11 @@ pub struct Source<'a> {
 }
 
 impl Status {
+    /// What decides a half-open breaker, in a sentence ([`after_resume`]).
+    pub fn after_resume(&self, attempt: &str) -> String {
+        after_resume(self.rule, attempt)
+    }
+
     /// The document of a stored run, with the events of its log: the branch's log holds
     /// the runs before a reset too, and only this run's own are its story.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
@@ -513,6 +518,22 @@ impl Status {
 }
 
 /// The failure that loops, for the rules a failure trips.
+/// What decides a half-open breaker tripped by `rule`, in a sentence: the rule's own
+/// recovery (`attempt` names an attempt where it is read: "push" in CI, "tool call" in a
+/// session). The one wording of it, so that what every surface says the next attempt does
+/// is what the breaker does.
+pub fn after_resume(rule: Option<RuleName>, attempt: &str) -> String {
+    if rule.is_some_and(|r| r.descriptor().recovery == Recovery::TestsChange) {
+        format!(
+            "the next {attempt} with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again"
+        )
+    } else {
+        format!(
+            "the next {attempt} decides: progress closes the breaker, another round of the same opens it again"
+        )
+    }
+}
+
 fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Option<TestEvidence> {
     let failing = |f: &&Facts| {
         history[f.index]

@@ -322,14 +322,17 @@ pub fn what_now(s: &Status) -> String {
 /// What a report says comes next: where the breaker stands for the agent and the ways out
 /// of it, one sentence each; `None` when nothing waits (the breaker is closed, or a reset
 /// ended the run).
-pub fn next_step(s: &Status) -> Option<(&'static str, Vec<String>)> {
+pub fn next_step(s: &Status) -> Option<(String, Vec<String>)> {
     if s.reset().is_some() {
         return None;
     }
     match stance(s) {
-        Some(head) => Some((head, s.ways_out.iter().map(|w| way_out(s, *w)).collect())),
+        Some(head) => Some((
+            head.to_owned(),
+            s.ways_out.iter().map(|w| way_out(s, *w)).collect(),
+        )),
         None if s.state == State::HalfOpen => Some((
-            "half-open: the next attempt decides (progress closes the breaker, none opens it again)",
+            format!("half-open: {}", s.after_resume("attempt")),
             Vec::new(),
         )),
         None => None,
@@ -365,9 +368,10 @@ pub fn way_out(s: &Status, way: WayOut) -> String {
             ),
             None => "after the cooldown the next attempt decides".to_owned(),
         },
-        WayOut::Resume => {
-            "a person lets the agent try again: `loopguard resume` (the next attempt must make progress, or the breaker opens again)".to_owned()
-        }
+        WayOut::Resume => format!(
+            "a person lets the agent try again: `loopguard resume` ({})",
+            s.after_resume("attempt")
+        ),
         WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
         WayOut::Prompt => {
             "the user's next prompt starts a new episode: the loop counters start again".to_owned()

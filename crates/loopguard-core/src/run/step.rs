@@ -4,7 +4,7 @@
 
 use jiff::Timestamp;
 
-use crate::breaker::{At, Breaker, Event, EventKind, State};
+use crate::breaker::{At, Breaker, Event, EventKind, Reopen, State};
 use crate::config::{Config, TripAction};
 use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{self, Evaluation, Facts, Recovery};
@@ -27,6 +27,14 @@ pub(super) enum Arrival {
     Committed,
     /// A harness transition; `progress` is the harness's own word.
     Edge { progress: bool },
+}
+
+/// What the attempt after a resume does to a half-open breaker.
+enum AfterResume {
+    Close(String),
+    Reopen(Reopen),
+    /// Undecided: its tests have not run yet.
+    Wait,
 }
 
 impl Arrival {
@@ -135,23 +143,24 @@ impl Run {
     ) -> Vec<Event> {
         let action = config.on_trip.action;
         let mut events = Vec::new();
-        let breaker = &mut self.record.breaker;
-        match breaker.state() {
-            _ if breaker.is_final() => {}
+        match self.record.breaker.state() {
+            _ if self.record.breaker.is_final() => {}
             State::Closed => {
                 if let Some(f) = eval.trip() {
+                    let breaker = &mut self.record.breaker;
                     events.push(breaker.trip_on(f.rule, f.reason.clone(), action, at));
                 }
             }
-            State::HalfOpen if arrival.is_new() => {
-                let progress = eval.last.as_ref().is_some_and(|l| l.progress);
-                events.push(match eval.trip() {
-                    Some(f) => breaker.reopen(Some((f.rule, f.reason.clone())), action, at),
-                    None if progress => {
-                        breaker.close("progress after the breaker was resumed".to_owned(), at)
+            State::HalfOpen if arrival.is_new() || matches!(arrival, Arrival::Evidence) => {
+                match self.after_resume(eval, arrival) {
+                    AfterResume::Close(reason) => {
+                        events.push(self.record.breaker.close(reason, at));
                     }
-                    None => breaker.reopen(None, action, at),
-                });
+                    AfterResume::Reopen(why) => {
+                        events.push(self.record.breaker.reopen(why, action, at));
+                    }
+                    AfterResume::Wait => {}
+                }
             }
             State::Open
                 if arrival.is_new()
@@ -169,6 +178,80 @@ impl Run {
             self.reset_edges();
         }
         events
+    }
+
+    /// A half-open breaker and the attempt after the resume (or that attempt's evidence):
+    /// what it does, as the rule that tripped says. A loop of failures (`same_error`,
+    /// `false_completion`) is decided by the next test run: on code that differs from the
+    /// code that tripped, tests that pass or fail differently close it and the same failure
+    /// opens it again; on the same code any test run opens it again; an attempt without a
+    /// test run leaves it half-open. Any other trip closes on progress.
+    fn after_resume(&self, eval: &Evaluation, arrival: Arrival) -> AfterResume {
+        if let Some(f) = eval.trip() {
+            return AfterResume::Reopen(Reopen::Fired(f.rule, f.reason.clone()));
+        }
+        let progress = eval.last.as_ref().is_some_and(|l| l.progress);
+        // A harness's step is decided by the harness's own word on progress.
+        let tests_decide = !matches!(arrival, Arrival::Edge { .. })
+            && self
+                .breaker
+                .trip()
+                .is_some_and(|t| t.rule.descriptor().recovery == Recovery::TestsChange);
+        if !tests_decide {
+            return match arrival {
+                // Evidence on an attempt already judged changes nothing here.
+                Arrival::Evidence | Arrival::Context | Arrival::Committed => AfterResume::Wait,
+                Arrival::Attempt | Arrival::Edge { .. } if progress => {
+                    AfterResume::Close("progress after the breaker was resumed".to_owned())
+                }
+                Arrival::Attempt | Arrival::Edge { .. } => AfterResume::Reopen(Reopen::NoProgress),
+            };
+        }
+        let baseline = self.breaker.baseline();
+        let Some(last) = eval
+            .last
+            .as_ref()
+            .filter(|l| l.index + 1 == self.iterations.len() && l.index >= baseline)
+        else {
+            // Evidence about an attempt from before the resume: not the next attempt.
+            return AfterResume::Wait;
+        };
+        let it = &self.iterations[last.index];
+        // The code now against the code that tripped: a test run on its own changes
+        // nothing, but it tests what the attempts since the resume changed.
+        let changed = match (it.tree.as_deref(), self.tripped_tree()) {
+            (Some(now), Some(then)) => now != then,
+            _ => !last.empty && !last.whitespace_only,
+        };
+        match &it.test {
+            Some(t) if changed && t.passes() => AfterResume::Close(format!(
+                "the tests pass at {}, after the resume",
+                it.id.short()
+            )),
+            Some(_) if changed && last.test_improved => AfterResume::Close(format!(
+                "the failure changed at {}, after the resume",
+                it.id.short()
+            )),
+            Some(_) if changed => AfterResume::Reopen(Reopen::SameFailure),
+            Some(_) => AfterResume::Reopen(Reopen::NoProgress),
+            // Neither mends nor repeats the failure: the next test run decides (the rules
+            // still count it: empty attempts one after another are `stagnation`).
+            None => AfterResume::Wait,
+        }
+    }
+
+    /// The tree of the iteration the breaker opened at.
+    fn tripped_tree(&self) -> Option<&str> {
+        let trip = self.breaker.trip()?;
+        match trip.after.checked_sub(1) {
+            Some(i) => self.iterations.get(i)?.tree.as_deref(),
+            // Dropped since (a compacted run): its tree was kept.
+            None => self
+                .record
+                .compacted
+                .as_ref()
+                .and_then(|c| c.tripped_tree.as_deref()),
+        }
     }
 
     pub(super) fn evaluate_cached(&self, config: &Config) -> Evaluation {
@@ -205,15 +288,7 @@ impl Run {
                 if last.index + 1 != self.iterations.len() || last.index < trip.after {
                     return None;
                 }
-                let tripped = match trip.after.checked_sub(1) {
-                    Some(i) => self.iterations[i].tree.as_deref(),
-                    // Dropped since (a compacted run): its tree was kept.
-                    None => self
-                        .record
-                        .compacted
-                        .as_ref()
-                        .and_then(|c| c.tripped_tree.as_deref()),
-                };
+                let tripped = self.tripped_tree();
                 let it = &self.iterations[last.index];
                 let what = mended(recovery, last, it, tripped)?;
                 format!("{what} at {}", it.id.short())

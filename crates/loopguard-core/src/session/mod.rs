@@ -215,9 +215,10 @@ pub fn on_prompt(config: &Config, run: &mut Run, now: Timestamp) -> Step {
         s.near.clear();
     }
     let answer = if was_open {
-        Answer::Context(
-            "loopguard: the user's prompt starts a new episode: the breaker is half-open and the loop counters start again. The next tool call decides: if it makes progress the breaker closes, if not it opens again.".to_owned(),
-        )
+        let decides = crate::report::after_resume(run.breaker().rule(), "tool call");
+        Answer::Context(format!(
+            "loopguard: the user's prompt starts a new episode: the breaker is half-open and the loop counters start again; {decides}."
+        ))
     } else {
         Answer::Nothing
     };
@@ -392,7 +393,10 @@ pub fn on_post_tool(
         let s = Status::of_run(config, run, &[]);
         let mut text = refusal(&s, run, "From now on every tool call in this session");
         let calls = all_calls(run, dropped());
-        if let Some(cost) = loop_cost(&calls, run.baseline_recorded(), &s) {
+        // The looping failure among every call, those a compacted run dropped included (a
+        // half-open breaker may wait over many calls for the next test run).
+        let whole = status(config, run, &calls, &[]);
+        if let Some(cost) = loop_cost(&calls, run.baseline_recorded(), &whole) {
             let _ = write!(text, "\n{cost}");
         }
         if let Some(state) = run.session.as_mut() {
@@ -502,7 +506,7 @@ fn refusal(s: &Status, run: &Run, what: &str) -> String {
         let line = match way {
             WayOut::Prompt => "the user's next prompt starts a new episode: the loop counters start again and the next tool call decides".to_owned(),
             WayOut::Cooldown => "after the cooldown the next tool call decides".to_owned(),
-            WayOut::Resume => format!("a person runs `loopguard resume --session {id}`: the next tool call must make progress, or the breaker opens again"),
+            WayOut::Resume => format!("a person runs `loopguard resume --session {id}`: {}", s.after_resume("tool call")),
             WayOut::Reset => format!("a person runs `loopguard reset --session {id}`: a new session run"),
             WayOut::TestsChange => "change the code and run the tests: a run that passes, or fails differently, closes the breaker".to_owned(),
             WayOut::NewCommit | WayOut::HarnessProgress => continue,
