@@ -158,3 +158,72 @@ fn nothing_in_the_repository_points_outside_it() {
         }
     }
 }
+
+/// The backticked words of `text`.
+fn code_words(text: &str) -> std::collections::BTreeSet<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// The runners come from one table (`runners!` in the core's `fingerprint/mod.rs`): the
+/// lists of them in the docs and the fixtures' directories are checked against it, so a
+/// runner added there is one the docs name and the fixture tests read.
+#[test]
+fn every_runner_of_the_table_is_documented_and_has_fixtures() {
+    use loopguard::fingerprint::Runner;
+    let names: std::collections::BTreeSet<&str> = Runner::ALL.iter().map(|r| r.as_str()).collect();
+
+    // docs/contract.md: "`runner` is one of `cargo`, ..., or `null`".
+    let contract = read("docs/contract.md");
+    let list = contract
+        .split("`runner` is one of ")
+        .nth(1)
+        .and_then(|rest| rest.split("`null`").next())
+        .expect("the contract lists the runners");
+    assert_eq!(
+        code_words(list),
+        names,
+        "docs/contract.md's list of runners"
+    );
+
+    // README.md, *Failure fingerprints*: the `runner` column of the table.
+    let readme = read("README.md");
+    let table = readme
+        .split("| family | `runner` | what is read |")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("README.md has the runners' table");
+    let column: std::collections::BTreeSet<&str> = table
+        .lines()
+        .filter_map(|row| row.split('|').nth(2))
+        .flat_map(code_words)
+        .collect();
+    assert_eq!(column, names, "README.md's table of runners");
+
+    // tests/fixtures/logs/<runner>/: a passing run and at least one failure per runner
+    // (`generic` has none of its own: it reads what no runner claims; `tsc`'s failures
+    // are reported as `generic`, the held-out set is another layer).
+    let logs = root().join("tests/fixtures/logs");
+    for name in names.iter().filter(|n| **n != "generic") {
+        let dir = logs.join(name);
+        assert!(dir.join("passing").is_dir(), "no {}/passing", dir.display());
+        let failures = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter(|e| {
+                let path = e.as_ref().unwrap().path();
+                path.is_dir() && !path.ends_with("passing")
+            })
+            .count();
+        assert!(failures > 0, "{}: no failure", dir.display());
+    }
+    for entry in std::fs::read_dir(&logs).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() && !["heldout", "tsc"].contains(&name.as_str()) {
+            assert!(
+                names.contains(name.as_str()),
+                "{} is no runner's",
+                path.display()
+            );
+        }
+    }
+}

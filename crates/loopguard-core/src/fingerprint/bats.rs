@@ -5,8 +5,8 @@
 //! bats' only when the `(in test file` line follows it.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner};
 
 pub(crate) const TRIGGERS: &[&str] = &["\u{2717} ", "(in test file "];
 

@@ -8,11 +8,13 @@
 //! The id is `file > suite > test`.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "bun" };
 
 // Coloured, `bun test v1.2` has a colour code before the `v`, and results are `✓`/`✗`.
 pub(crate) const TRIGGERS: &[&str] = &["bun test ", "(fail) ", "\u{2717} ", "Ran "];

@@ -10,10 +10,12 @@
 
 use super::bytes::RunBytes;
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "cargo" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     "FAILED",

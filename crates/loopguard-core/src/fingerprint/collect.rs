@@ -2,10 +2,10 @@
 //! runners showed up at all (for a passing log's `runner`).
 
 use super::bytes::RunBytes;
-use super::failure::{Failure, FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::{normalize_id, normalize_message};
 use super::signature::Fingerprint;
+use super::{Failure, FailureKind, Runner};
 use std::collections::HashMap;
 
 /// At most this many distinct failures are kept; a log with more still fingerprints

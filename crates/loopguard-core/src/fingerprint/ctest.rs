@@ -8,12 +8,14 @@
 //! `--output-on-failure`, before it as `N: line` with `-V`), else the status ctest gives.
 
 use super::collect::{Collector, LineParser, MAX_FAILURES};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "ctest" };
 
 pub(crate) const TRIGGERS: &[&str] =
     &[" Test #", "Test project ", "tests passed, ", "tests FAILED"];

@@ -7,11 +7,13 @@
 //! names it (`error TS2322: ...`). The id is `test/x_test.ts > name > step`.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "deno" };
 
 /// `running 3 tests from ./x_test.ts` is found by ` from ./`: cargo's `running 3 tests`
 /// is not deno's.

@@ -14,11 +14,13 @@
 //! run. Compiler errors (`X.cs(12,5): error CS0103: ...`) are build failures of the file.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "dotnet" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     "Failed ",

@@ -8,10 +8,10 @@
 //! the message is the first line of `<message>`, so a run's console and its report agree.
 
 use super::collect::Collector;
-use super::failure::{FailureKind, Runner};
 use super::signature::Fingerprint;
 use super::trx::{first_line, push_bounded};
 use super::xml::{XmlSink, attr};
+use super::{FailureKind, Runner};
 
 /// Which report: the element names differ, the reading does not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

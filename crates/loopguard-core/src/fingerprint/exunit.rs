@@ -7,11 +7,13 @@
 //! with `** (CompileError) ...`: a build failure of that file.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "exunit" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     ") test ",

@@ -21,8 +21,11 @@
 use super::collect::{Collector, LineParser};
 use super::failure::FailureKind;
 use super::ghactions::{CleanLine, Marker};
+use super::runner::Descriptor;
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "generic" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     "rror",

@@ -13,11 +13,13 @@
 //! failures with the same messages.
 
 use super::collect::{Collector, LineParser, MAX_FAILURES};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "go" };
 
 /// `=== RUN` and its kin are found by `= RUN`: a trigger that starts `==` would be a
 /// candidate at every byte of a rule (`=====`, pytest's and many tools'), and each one

@@ -11,9 +11,11 @@
 //! ended without the run's closing `[==========] ... ran.` crashed (an abort, a signal).
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "gtest" };
 
 pub(crate) const TRIGGERS: &[&str] = &["[ RUN      ]", "[  FAILED  ]", ": Failure", "[==========]"];
 

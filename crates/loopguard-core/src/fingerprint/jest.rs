@@ -8,8 +8,10 @@
 //! test cases, so the text log and the JUnit report of one run give one signature.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner, runner::Descriptor};
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "jest" };
 
 pub(crate) const TRIGGERS: &[&str] = &["FAIL", "\u{25cf} ", "pass", "fail"];
 

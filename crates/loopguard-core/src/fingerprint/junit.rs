@@ -10,12 +10,14 @@
 
 use super::cargo::PanicMessage;
 use super::collect::Collector;
-use super::failure::{FailureKind, Runner};
 use super::jest::jest_id;
 use super::pytest::SectionMessage;
 use super::signature::Fingerprint;
 use super::stream::MAX_LINE_BYTES;
 use super::xml::{XmlSink, attr};
+use super::{FailureKind, Runner, runner::Descriptor};
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "junit" };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Producer {

@@ -8,10 +8,12 @@
 //! without the `Uncaught ` prefix.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::{CleanLine, Marker};
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "mocha" };
 
 pub(crate) const TRIGGERS: &[&str] = &["fail", "pass", "Exception"];
 

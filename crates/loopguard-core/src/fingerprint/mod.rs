@@ -9,11 +9,10 @@
 //! 2. [`ghactions`] turns a raw line into what a person sees: no BOM, GitHub Actions
 //!    timestamp, `##[...]` marker, ANSI escape, `\r` progress or CRLF;
 //! 3. [`parsers`] hands the line to the parsers whose trigger substrings it holds (or that
-//!    are inside a block): one small state machine per runner (`cargo`, `nextest`,
-//!    `pytest`, `gotest`, `jest`, `vitest`, `mocha`, `tsc`, `unittest`, `rspec`,
-//!    `minitest`, `phpunit`, `exunit`, `ctest`, `tap`, `nodetest`, `playwright`, `bun`,
-//!    `deno`, `dotnet`, `gtest`, `bats` (its pretty formatter; its TAP is `tap`'s), and
-//!    `generic` as the fallback) recognises its own failures; several
+//!    are inside a block): one small state machine per runner, each in its own module and
+//!    listed once in `runners!` below (the [`Runner`] enum and the parser table are
+//!    generated from that list; `generic` is the fallback, and `tsc` and `bats` read
+//!    output whose failures are another runner's) recognises its own failures; several
 //!    runners in one log are fine. Once a runner is inside its own run and says which
 //!    bytes its remaining lines hold, the scan looks for those alone (`cargo`: `F ; #`,
 //!    `pytest`: `F R = #`);
@@ -48,48 +47,68 @@
 //! - A passing log gives `signature: None`; its `runner` is the runner recognised from its
 //!   summary lines, if any.
 
-mod bats;
-mod bun;
 mod bytes;
-mod cargo;
 mod collect;
-mod ctest;
-mod deno;
-mod dotnet;
 mod dotnet_xml;
-mod exunit;
 mod failure;
-mod generic;
 mod ghactions;
-mod gotest;
-mod gtest;
-mod jest;
-mod junit;
-mod minitest;
-mod mocha;
-mod nextest;
-mod nodetest;
 mod normalize;
 mod parsers;
-mod phpunit;
-mod playwright;
-mod pytest;
 mod report;
-mod rspec;
+mod runner;
 mod signature;
 mod stream;
-mod tap;
 mod trx;
-mod tsc;
-mod unittest;
-mod vitest;
 mod xml;
+
+runner::runners! {
+    /// `cargo test` / libtest, and rustc errors from any cargo command.
+    Cargo => cargo: CargoParser,
+    Nextest => nextest: NextestParser,
+    Pytest => pytest: PytestParser,
+    Jest => jest: JestParser,
+    Vitest => vitest: VitestParser,
+    Mocha => mocha: MochaParser,
+    /// `go test` (plain, `-v`, `-json`), and go build errors.
+    Go => gotest: GoParser,
+    /// JUnit XML whose producer is not one of the runners above (Maven Surefire, Gradle...).
+    Junit => junit,
+    /// Error-looking lines of any other tool, the generic signature, and TypeScript's `tsc`.
+    Generic => generic: GenericParser,
+    /// `dotnet test` (VSTest and Microsoft.Testing.Platform), TRX, xUnit.net and NUnit XML.
+    Dotnet => dotnet: DotnetParser,
+    /// `node --test` (spec and TAP reporters).
+    Node => nodetest: NodeTestParser,
+    /// Playwright Test.
+    Playwright => playwright: PlaywrightParser,
+    /// `bun test`.
+    Bun => bun: BunParser,
+    /// `deno test`.
+    Deno => deno: DenoParser,
+    /// Python's `unittest`.
+    Unittest => unittest: UnittestParser,
+    Rspec => rspec: RspecParser,
+    Minitest => minitest: MinitestParser,
+    Phpunit => phpunit: PhpunitParser,
+    /// Elixir's ExUnit (`mix test`).
+    Exunit => exunit: ExunitParser,
+    /// CMake's `ctest`.
+    Ctest => ctest: CtestParser,
+    /// TAP from `prove` (Perl's harness) or any TAP producer, and bats.
+    Tap => tap: TapParser,
+    /// GoogleTest's console.
+    Gtest => gtest: GtestParser,
+    ;
+    tsc: TscParser,
+    bats: BatsParser,
+}
 
 #[cfg(test)]
 mod testing;
 
-pub use failure::{Failure, FailureKind, Runner, UnknownRunner};
+pub use failure::{Failure, FailureKind};
 pub use normalize::{normalize_id, normalize_message};
+pub use runner::{Descriptor as RunnerDescriptor, UnknownRunner};
 pub use signature::{FINGERPRINT_VERSION, Fingerprint, failure_hash};
 pub use stream::Fingerprinter;
 

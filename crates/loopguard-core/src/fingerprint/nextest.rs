@@ -14,10 +14,12 @@
 
 use super::cargo::PanicMessage;
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "nextest" };
 
 // Single words: colour codes split `FAIL [` into `FAIL\x1b[0m [` on the raw line.
 pub(crate) const TRIGGERS: &[&str] = &["FAIL", "TRY", "SIG", "ABORT", "TIMEOUT", "pass"];

@@ -12,11 +12,13 @@
 //! list repeats the failures without their suites: it is left alone.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "node" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     "\u{2716}",

@@ -13,94 +13,12 @@
 use super::bytes::RunBytes;
 use super::collect::{Collector, LineParser};
 use super::ghactions::CleanLine;
+use super::{PARSERS, TRIGGER_LISTS, Table};
 use aho_corasick::{AhoCorasick, MatchKind, packed};
 use std::sync::LazyLock;
 
-/// Declares the parser table: each field, its type and its triggers, in the order the
-/// parsers see a line (the order only matters for which runner's summary is seen first).
-macro_rules! parser_table {
-    ($($field:ident: $ty:ty = $triggers:expr),* $(,)?) => {
-        /// The state of every text parser.
-        #[derive(Default)]
-        struct Table {
-            $($field: $ty,)*
-        }
-
-        /// Each parser's triggers, in table order.
-        const TRIGGER_LISTS: &[&[&str]] = &[$($triggers),*];
-
-        impl Table {
-            /// The parser at index `i` (a line goes to a few: no array of all of them is
-            /// built for it).
-            fn get(&mut self, i: usize) -> &mut dyn LineParser {
-                const GET: [fn(&mut Table) -> &mut dyn LineParser; PARSERS] =
-                    [$(|t| &mut t.$field),*];
-                GET[i](self)
-            }
-
-            fn get_ref(&self, i: usize) -> &dyn LineParser {
-                const GET: [fn(&Table) -> &dyn LineParser; PARSERS] = [$(|t| &t.$field),*];
-                GET[i](self)
-            }
-        }
-    };
-}
-
-use super::bats::BatsParser;
-use super::bun::BunParser;
-use super::cargo::CargoParser;
-use super::ctest::CtestParser;
-use super::deno::DenoParser;
-use super::dotnet::DotnetParser;
-use super::exunit::ExunitParser;
-use super::generic::GenericParser;
-use super::gotest::GoParser;
-use super::gtest::GtestParser;
-use super::jest::JestParser;
-use super::minitest::MinitestParser;
-use super::mocha::MochaParser;
-use super::nextest::NextestParser;
-use super::nodetest::NodeTestParser;
-use super::phpunit::PhpunitParser;
-use super::playwright::PlaywrightParser;
-use super::pytest::PytestParser;
-use super::rspec::RspecParser;
-use super::tap::TapParser;
-use super::tsc::TscParser;
-use super::unittest::UnittestParser;
-use super::vitest::VitestParser;
-
-parser_table! {
-    cargo: CargoParser = super::cargo::TRIGGERS,
-    nextest: NextestParser = super::nextest::TRIGGERS,
-    pytest: PytestParser = super::pytest::TRIGGERS,
-    go: GoParser = super::gotest::TRIGGERS,
-    jest: JestParser = super::jest::TRIGGERS,
-    vitest: VitestParser = super::vitest::TRIGGERS,
-    mocha: MochaParser = super::mocha::TRIGGERS,
-    tsc: TscParser = super::tsc::TRIGGERS,
-    unittest: UnittestParser = super::unittest::TRIGGERS,
-    rspec: RspecParser = super::rspec::TRIGGERS,
-    minitest: MinitestParser = super::minitest::TRIGGERS,
-    phpunit: PhpunitParser = super::phpunit::TRIGGERS,
-    exunit: ExunitParser = super::exunit::TRIGGERS,
-    ctest: CtestParser = super::ctest::TRIGGERS,
-    tap: TapParser = super::tap::TRIGGERS,
-    node: NodeTestParser = super::nodetest::TRIGGERS,
-    playwright: PlaywrightParser = super::playwright::TRIGGERS,
-    bun: BunParser = super::bun::TRIGGERS,
-    deno: DenoParser = super::deno::TRIGGERS,
-    dotnet: DotnetParser = super::dotnet::TRIGGERS,
-    gtest: GtestParser = super::gtest::TRIGGERS,
-    bats: BatsParser = super::bats::TRIGGERS,
-    generic: GenericParser = super::generic::TRIGGERS,
-}
-
-/// How many text parsers there are; a [`Mask`] has one bit per parser.
-const PARSERS: usize = TRIGGER_LISTS.len();
-
 /// A set of parsers, one bit each in table order.
-type Mask = u32;
+type Mask = u64;
 
 const _: () = assert!(PARSERS <= Mask::BITS as usize);
 
@@ -156,7 +74,7 @@ struct Every {
     rank: Box<[u16; PAIR_WORDS]>,
     /// Per pair set, by rank, where its triggers start in `triggers` (and one more entry:
     /// the end).
-    first: Vec<u8>,
+    first: Vec<u16>,
     /// The triggers, sorted by their first two bytes, and whose they are.
     triggers: Vec<Trigger>,
 }
@@ -200,7 +118,10 @@ impl Every {
             triggers.iter().all(|t| t.bytes.len() >= 2),
             "a trigger has two bytes"
         );
-        assert!(triggers.len() < 256, "trigger indexes fit in a byte");
+        assert!(
+            triggers.len() <= usize::from(u16::MAX),
+            "trigger indexes fit in a u16"
+        );
         triggers.sort_unstable_by_key(|t| Every::pair(t.bytes));
         let mut pairs = Box::new([0u64; PAIR_WORDS]);
         let mut first = Vec::new();
@@ -208,10 +129,10 @@ impl Every {
             let pair = Every::pair(t.bytes);
             if pairs[pair / 64] & (1 << (pair % 64)) == 0 {
                 pairs[pair / 64] |= 1 << (pair % 64);
-                first.push(i as u8);
+                first.push(i as u16);
             }
         }
-        first.push(triggers.len() as u8);
+        first.push(triggers.len() as u16);
         let mut rank = Box::new([0u16; PAIR_WORDS]);
         let mut before = 0u16;
         for (rank, word) in rank.iter_mut().zip(pairs.iter()) {
@@ -473,8 +394,12 @@ mod tests {
 
     #[test]
     fn a_line_goes_to_the_parsers_whose_triggers_it_holds() {
-        let cargo = 1 << 0;
-        let go = 1 << 3;
+        let bit = |triggers: &[&str]| {
+            let i = TRIGGER_LISTS.iter().position(|l| *l == triggers);
+            1 << i.expect("a parser of the table")
+        };
+        let cargo = bit(super::super::cargo::TRIGGERS);
+        let go = bit(super::super::gotest::TRIGGERS);
         let owners = TRIGGERS.owners_of(b"--- FAIL: TestX (0.00s)");
         assert_ne!(owners & go, 0);
         assert_eq!(owners & cargo, 0, "FAIL is not cargo's: FAILED is");

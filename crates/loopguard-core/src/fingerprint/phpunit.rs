@@ -9,11 +9,13 @@
 //! outputs of one failure give one signature.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "phpunit" };
 
 pub(crate) const TRIGGERS: &[&str] = &["PHPUnit ", "There w", "Tests: ", "OK (", "\u{2718}"];
 

@@ -11,11 +11,13 @@
 //! a shifted test is the same test.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "playwright" };
 
 /// The run's header, `Running 7 tests using 2 workers`, is found by its middle: other tools
 /// print `Running ...` lines too (cargo one per test binary), and in colour the count

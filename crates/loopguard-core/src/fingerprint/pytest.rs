@@ -9,12 +9,14 @@
 
 use super::bytes::RunBytes;
 use super::collect::{Collector, LineParser, MAX_FAILURES};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "pytest" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     "FAIL",

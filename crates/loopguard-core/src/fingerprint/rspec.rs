@@ -9,11 +9,13 @@
 //! examples that are expected to fail: not failures.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "rspec" };
 
 pub(crate) const TRIGGERS: &[&str] = &["Failures:", " example", "An error occurred "];
 

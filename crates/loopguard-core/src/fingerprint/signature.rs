@@ -1,6 +1,6 @@
 //! Hashing failures into a signature, and the `fingerprint` document.
 
-use super::failure::{Failure, FailureKind, Runner};
+use super::{Failure, FailureKind, Runner};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

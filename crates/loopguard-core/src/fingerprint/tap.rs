@@ -14,11 +14,13 @@
 //! are expected to fail and are no failures.
 
 use super::collect::{Collector, LineParser, MAX_FAILURES};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::{Captures, Regex};
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "tap" };
 
 pub(crate) const TRIGGERS: &[&str] = &[
     "not ok",

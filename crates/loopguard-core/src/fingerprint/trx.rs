@@ -8,9 +8,9 @@
 //! `Aborted`/`Error` an error.
 
 use super::collect::Collector;
-use super::failure::{FailureKind, Runner};
 use super::signature::Fingerprint;
 use super::xml::{XmlSink, attr};
+use super::{FailureKind, Runner};
 
 /// The message text kept per result: its first line is what counts.
 pub(crate) const MAX_MESSAGE_BYTES: usize = 4096;

@@ -3,8 +3,8 @@
 //! the file. `tsc` is not a test runner, so these are reported as runner `generic`.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner};
 use regex::Regex;
 use std::sync::LazyLock;
 

@@ -12,11 +12,13 @@
 //! else the block's first line (an assertion without a traceback).
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
+use super::{FailureKind, Runner, runner::Descriptor};
 use regex::Regex;
 use std::sync::LazyLock;
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "unittest" };
 
 pub(crate) const TRIGGERS: &[&str] = &["FAIL: ", "ERROR: ", "Ran "];
 

@@ -6,8 +6,10 @@
 //! JUnit reporter's classname and name give it.
 
 use super::collect::{Collector, LineParser};
-use super::failure::{FailureKind, Runner};
 use super::ghactions::CleanLine;
+use super::{FailureKind, Runner, runner::Descriptor};
+
+pub(crate) const RUNNER: Descriptor = Descriptor { name: "vitest" };
 
 pub(crate) const TRIGGERS: &[&str] = &["\u{23af}", "FAIL", "pass", "fail"];
 
