@@ -91,7 +91,7 @@ for i in range(n):
     subprocess.run([bin, "agent-hook", "claude"], input=json.dumps(ev).encode(), check=True,
                    stdout=subprocess.DEVNULL, cwd=repo)
 PY
-  state=$repo/.git/loopguard/sessions
+  state=$(echo "$HOME"/.local/state/loopguard/repositories/repo-"$n"-*/sessions)
   kept=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["iterations"]))' "$state/runs/bench.json")
   printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"pytest -q"},"tool_use_id":"p"}' "$repo" >"$work/pre.json"
   printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"x.py"},"tool_response":{"file":{"content":"x"}},"tool_use_id":"q"}' "$repo" >"$work/post.json"

@@ -106,6 +106,11 @@ pub enum InputError {
     /// The breaker is not where the command takes it from.
     #[error(transparent)]
     Breaker(#[from] loopguard_core::breaker::ResumeError),
+    /// A command that relaxes a breaker, run inside a coding agent's tool call.
+    #[error(
+        "`loopguard {command}` relaxes a breaker, so only a person runs it, and here it runs inside a coding agent: {why}"
+    )]
+    InsideAgent { command: &'static str, why: String },
 }
 
 impl InputError {
@@ -130,6 +135,9 @@ impl InputError {
             InputError::BadTranscript { .. } => {
                 Some("a Claude Code transcript or a Codex rollout, one JSON object per line")
             }
+            InputError::InsideAgent { .. } => Some(
+                "run it yourself from your own terminal, not through the agent or a program it started",
+            ),
         }
     }
 }

@@ -31,6 +31,7 @@ const NAMES: &[&str] = &[
     "WAYLAND_DISPLAY",
     "HOME",
     "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_NOSYSTEM",
@@ -433,6 +434,21 @@ pub struct Settings {
     pub invocation: Invocation,
     /// Where git finds its config files.
     pub git: GitEnv,
+    /// Where this user's state goes (`XDG_STATE_HOME` when absolute, else
+    /// `$HOME/.local/state`): the coding agents' sessions, out of reach of a search of the
+    /// repository. `None` without either.
+    pub state_home: Option<PathBuf>,
+}
+
+/// `XDG_STATE_HOME` when it is absolute (the XDG spec ignores a relative one), else
+/// `$HOME/.local/state`.
+fn state_home(vars: &Vars) -> Option<PathBuf> {
+    let absolute = |v: &str| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    vars.get("XDG_STATE_HOME").and_then(absolute).or_else(|| {
+        vars.get("HOME")
+            .and_then(absolute)
+            .map(|h| h.join(".local/state"))
+    })
 }
 
 impl Settings {
@@ -503,6 +519,7 @@ impl Settings {
             ignored_knobs,
             invocation: at,
             git: GitEnv::read(&vars),
+            state_home: state_home(&vars),
         };
         (settings, problems)
     }

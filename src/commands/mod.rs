@@ -80,6 +80,12 @@ pub fn run(cli: Cli, settings: Settings, problems: Vec<SettingsError>) -> Result
     } else if let Some(first) = problems.into_iter().next() {
         return Err(first.into());
     }
+    if let Some(name) = relaxes(&cli.command) {
+        let common = crate::git::Repo::discover_with_env(&ctx.dir)
+            .ok()
+            .map(|r| r.common_dir().to_owned());
+        session::refuse_inside_agent(&ctx.settings, common.as_deref(), name)?;
+    }
     for knob in &ctx.settings.ignored_knobs {
         ctx.ui.warn(&format!(
             "{knob} is a test knob, not honoured here (a hook, a GitHub Actions job, a release build)"
@@ -108,6 +114,33 @@ pub fn run(cli: Cli, settings: Settings, problems: Vec<SettingsError>) -> Result
         Command::Ingest(a) => ingest::ingest(&ctx, a),
         Command::Event(a) => event::event(&ctx, a),
         Command::Finish(a) => finish::finish(&ctx, a),
+    }
+}
+
+/// The name of a command that relaxes a breaker (a person's act: refused inside a coding
+/// agent, `session/inside.rs`).
+fn relaxes(command: &Command) -> Option<&'static str> {
+    match command {
+        Command::Init(_) => Some("init"),
+        Command::Uninstall(_) => Some("uninstall"),
+        Command::Resume(_) => Some("resume"),
+        Command::Reset(_) => Some("reset"),
+        Command::Finish(_) => Some("finish"),
+        Command::Event(a) if a.progress => Some("event --progress"),
+        Command::Event(_)
+        | Command::AgentHook(_)
+        | Command::Hook(_)
+        | Command::Status(_)
+        | Command::Report(_)
+        | Command::Check(_)
+        | Command::Ci(_)
+        | Command::Dashboard(_)
+        | Command::Replay(_)
+        | Command::Completions(_)
+        | Command::Man(_)
+        | Command::Fingerprint(_)
+        | Command::Run(_)
+        | Command::Ingest(_) => None,
     }
 }
 

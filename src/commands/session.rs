@@ -31,6 +31,14 @@ use crate::store::{Durability, Loaded, Peeked, Store, branch_key_bytes};
 
 use super::{Ctx, Workspace, print, print_json};
 
+mod inflight;
+mod inside;
+mod place;
+mod process;
+mod provenance;
+
+pub(super) use inside::refuse_inside_agent;
+
 /// The most bytes of a transcript read at once for tokens and the last message.
 const TRANSCRIPT_CHUNK: u64 = 8 << 20;
 
@@ -93,9 +101,10 @@ fn deadline(harness: Harness, name: String, limit: Duration) {
     });
 }
 
-/// The sessions' store of the repository `ws` is in, and the key of `id`.
+/// The sessions' store of the repository `ws` is in (out of the repository: [`place`]).
 fn store_of(ws: &Workspace<'_>) -> Store {
-    Store::sessions(ws.repo.common_dir(), ws.ctx.settings.clock)
+    let dir = place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
+    Store::sessions(dir, ws.ctx.settings.clock)
 }
 
 fn key_of(id: &str) -> String {
@@ -122,35 +131,21 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
     match event.kind {
         HookKind::PreTool => {
             let call = event.call.as_ref().context("a tool call")?;
-            // Flat as the session grows: the run is read only while its marker says its
-            // breaker may be open.
-            let run = if store.open_keys()?.binary_search(&key).is_ok() {
-                match store.peek_run(&key)? {
-                    Peeked::Found(run) => *run,
-                    Peeked::Missing => fresh(&ws, event, now),
-                    Peeked::Unusable(why) => {
-                        return Ok(Answer::Failed(format!("{why}: not judged")));
-                    }
-                }
-            } else {
-                fresh(&ws, event, now)
-            };
-            let root = ws.root.to_string_lossy().into_owned();
-            let read = |p: &str| {
-                let path = ws.root.join(p);
-                crate::safe_fs::read_bounded(&path, 4 << 20, crate::safe_fs::Follow::Yes)
-                    .ok()
-                    .flatten()
-                    .and_then(|b| String::from_utf8(b).ok())
-            };
-            Ok(session::on_pre_tool(
-                &config,
-                &run,
-                call,
-                now,
-                Some(&root),
-                &read,
-            ))
+            let answer = pre_tool(&ws, &config, &store, &key, event, call, now)?;
+            if matches!(answer, Answer::Deny(_)) {
+                return Ok(answer);
+            }
+            // The call runs: it is in flight until its result.
+            Ok(match provenance::announce(&store, &key, event, call, now) {
+                Some(failed) if answer == Answer::Nothing => Answer::Failed(failed),
+                _ => answer,
+            })
+        }
+        HookKind::SessionStart | HookKind::Prompt | HookKind::Stop
+            if let Some(answer) =
+                provenance::judge_relaxing(&ws, &config, &store, &key, event, now)? =>
+        {
+            Ok(answer)
         }
         HookKind::SessionStart => {
             let run = match store.peek_run(&key)? {
@@ -166,10 +161,20 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
         HookKind::PostTool => {
             let call = event.call.as_ref().context("a tool call")?;
             with_session(&ws, &config, &store, &key, event, now, |run| {
-                let tokens = tokens_since(run, event.transcript.as_deref());
-                let id = run.id.clone();
-                let dropped = || dropped_calls(&ws, &store, &id);
-                let step = session::on_post_tool(&config, run, call, now, tokens, &dropped);
+                let step = provenance::judge_post(
+                    &config,
+                    &store,
+                    &key,
+                    run,
+                    (&event.name, call),
+                    now,
+                    |run| {
+                        let tokens = tokens_since(run, event.transcript.as_deref());
+                        let id = run.id.clone();
+                        let dropped = || dropped_calls(&ws, &store, &id);
+                        session::on_post_tool(&config, run, call, now, tokens, &dropped)
+                    },
+                )?;
                 Ok((step.answer, step.events))
             })
         }
@@ -189,6 +194,48 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
         }),
         HookKind::Other => Ok(Answer::Nothing),
     }
+}
+
+/// Before a call: denied while the session's breaker blocks, or when the call would switch
+/// the guard off; otherwise nothing.
+fn pre_tool(
+    ws: &Workspace<'_>,
+    config: &Config,
+    store: &Store,
+    key: &str,
+    event: &HookEvent,
+    call: &session::CallInput,
+    now: Timestamp,
+) -> Result<Answer> {
+    // Flat as the session grows: the run is read only while its marker says its
+    // breaker may be open.
+    let run = if store.open_keys()?.binary_search(&key.to_owned()).is_ok() {
+        match store.peek_run(key)? {
+            Peeked::Found(run) => *run,
+            Peeked::Missing => fresh(ws, event, now),
+            Peeked::Unusable(why) => {
+                return Ok(Answer::Failed(format!("{why}: not judged")));
+            }
+        }
+    } else {
+        fresh(ws, event, now)
+    };
+    let root = ws.root.to_string_lossy().into_owned();
+    let read = |p: &str| {
+        let path = ws.root.join(p);
+        crate::safe_fs::read_bounded(&path, 4 << 20, crate::safe_fs::Follow::Yes)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+    };
+    Ok(session::on_pre_tool(
+        config,
+        &run,
+        call,
+        now,
+        Some(&root),
+        &read,
+    ))
 }
 
 /// The run a session starts with: on the current branch.

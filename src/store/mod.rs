@@ -198,12 +198,13 @@ impl Store {
         }
     }
 
-    /// The store of the coding agents' sessions (`loopguard/sessions/`): the same layout,
-    /// lock, journal and open markers as the branches' store, one run per session, apart
-    /// from it (the `reference-transaction` shim looks at the branches' markers only).
-    pub fn sessions(common_dir: &Path, clock: Clock) -> Store {
+    /// The store of the coding agents' sessions in `dir` (out of the repository, see
+    /// `commands/session/place.rs`): the same layout, lock, journal and open markers as the
+    /// branches' store, one run per session, apart from it (the `reference-transaction`
+    /// shim looks at the branches' markers only).
+    pub fn sessions(dir: PathBuf, clock: Clock) -> Store {
         Store {
-            dir: common_dir.join("loopguard").join("sessions"),
+            dir,
             clock,
             failpoint: None,
         }

@@ -571,6 +571,27 @@ impl Breaker {
         e
     }
 
+    /// Something changed what guards the run that loopguard did not change (see
+    /// [`crate::run::Run::tampered`]): `constraint`, whatever the phase. Closed: it trips;
+    /// half-open or open: it opens again with this reason (a person is then the way out,
+    /// as for any `constraint` trip); aborted or done: it stays so, and the event (a
+    /// warning) records what happened.
+    pub fn tampered(&mut self, reason: String, action: TripAction, at: &At) -> Event {
+        match &self.phase {
+            Phase::Closed => self.trip_on(RuleName::Constraint, reason, action, at),
+            Phase::Open(_) | Phase::HalfOpen(_) => {
+                self.reopen(Some((RuleName::Constraint, reason)), action, at)
+            }
+            Phase::Aborted(_) | Phase::Done(_) => {
+                let state = self.state();
+                let mut e = self.event(at, EventKind::Warn, state);
+                e.rule = Some(RuleName::Constraint);
+                e.reason = Some(reason);
+                e
+            }
+        }
+    }
+
     fn may_change(&self) -> Result<(), ResumeError> {
         match &self.phase {
             Phase::Aborted(_) => Err(ResumeError::Aborted),

@@ -214,6 +214,11 @@ fn each_rule_at_the_tool_level() {
     for i in 0..3 {
         let mut v = json!({"session_id": "edges", "cwd": repo.path().display().to_string(), "hook_event_name": "PostToolUse", "tool_name": "Grep",
             "tool_input": {"pattern": format!("fn{i}")}, "tool_response": {"matches": []}, "tool_use_id": format!("g{i}"), "agent_id": "a1", "agent_type": "Explore"});
+        // The harness announces each call before its result.
+        let mut pre = v.clone();
+        pre["hook_event_name"] = json!("PreToolUse");
+        pre.as_object_mut().unwrap().remove("tool_response");
+        a.send("PreToolUse", Some("Grep"), pre);
         v["tool_response"] = json!({"output": ""});
         a.send("PostToolUse", Some("Grep"), v);
     }
@@ -662,17 +667,29 @@ fn hooks_racing_lose_no_call() {
     let root = repo.path().display().to_string();
     std::thread::scope(|s| {
         for i in 0..8 {
-            let mut cmd = repo.command("sh");
-            cmd.args(["-c", &commands[0]]);
-            let input = json!({"session_id": "race", "cwd": root, "hook_event_name": "PostToolUse", "tool_name": "Read",
+            let post = json!({"session_id": "race", "cwd": root, "hook_event_name": "PostToolUse", "tool_name": "Read",
                 "tool_input": {"file_path": format!("src/f{i}.py")}, "tool_response": {"file": {"content": "x"}}, "tool_use_id": format!("r{i}")});
+            let mut pre = post.clone();
+            pre["hook_event_name"] = json!("PreToolUse");
+            pre.as_object_mut().unwrap().remove("tool_response");
+            let cmds: Vec<_> = [pre, post]
+                .into_iter()
+                .map(|input| {
+                    let mut cmd = repo.command("sh");
+                    cmd.args(["-c", &commands[0]]);
+                    (cmd, input)
+                })
+                .collect();
             s.spawn(move || {
-                let ran = crate::support::run_within(
-                    cmd,
-                    Some(input.to_string().into_bytes()),
-                    std::time::Duration::from_secs(60),
-                );
-                assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+                // Each call announced, then its result: eight calls in parallel.
+                for (cmd, input) in cmds {
+                    let ran = crate::support::run_within(
+                        cmd,
+                        Some(input.to_string().into_bytes()),
+                        std::time::Duration::from_secs(60),
+                    );
+                    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+                }
             });
         }
     });
@@ -819,7 +836,7 @@ fn a_long_session_keeps_its_latest_calls_and_its_replay_agrees() {
     );
     assert!(a.stop(false, "Done, fixed.").blocked());
     // The run keeps its latest calls; its calls log holds the others.
-    let store = repo.path().join(".git/loopguard/sessions");
+    let store = super::sessions_dir(&repo);
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(store.join("runs/sess-long.json")).unwrap())
             .unwrap();

@@ -4,6 +4,7 @@
 //! does the edits on disk in between.
 
 mod agents;
+mod security;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -290,6 +291,20 @@ impl<'r> Agent<'r> {
         response: Value,
         effect: impl FnOnce(),
     ) -> Answer {
+        self.call_then(tool, input, || {
+            effect();
+            response
+        })
+    }
+
+    /// A tool call whose result is what `run` (the tool, doing its work between the
+    /// hooks) returns: a string for a call that failed, as [`Agent::call`] takes it.
+    pub(crate) fn call_then(
+        &self,
+        tool: &str,
+        input: Value,
+        run: impl FnOnce() -> Value,
+    ) -> Answer {
         let id = self.next_id();
         let pre_name = self.event_name("pre");
         if let Some(t) = &self.transcript {
@@ -308,7 +323,7 @@ impl<'r> Agent<'r> {
         if pre.denied() {
             return pre;
         }
-        effect();
+        let response = run();
         let failed = response.is_string();
         let post_name = if failed && matches!(self.harness, "claude" | "cursor") {
             self.event_name("fail")
@@ -343,6 +358,35 @@ impl<'r> Agent<'r> {
             );
         }
         self.send(post_name, Some(tool), v)
+    }
+
+    /// A shell command the agent runs through its shell tool, for real, in the repository
+    /// (a child of this process, the harness), between the hooks; the result is what it
+    /// printed and how it exited. The answer of the hook after it, or the denial.
+    pub(crate) fn shell(&self, command: &str) -> Answer {
+        self.shell_ran(command).0
+    }
+
+    /// [`Agent::shell`], and what the command printed (`None` when it was denied).
+    pub(crate) fn shell_ran(&self, command: &str) -> (Answer, Option<crate::support::Ran>) {
+        let ran = RefCell::new(None);
+        let answer = self.call_then(self.shell_tool(), json!({ "command": command }), || {
+            let mut cmd = self.repo.command("sh");
+            cmd.args(["-c", command]);
+            let out = run_within(cmd, None, Duration::from_secs(60));
+            let response = match out.code {
+                Some(0) => json!({"stdout": out.stdout, "stderr": out.stderr, "interrupted": false, "exit_code": 0}),
+                code => json!(format!(
+                    "Error: Exit code {}\n{}{}",
+                    code.unwrap_or(-1),
+                    out.stdout,
+                    out.stderr
+                )),
+            };
+            *ran.borrow_mut() = Some(out);
+            response
+        });
+        (answer, ran.into_inner())
     }
 
     /// `pytest -q` printing `log`, exiting as pytest does.
@@ -444,6 +488,18 @@ fn append(path: &Path, line: &Value) {
         .open(path)
         .unwrap();
     writeln!(f, "{line}").unwrap();
+}
+
+/// The sessions' store of `repo`: under the user's state directory, out of the repository
+/// (docs/agents/README.md, "State").
+pub(crate) fn sessions_dir(repo: &TestRepo) -> PathBuf {
+    let all = repo.home().join(".local/state/loopguard/repositories");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&all)
+        .unwrap_or_else(|e| panic!("{}: {e}", all.display()))
+        .map(|e| e.unwrap().path().join("sessions"))
+        .collect();
+    assert_eq!(dirs.len(), 1, "one repository's sessions: {dirs:?}");
+    dirs.pop().unwrap()
 }
 
 /// A repository with `src/wc.py` whose test fails, and `init --agent <agents>`.

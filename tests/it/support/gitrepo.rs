@@ -135,7 +135,8 @@ impl TestRepo {
         vec![
             ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
             ("HOME".into(), home.clone()),
-            ("XDG_CONFIG_HOME".into(), home),
+            ("XDG_CONFIG_HOME".into(), home.clone()),
+            ("XDG_STATE_HOME".into(), format!("{home}/.local/state")),
             ("GIT_AUTHOR_NAME".into(), name),
             ("GIT_AUTHOR_EMAIL".into(), email),
             ("GIT_COMMITTER_NAME".into(), "Committer".into()),

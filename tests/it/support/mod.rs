@@ -161,6 +161,31 @@ impl Lg {
         self.through_python(TERMINAL, &[])
     }
 
+    /// Runs as a person does, from their own terminal: in a process session of its own, in
+    /// no coding agent's process tree (a small Python program starts it from a grandchild
+    /// that waits to be an orphan first), so not inside the harness the tests' agents run
+    /// their hooks from (this process). The commands that relax a breaker refuse
+    /// otherwise once a session's hooks have run here.
+    #[cfg(unix)]
+    pub(crate) fn by_a_person(self) -> Lg {
+        const PERSON: &str = "import os, subprocess, sys, time\n\
+            r, w = os.pipe()\n\
+            child = os.fork()\n\
+            if child == 0:\n\
+            \x20   os.setsid()\n\
+            \x20   me = os.getpid()\n\
+            \x20   if os.fork() == 0:\n\
+            \x20       while os.getppid() == me:\n\
+            \x20           time.sleep(0.001)\n\
+            \x20       code = subprocess.run(sys.argv[1:]).returncode\n\
+            \x20       os.write(w, str(code if code >= 0 else 128 - code).encode())\n\
+            \x20   os._exit(0)\n\
+            os.close(w)\n\
+            os.waitpid(child, 0)\n\
+            sys.exit(int(os.read(r, 16) or b'1'))\n";
+        self.through_python(PERSON, &[])
+    }
+
     /// This command run by a small Python program (`script`, given `script_args` and then
     /// the command line), in the command's environment and directory.
     #[cfg(unix)]

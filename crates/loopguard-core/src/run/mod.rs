@@ -29,7 +29,8 @@
 //! step (`step.rs`); what arrives in a run (`record.rs`: commits, calls, evidence,
 //! rewrites); a person's acts (`person.rs`); a harness's edges (`edges.rs`); a run that
 //! keeps only its latest iterations (`compact.rs`); a history judged at once
-//! (`judge.rs`); the config a run is judged by and the run it continues (`pinned.rs`).
+//! (`judge.rs`); the config a run is judged by and the run it continues (`pinned.rs`);
+//! what loopguard saw that it did not do (`tamper.rs`).
 
 mod compact;
 mod edges;
@@ -38,6 +39,7 @@ mod person;
 mod pinned;
 mod record;
 mod step;
+mod tamper;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};

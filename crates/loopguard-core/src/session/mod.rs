@@ -30,6 +30,7 @@ pub mod files;
 mod guard;
 pub mod harness;
 pub mod protocol;
+pub mod provenance;
 pub mod transcript;
 
 use std::fmt::Write as _;
@@ -90,6 +91,10 @@ pub struct SessionState {
     /// stop is judged by, however long ago it ran (the run keeps only its latest calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_test: Option<LastTest>,
+    /// Events held while a call was in flight that could not be told over or running
+    /// ([`provenance::Held`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<provenance::Held>,
 }
 
 /// The latest test run of a session.
@@ -129,6 +134,7 @@ impl SessionState {
             near: Vec::new(),
             warned: Vec::new(),
             last_test: None,
+            held: Vec::new(),
         }
     }
 
