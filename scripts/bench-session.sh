@@ -10,7 +10,8 @@
 # files, so no rule trips), then the median wall time and the median CPU time (user +
 # system of the hook's process) of RUNS (default 30) runs, after WARMUP (default 3), of
 #
-#   pre-tool   `loopguard agent-hook claude` with a PreToolUse event (what every call pays)
+#   pre-tool   `loopguard agent-hook claude` with a PreToolUse event (what every call pays:
+#              the call marked in flight; the session's state restored before each run)
 #   post-tool  `loopguard agent-hook claude` with a PostToolUse event (the session's state
 #              restored before each run, so each records the N+1st call)
 #
@@ -86,17 +87,22 @@ for i in range(n):
         tool, inp, resp = "Read", {"file_path": f"src/f{f}.py"}, {"file": {"content": f"{i}"}}
     else:
         tool, inp, resp = "Edit", {"file_path": f"src/f{f}.py", "old_string": f"a{i}", "new_string": f"b{i}"}, {}
-    ev = {"session_id": "bench", "cwd": repo, "hook_event_name": "PostToolUse", "tool_name": tool,
-          "tool_input": inp, "tool_response": resp, "tool_use_id": f"t{i}"}
-    subprocess.run([bin, "agent-hook", "claude"], input=json.dumps(ev).encode(), check=True,
-                   stdout=subprocess.DEVNULL, cwd=repo)
+    # Each call announced by its before-call hook, then its result (as the harness does).
+    pre = {"session_id": "bench", "cwd": repo, "hook_event_name": "PreToolUse", "tool_name": tool,
+           "tool_input": inp, "tool_use_id": f"t{i}"}
+    post = dict(pre, hook_event_name="PostToolUse", tool_response=resp)
+    for ev in (pre, post):
+        subprocess.run([bin, "agent-hook", "claude"], input=json.dumps(ev).encode(), check=True,
+                       stdout=subprocess.DEVNULL, cwd=repo)
 PY
   state=$(echo "$HOME"/.local/state/loopguard/repositories/repo-"$n"-*/sessions)
   kept=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["iterations"]))' "$state/runs/bench.json")
   printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"pytest -q"},"tool_use_id":"p"}' "$repo" >"$work/pre.json"
   printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"x.py"},"tool_response":{"file":{"content":"x"}},"tool_use_id":"q"}' "$repo" >"$work/post.json"
+  # The measured result's call is in flight, as the harness's before-call hook left it.
+  sed 's/"PostToolUse"/"PreToolUse"/' "$work/post.json" | "$bin" agent-hook claude >/dev/null
   cp -a "$state" "$work/saved"
-  read -r wall cpu < <(measure "$repo" "$work/pre.json")
+  read -r wall cpu < <(measure "$repo" "$work/pre.json" "$state" "$work/saved")
   printf '%-10s %8s %12s %12s %8s\n' pre-tool "$n" "$wall" "$cpu" "$kept"
   read -r wall cpu < <(measure "$repo" "$work/post.json" "$state" "$work/saved")
   printf '%-10s %8s %12s %12s %8s\n' post-tool "$n" "$wall" "$cpu" "$kept"

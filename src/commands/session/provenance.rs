@@ -36,12 +36,9 @@ pub(super) fn announce(
         .map(|e| format!("cannot record the call in flight ({e})"))
 }
 
-/// Whether the harness's transcript shows a call's result (the formats loopguard reads).
+/// Whether loopguard reads the harness's transcript, where a call's result shows.
 fn reads_transcript(harness: Harness) -> bool {
-    match harness {
-        Harness::Claude | Harness::Codex => true,
-        Harness::Gemini | Harness::Copilot => false,
-    }
+    harness.descriptor().transcript.is_some()
 }
 
 /// A prompt, a session start or a stop: when it cannot come from the harness now (a call
