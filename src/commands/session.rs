@@ -31,6 +31,7 @@ use crate::store::{Durability, Loaded, Peeked, Store, branch_key_bytes};
 
 use super::{Ctx, Workspace, print, print_json};
 
+mod closed;
 mod inflight;
 mod inside;
 mod place;
@@ -50,29 +51,21 @@ pub(super) fn agent_hook(ctx: &Ctx, args: AgentHookArgs) -> u8 {
         .clone()
         .unwrap_or_else(|| "PreToolUse".to_owned());
     if let Some(limit) = ctx.settings.hook_timeout {
-        deadline(harness, name.clone(), limit);
+        deadline(ctx, harness, name.clone(), limit);
     }
     let mut input = Vec::new();
+    // One byte more than the most read: a larger input is noticed, not cut into a parse
+    // error.
     let read = std::io::stdin()
-        .take(session::protocol::MAX_INPUT as u64)
+        .take(session::protocol::MAX_INPUT as u64 + 1)
         .read_to_end(&mut input);
     let (answer, event_name) = match read {
-        Err(e) => (
-            Answer::Failed(format!("cannot read the hook input: {e}")),
-            name,
-        ),
-        Ok(_) => {
-            let text = String::from_utf8_lossy(&input);
-            match HookEvent::parse(harness, args.event.as_deref(), &text) {
-                Err(e) => (Answer::Failed(e.to_string()), name),
-                Ok(event) => {
-                    let answer = handle(ctx, &event).unwrap_or_else(|e| {
-                        Answer::Failed(format!("the {} hook could not run: {e:#}", event.name))
-                    });
-                    (answer, event.name)
-                }
-            }
+        Err(e) => {
+            let why = format!("cannot read the hook input: {e}");
+            let answer = closed::could_not_judge(ctx, harness, &name, (None, None), why);
+            (answer, name)
         }
+        Ok(_) => answer_to(ctx, &args, &input),
     };
     let reply = answer.render(harness, &event_name);
     if !reply.stderr.is_empty() {
@@ -84,16 +77,75 @@ pub(super) fn agent_hook(ctx: &Ctx, args: AgentHookArgs) -> u8 {
     reply.code
 }
 
+/// The answer to the hook input `input`, and the event's name: what `handle` says, or,
+/// when the input cannot be read or the hook fails, what [`closed::could_not_judge`] says.
+fn answer_to(ctx: &Ctx, args: &AgentHookArgs, input: &[u8]) -> (Answer, String) {
+    let harness = args.agent;
+    let max = session::protocol::MAX_INPUT;
+    let text = String::from_utf8_lossy(&input[..input.len().min(max)]);
+    let parsed = HookEvent::parse(harness, args.event.as_deref(), &text).and_then(|event| {
+        if input.len() > max {
+            Err(session::protocol::BadInput {
+                event: Some(event.name),
+                session: Some(event.session),
+                cwd: event.cwd,
+                ..session::protocol::BadInput::default()
+            })
+        } else {
+            Ok(event)
+        }
+    });
+    let parsed = parsed.map_err(|mut bad| {
+        if input.len() > max {
+            bad.why = format!("the hook input is larger than {} MiB", max >> 20);
+        }
+        bad
+    });
+    match parsed {
+        Err(bad) => {
+            let name = bad.event.clone().unwrap_or_else(|| {
+                args.event
+                    .clone()
+                    .unwrap_or_else(|| "PreToolUse".to_owned())
+            });
+            let about = (bad.session.as_deref(), bad.cwd.as_deref());
+            let answer = closed::could_not_judge(ctx, harness, &name, about, bad.why);
+            (answer, name)
+        }
+        Ok(event) => {
+            let _ = READ.set((event.name.clone(), event.session.clone(), event.cwd.clone()));
+            match handle(ctx, &event) {
+                Ok(answer) => (answer, event.name),
+                Err(e) => {
+                    let why = format!("the {} hook could not run: {e:#}", event.name);
+                    let about = (Some(event.session.as_str()), event.cwd.as_deref());
+                    let answer = closed::could_not_judge(ctx, harness, &event.name, about, why);
+                    (answer, event.name)
+                }
+            }
+        }
+    }
+}
+
+/// What the deadline knows of the event once its input is read: its name, session and
+/// directory.
+static READ: std::sync::OnceLock<(String, String, Option<String>)> = std::sync::OnceLock::new();
+
 /// A hook that takes longer than `LOOPGUARD_HOOK_TIMEOUT` says so and lets the call go
-/// through: writes are atomic renames behind a journal, so stopping anywhere is safe.
-fn deadline(harness: Harness, name: String, limit: Duration) {
+/// through — unless a breaker is open ([`closed::could_not_judge`]): writes are atomic
+/// renames behind a journal, so stopping anywhere is safe.
+fn deadline(ctx: &Ctx, harness: Harness, name: String, limit: Duration) {
+    let ctx = Ctx::new(ctx.settings.clone(), Some(ctx.dir.clone()));
     std::thread::spawn(move || {
         std::thread::sleep(limit);
-        let reply = Answer::Failed(format!(
+        let (name, session, cwd) = READ.get().cloned().unwrap_or((name, String::new(), None));
+        let why = format!(
             "the {name} hook took longer than {}s (LOOPGUARD_HOOK_TIMEOUT)",
             limit.as_secs()
-        ))
-        .render(harness, &name);
+        );
+        let session = Some(session.as_str()).filter(|s| !s.is_empty());
+        let reply = closed::could_not_judge(&ctx, harness, &name, (session, cwd.as_deref()), why)
+            .render(harness, &name);
         if !reply.stdout.is_empty() {
             let _ = print(&reply.stdout);
         }

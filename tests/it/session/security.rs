@@ -326,3 +326,87 @@ fn the_same_search_of_the_repository_is_the_same_search() {
         );
     }
 }
+
+/// The inputs a JSON parser gave up on, which made the hook fail open and the call go
+/// unrecorded (issue 25, item 3): read now, and judged; and what cannot be read at all is
+/// refused while the session's breaker is open (fail closed), let through with a message
+/// while nothing is.
+#[test]
+fn unreadable_inputs_fail_closed_while_open() {
+    let repo = project("claude");
+    let a = Agent::new(&repo, "claude", "odd");
+    let hook = a.commands("PreToolUse", Some("Bash"))[0].clone();
+    let send = |bytes: Vec<u8>| {
+        let mut cmd = repo.command("sh");
+        cmd.args(["-c", &hook]);
+        crate::support::run_within(cmd, Some(bytes), std::time::Duration::from_secs(60))
+    };
+    let root = repo.path().display().to_string();
+    let pre = |tool: &str, input: &str| {
+        format!(
+            r#"{{"session_id":"odd","cwd":"{root}","hook_event_name":"PreToolUse","tool_name":"{tool}","tool_input":{input},"tool_use_id":"t-odd"}}"#
+        )
+    };
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let readable: Vec<Vec<u8>> = vec![
+        pre("Bash", r#"{"command":"echo \ud800"}"#).into_bytes(),
+        pre("mcp__x__y", &format!(r#"{{"args":{deep}}}"#)).into_bytes(),
+        pre("Bash", "{\"command\":\"echo \u{fffd}\"}")
+            .replace('\u{fffd}', "\u{0}")
+            .into_bytes()
+            .into_iter()
+            .map(|b| if b == 0 { 0xff } else { b })
+            .collect(),
+    ];
+    let mut oversized = pre("Bash", r#"{"command":"cat"}"#).into_bytes();
+    oversized.truncate(oversized.len() - 1);
+    oversized.extend(format!(r#","pad":"{}"}}"#, "x".repeat(33 << 20)).into_bytes());
+    let hopeless: Vec<Vec<u8>> = vec![
+        oversized,
+        pre("Bash", r#"{"command":"ls"#).into_bytes(),
+        b"not json at all".to_vec(),
+    ];
+    // Nothing open: read inputs are judged (said nothing: allowed), hopeless ones go
+    // through with a message.
+    for bytes in &readable {
+        let ran = send(bytes.clone());
+        assert_eq!(
+            (ran.code, ran.stdout.as_str()),
+            (Some(0), ""),
+            "{}",
+            ran.stderr
+        );
+    }
+    for bytes in &hopeless {
+        let ran = send(bytes.clone());
+        assert!(
+            ran.stdout.contains("the call goes through"),
+            "{}",
+            ran.stdout
+        );
+    }
+    // A lone surrogate in a command is a call recorded like any other.
+    let post_hook = a.commands("PostToolUse", Some("Bash"))[0].clone();
+    let mut cmd = repo.command("sh");
+    cmd.args(["-c", &post_hook]);
+    let post = format!(
+        r#"{{"session_id":"odd","cwd":"{root}","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{{"command":"echo \ud800"}},"tool_response":{{"stdout":"\ud800","stderr":""}},"tool_use_id":"t-odd"}}"#
+    );
+    crate::support::run_within(
+        cmd,
+        Some(post.into_bytes()),
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(session(&repo, "odd")["iterations"], 1);
+    // Open: every hopeless input before a call is refused, in Claude Code's format.
+    for _ in 0..3 {
+        a.pytest("pytest -q", FAIL);
+    }
+    assert_eq!(session(&repo, "odd")["state"], "open");
+    for bytes in readable.iter().chain(&hopeless) {
+        let ran = send(bytes.clone());
+        let v: Value = serde_json::from_str(ran.stdout.trim())
+            .unwrap_or_else(|e| panic!("{e}: {}", ran.stdout));
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    }
+}

@@ -29,6 +29,7 @@ pub mod call;
 pub mod files;
 mod guard;
 pub mod harness;
+pub mod input;
 pub mod protocol;
 pub mod provenance;
 pub mod transcript;

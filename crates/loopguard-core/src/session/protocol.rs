@@ -27,13 +27,29 @@ pub enum EventKind {
     Other,
 }
 
-/// Why a hook's input could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadInput(pub String);
+/// Why a hook's input could not be read, and what of it could: enough, often, to know
+/// the session and the event, so that the hook fails closed while a breaker is open.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BadInput {
+    pub why: String,
+    /// The event's name, where it was read (or given on the command line).
+    pub event: Option<String>,
+    pub session: Option<String>,
+    pub cwd: Option<String>,
+}
+
+impl BadInput {
+    pub fn new(why: String) -> BadInput {
+        BadInput {
+            why,
+            ..BadInput::default()
+        }
+    }
+}
 
 impl fmt::Display for BadInput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.why)
     }
 }
 

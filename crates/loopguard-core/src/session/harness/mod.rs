@@ -335,22 +335,34 @@ impl HookEvent {
         event: Option<&str>,
         input: &str,
     ) -> Result<HookEvent, BadInput> {
-        let v: Value = serde_json::from_str(input)
-            .map_err(|e| BadInput(format!("the hook input is not JSON ({e})")))?;
-        if !v.is_object() {
-            return Err(BadInput("the hook input is not a JSON object".to_owned()));
-        }
         let d = harness.descriptor();
         let keys = &d.input;
+        let v = match super::input::object(input) {
+            Ok(members) => Value::Object(members),
+            Err(e) => {
+                let v = Value::Object(e.partial);
+                let text = |k| Input::text(&v, k);
+                return Err(BadInput {
+                    why: e.why,
+                    event: event.map(str::to_owned).or_else(|| text(keys.event)),
+                    session: text(keys.session),
+                    cwd: text(keys.cwd),
+                });
+            }
+        };
         let text = |k| Input::text(&v, k);
         let name = event
             .map(str::to_owned)
             .or_else(|| text(keys.event))
             .ok_or_else(|| {
-                BadInput(format!(
-                    "the hook input names no event ({}); hint: pass it: `loopguard agent-hook <agent> <event>`",
-                    keys.event.first().unwrap_or(&"hook_event_name")
-                ))
+                BadInput {
+                    session: text(keys.session),
+                    cwd: text(keys.cwd),
+                    ..BadInput::new(format!(
+                        "the hook input names no event ({}); hint: pass it: `loopguard agent-hook <agent> <event>`",
+                        keys.event.first().unwrap_or(&"hook_event_name")
+                    ))
+                }
             })?;
         let spec = d.event(&name);
         let kind = spec.map_or(EventKind::Other, |e| e.kind);
@@ -364,8 +376,11 @@ impl HookEvent {
             .unwrap_or_else(|| format!("{harness}-default"));
         let call = match kind {
             EventKind::PreTool | EventKind::PostTool => {
-                let tool = text(keys.tool).ok_or_else(|| {
-                    BadInput(format!(
+                let tool = text(keys.tool).ok_or_else(|| BadInput {
+                    event: Some(name.clone()),
+                    session: Some(session.clone()),
+                    cwd: cwd.clone(),
+                    ..BadInput::new(format!(
                         "the hook input names no tool ({})",
                         keys.tool.first().unwrap_or(&"tool_name")
                     ))
