@@ -215,7 +215,8 @@ fn the_session_documents() {
 }
 
 /// What each harness reads back from a hook: a warning one step before a trip, the trip,
-/// a refused call, a blocked stop, and loopguard failing (the call goes through). `null`:
+/// a refused call, a blocked stop, and loopguard failing (refused while the breaker is
+/// open; the call goes through in a session where nothing is). `null`:
 /// nothing on stdout (Copilot reads only a refusal and a blocked stop; the rest goes to
 /// the person on stderr); `{}`: nothing said (Cursor reads an object for every event, and
 /// its stop carries no claim to block).
@@ -238,9 +239,19 @@ fn the_agent_hook_answers_of_each_harness() {
         );
         doc.insert("deny".into(), denied.json);
         doc.insert("block".into(), a.stop(false, "Done, fixed.").json);
+        // An input loopguard cannot judge: refused while this session's breaker is open
+        // (fail closed); in a session where nothing is open, it goes through.
         let pre = a.event_name("pre");
         let broken = a.send(pre, Some("Read"), a.base_for(pre));
-        doc.insert("failed".into(), broken.json);
+        doc.insert("failed_while_open".into(), broken.json);
+        let mut elsewhere = a.base_for(pre);
+        let id = if harness == "copilot" {
+            "sessionId"
+        } else {
+            "session_id"
+        };
+        elsewhere[id] = serde_json::json!("sess-closed");
+        doc.insert("failed".into(), a.send(pre, Some("Read"), elsewhere).json);
         pin_as_is(&format!("agent-hook-{harness}"), &Value::Object(doc));
     }
 }
