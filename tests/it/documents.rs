@@ -245,10 +245,10 @@ fn the_agent_hook_answers_of_each_harness() {
         let broken = a.send(pre, Some("Read"), a.base_for(pre));
         doc.insert("failed_while_open".into(), broken.json);
         let mut elsewhere = a.base_for(pre);
-        let id = if harness == "copilot" {
-            "sessionId"
-        } else {
-            "session_id"
+        let id = match harness {
+            "copilot" => "sessionId",
+            "cursor" => "conversation_id",
+            _ => "session_id",
         };
         elsewhere[id] = serde_json::json!("sess-closed");
         doc.insert("failed".into(), a.send(pre, Some("Read"), elsewhere).json);
