@@ -580,7 +580,7 @@ impl Breaker {
         match &self.phase {
             Phase::Closed => self.trip_on(RuleName::Constraint, reason, action, at),
             Phase::Open(_) | Phase::HalfOpen(_) => {
-                self.reopen(Some((RuleName::Constraint, reason)), action, at)
+                self.reopen(Reopen::Fired(RuleName::Constraint, reason), action, at)
             }
             Phase::Aborted(_) | Phase::Done(_) => {
                 let state = self.state();
