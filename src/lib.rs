@@ -45,9 +45,10 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 // The pure core, re-exported under the names the library has always had.
+pub use loopguard_core::config::agents;
 pub use loopguard_core::{
-    agents, breaker, ci, config, documents, fingerprint, iteration, patch, preview, report, rules,
-    run, sanitize, session,
+    breaker, ci, config, documents, fingerprint, iteration, patch, preview, report, rules, run,
+    sanitize, session,
 };
 
 pub mod agents_config;

@@ -626,7 +626,7 @@ impl Session<'_> {
             issue,
             label: &config.github.label,
             notes: &self.notes,
-            loop_cost: self.loop_cost.as_ref(),
+            loop_cost: self.loop_cost.as_ref().map(|c| c as _),
         }
     }
 

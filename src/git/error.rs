@@ -70,11 +70,6 @@ impl GitError {
         }
     }
 
-    /// The exit code this error ends loopguard with (decided in `crate::error`).
-    pub fn exit_code(&self) -> u8 {
-        crate::error::exit_code_of_one(self)
-    }
-
     pub(crate) fn other(context: impl Into<String>, err: impl std::fmt::Display) -> Self {
         GitError::Other {
             context: context.into(),

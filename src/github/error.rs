@@ -290,11 +290,6 @@ impl GitHubError {
             | GitHubError::BadOutput { .. } => None,
         }
     }
-
-    /// The exit code this error ends loopguard with (decided in `crate::error`).
-    pub fn exit_code(&self) -> u8 {
-        crate::error::exit_code_of_one(self)
-    }
 }
 
 /// The message of a request the run's deadline ended.

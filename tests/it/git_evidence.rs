@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::support::TestRepo;
+use loopguard::error::exit_code_of_one;
 use loopguard::git::{GitError, Repo};
 use loopguard::iteration::{FileChange, FileStatus, Iteration};
 
@@ -594,14 +595,14 @@ fn bad_revisions_and_non_repositories_say_what_to_do() {
         "the hint is not in the message: {err}"
     );
     assert!(err.hint().is_some_and(|h| h.contains("git log --oneline")));
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(exit_code_of_one(&err), 2);
     assert!(repo.rev_range("nope..HEAD").is_err());
 
     let outside = tempfile::tempdir().unwrap();
     let err = Repo::discover(outside.path()).err().unwrap();
     assert!(matches!(err, GitError::NotARepository { .. }));
     assert!(err.to_string().starts_with("not a git repository"), "{err}");
-    assert_eq!(err.exit_code(), 3);
+    assert_eq!(exit_code_of_one(&err), 3);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::support::github_fake::{
     CommitSpec, FakeGitHub, Fault, FileSpec, Host, JobSpec, LogSpec, PrSpec, RunSpec,
 };
+use loopguard::error::exit_code_of_one;
 use loopguard::github::sticky::{
     STICKY_MARKER, TrustedAuthors, find_sticky_comment, issue_marker, render_issue_body,
     render_sticky,
@@ -90,7 +91,7 @@ fn persistent_server_errors_fail_as_environment_errors_naming_the_endpoint() {
     gh.fail_next("GET", r"/pulls/7$", Fault::Status(503), 10);
     let c = client(&gh);
     let err = c.pull_request(7).unwrap_err();
-    assert_eq!(err.exit_code(), 3);
+    assert_eq!(exit_code_of_one(&err), 3);
     let text = err.to_string();
     assert!(
         text.contains("GET /repos/octo-org/widgets/pulls/7"),
@@ -145,7 +146,7 @@ fn a_distant_primary_reset_fails_at_once_instead_of_holding_the_job() {
         1,
     );
     let err = client(&gh).pull_request(7).unwrap_err();
-    assert_eq!(err.exit_code(), 3);
+    assert_eq!(exit_code_of_one(&err), 3);
     assert!(err.to_string().contains("primary rate limit"), "{err}");
     assert_eq!(count(&gh, "GET", "/repos/octo-org/widgets/pulls/7"), 1);
 }
@@ -191,7 +192,7 @@ fn missing_permission_is_a_usage_error_with_the_permissions_hint() {
     let c = client(&gh);
     let body = format!("{STICKY_MARKER}\nhello");
     let err = c.create_comment(7, &body, STICKY_MARKER).unwrap_err();
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(exit_code_of_one(&err), 2);
     assert_eq!(
         err.to_string(),
         "github api: POST /repos/octo-org/widgets/issues/7/comments: 403 Forbidden: Resource not accessible by integration: the workflow token lacks `pull-requests: write`"
@@ -447,12 +448,12 @@ fn the_token_never_shows_in_debug_errors_or_plans() {
         assert!(!shown.contains("SECRET"), "{shown}");
     }
     assert_eq!(
-        messages[2].exit_code(),
+        exit_code_of_one(&messages[2]),
         2,
         "a refused token is a configuration problem"
     );
     assert!(messages[2].to_string().contains("token"), "{}", messages[2]);
-    assert_eq!(messages[4].exit_code(), 3);
+    assert_eq!(exit_code_of_one(&messages[4]), 3);
     assert!(
         messages[4]
             .to_string()

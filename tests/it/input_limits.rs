@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::support::{TestRepo, guarded, lg, status};
+use loopguard::error::exit_code_of_one;
 
 /// `len` bytes of pseudo-random data (xorshift64*): incompressible, with NUL bytes early.
 fn random_file(path: &Path, len: usize) {
@@ -188,7 +189,9 @@ fn a_config_blob_past_the_size_limit_is_refused_from_its_header() {
     let head = p.attempt("s.len()", "Try 1");
     let r = loopguard::git::Repo::discover(p.repo.path()).unwrap();
     match r.blob_at(&p.base, ".loopguard.yml") {
-        Err(e @ loopguard::git::GitError::TooLarge { .. }) => assert_eq!(e.exit_code(), 2, "{e}"),
+        Err(e @ loopguard::git::GitError::TooLarge { .. }) => {
+            assert_eq!(exit_code_of_one(&e), 2, "{e}");
+        }
         other => panic!("{other:?}"),
     }
     let gh = crate::support::github_fake::FakeGitHub::start_blocking();

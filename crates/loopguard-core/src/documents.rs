@@ -19,22 +19,12 @@ use crate::iteration::{Iteration, TestEvidence};
 use crate::preview::{Preview, RuleCount, WindowTrip};
 use crate::report::Status;
 use crate::rules::{Facts, RuleName};
-use crate::run::{EdgeOutcome, Run, RunUsage};
-use crate::session::Harness;
+use crate::run::{EdgeOutcome, RunUsage};
 
-/// The version of every document. We add fields within a version, never rename or remove
-/// them (README, "Versioning").
-pub const SCHEMA: u32 = 1;
-
-/// The `schema` field of a document: it serialises as [`SCHEMA`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Schema;
-
-impl Serialize for Schema {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u32(SCHEMA)
-    }
-}
+/// The parts a session adds to the status document.
+pub use crate::report::session::{BranchBreaker, EdgeRow, HookAnswer, SessionLine, SessionRef};
+/// The version of every document, the status document's included (defined beside it).
+pub use crate::report::{SCHEMA, Schema};
 
 /// `event --json`: one harness transition and the breaker after it.
 #[derive(Debug, Clone, Serialize)]
@@ -130,6 +120,15 @@ pub struct FailureEntry<'a> {
     pub kind: FailureKind,
     /// The normalised first error line.
     pub message: &'a str,
+}
+
+impl Fingerprint {
+    /// The `fingerprint --json` document (docs/contract.md), defined here with the other
+    /// documents: the fingerprint knows nothing of them.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(FingerprintDocument::new(self))
+            .expect("the fingerprint document serialises")
+    }
 }
 
 impl<'a> FingerprintDocument<'a> {
@@ -288,81 +287,4 @@ impl<'a> CompletionSignals<'a> {
             subject: it.subject(),
         }
     }
-}
-
-/// A coding agent's session as `status` lists it (the status document's `sessions`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionLine {
-    /// The harness's session id.
-    pub id: String,
-    pub agent: Harness,
-    pub state: State,
-    /// The rule that opened its breaker; `null` while closed.
-    pub rule: Option<RuleName>,
-    pub reason: Option<String>,
-    /// Tool calls recorded.
-    pub calls: usize,
-    pub branch: Option<String>,
-}
-
-/// Which session a status document is about (`status --session`, `report --session`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionRef {
-    pub id: Option<String>,
-    pub agent: Option<Harness>,
-}
-
-impl SessionRef {
-    pub fn of(run: &Run) -> SessionRef {
-        SessionRef {
-            id: run.session.as_ref().map(|s| s.id.clone()),
-            agent: run.session.as_ref().map(|s| s.harness),
-        }
-    }
-}
-
-/// One edge of a session (a sub-agent): its calls without progress and its latest reasons.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EdgeRow {
-    pub edge: String,
-    pub count: u64,
-    pub reasons: Vec<String>,
-}
-
-impl EdgeRow {
-    /// Every edge of `run`.
-    pub fn of(run: &Run) -> Vec<EdgeRow> {
-        run.usage
-            .edges
-            .iter()
-            .map(|(name, e)| EdgeRow {
-                edge: name.clone(),
-                count: e.count,
-                reasons: e.reasons.clone(),
-            })
-            .collect()
-    }
-}
-
-/// The breaker of the branch a session works on: a trip in either shows in both.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BranchBreaker {
-    pub branch: Option<String>,
-    pub state: State,
-    /// The rule that opened it; `null` while closed.
-    pub rule: Option<RuleName>,
-}
-
-/// What a hook would have answered, in a replay of a recorded session (`replay --json`'s
-/// `answers`): every answer that was not "nothing".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HookAnswer {
-    /// The latest call when it was given.
-    pub after: Option<String>,
-    /// The event, as the harness names it.
-    pub event: String,
-    /// `deny`, `context`, `block` or `failed`.
-    pub answer: &'static str,
-    /// The words the model (or the person) reads.
-    pub text: String,
 }

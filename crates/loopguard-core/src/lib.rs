@@ -12,6 +12,8 @@
 //! - [`run`] — a run of attempts and the one function that steps its breaker;
 //! - [`preview`] — what a config would have done on windows of a history;
 //! - [`report`] — the status document every renderer consumes;
+//! - [`agent`] — a coding agent as its harness speaks (harnesses, tool calls, answers);
+//!   [`session`] — its session judged tool call by tool call;
 //! - [`fingerprint`] — failure fingerprints of test output;
 //! - [`ci`] — CI mode's decisions; [`github`] — GitHub's payloads, typed.
 
@@ -22,7 +24,7 @@
 // wildcard arm gives it a default.
 #![deny(clippy::wildcard_enum_match_arm)]
 
-pub mod agents;
+pub mod agent;
 pub mod breaker;
 pub mod ci;
 pub mod config;

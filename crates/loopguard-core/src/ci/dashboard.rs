@@ -31,8 +31,6 @@ use crate::sanitize::{COMMENT_LIMIT, Measure, code_span, inline, table_cell, tru
 
 /// First line of the dashboard issue's body.
 pub const DASHBOARD_MARKER: &str = "<!-- loopguard:dashboard -->";
-/// The default title (`github.dashboard_title`).
-pub const DEFAULT_TITLE: &str = "loopguard dashboard";
 /// How far back closed and merged PRs are shown, and trips counted.
 pub const RECENT: SignedDuration = SignedDuration::from_hours(7 * 24);
 /// Rows in the tables (the body holds 65,536 characters); the ticks are never cut.

@@ -5,6 +5,7 @@
 //! them into a [`Config`] of plain, compiled values (glob sets, regexes, durations). Every
 //! error names the file, line, column and key.
 
+pub mod agents;
 mod duration;
 mod profile;
 mod raw;
@@ -236,6 +237,9 @@ pub struct GitHubConfig {
     pub dashboard_title: String,
 }
 
+/// The dashboard issue's title unless `github.dashboard_title` says another.
+pub const DEFAULT_DASHBOARD_TITLE: &str = "loopguard dashboard";
+
 #[derive(Debug, Clone, Default)]
 pub struct ReportConfig {
     /// Where finished runs' reports go in the working tree (relative to its root).
@@ -252,7 +256,7 @@ pub struct Config {
     pub profile: Profile,
     pub window: u32,
     pub rules: Rules,
-    /// `Name <email>` globs of the agent's commits; empty: see [`crate::agents`].
+    /// `Name <email>` globs of the agent's commits; empty: see [`agents`].
     pub agents: PatternSet,
     /// What a test is (`paths.tests`).
     pub tests: TestPaths,
@@ -375,7 +379,7 @@ impl Config {
             github: GitHubConfig {
                 label: "loopguard:stuck".to_owned(),
                 issue_label: "loopguard".to_owned(),
-                dashboard_title: crate::ci::dashboard::DEFAULT_TITLE.to_owned(),
+                dashboard_title: DEFAULT_DASHBOARD_TITLE.to_owned(),
             },
             report: ReportConfig::default(),
             session: SessionSettings::default(),

@@ -1,7 +1,7 @@
-//! Hashing failures into a signature, and the `fingerprint` document.
+//! Hashing failures into a signature, and the `fingerprint` text (its `--json` document is
+//! `Fingerprint::to_json`, in `documents`).
 
 use super::{Failure, FailureKind, Runner};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -137,12 +137,6 @@ impl Fingerprint {
         fp
     }
 
-    /// The `fingerprint --json` document (docs/contract.md).
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(crate::documents::FingerprintDocument::new(self))
-            .expect("the fingerprint document serialises")
-    }
-
     /// Human output of `loopguard fingerprint`. Every line but the first two is indented, so
     /// no text taken from a log can start a line (no `::` workflow command).
     pub fn render_text(&self) -> String {
@@ -200,6 +194,8 @@ fn dominant_runner(failures: &[Failure]) -> Option<Runner> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     fn failure(id: &str, message: &str, runner: Runner) -> Failure {

@@ -6,12 +6,11 @@
 //! [`crate::sanitize`]: it cannot notify anyone, link other issues, start a workflow
 //! command or break the markdown around it.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use super::markdown::{self, failure, iterations};
 use super::{Row, Status, picture, text};
 use crate::breaker::{EventKind, State};
-use crate::ci::cost::LoopCost;
 use crate::ids::Signature;
 use crate::rules::RuleName;
 use crate::sanitize::{code_span, inline};
@@ -63,8 +62,9 @@ pub struct PrView<'a> {
     /// Things the reader should know (a log that expired, a glob that matched nothing);
     /// untrusted.
     pub notes: &'a [String],
-    /// While the breaker is open: what the loop cost in CI.
-    pub loop_cost: Option<&'a LoopCost>,
+    /// While the breaker is open: what the loop cost in CI, said (`ci::cost::LoopCost`,
+    /// which the report does not need to know).
+    pub loop_cost: Option<&'a dyn fmt::Display>,
 }
 
 impl PrView<'_> {

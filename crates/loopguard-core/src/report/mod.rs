@@ -19,6 +19,7 @@ pub mod github;
 pub mod html;
 pub mod markdown;
 pub mod picture;
+pub mod session;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -32,8 +33,21 @@ use crate::iteration::{Iteration, TestEvidence};
 use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
-use crate::documents::{BranchBreaker, EdgeRow, HookAnswer, SessionLine, SessionRef};
-pub use crate::documents::{SCHEMA, Schema};
+use session::{BranchBreaker, EdgeRow, HookAnswer, SessionLine, SessionRef};
+
+/// The version of every JSON document (this one and [`crate::documents`]). We add fields
+/// within a version, never rename or remove them (README, "Versioning").
+pub const SCHEMA: u32 = 1;
+
+/// The `schema` field of a document: it serialises as [`SCHEMA`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Schema;
+
+impl Serialize for Schema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(SCHEMA)
+    }
+}
 
 /// A rule that warned.
 #[derive(Debug, Clone, PartialEq, Serialize)]

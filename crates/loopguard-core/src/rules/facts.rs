@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agents::AgentFilter;
+use crate::config::agents::AgentFilter;
 use crate::config::{Config, RuleAction};
 use crate::ids::CommitId;
 use crate::iteration::{FileStatus, Iteration, IterationKind, Outcome, TestEvidence};

@@ -35,8 +35,8 @@ pub use facts::{EarlierState, Facts, FactsLog, attempts};
 pub use near::{NearTrip, near_trips};
 pub use same_error::describe_failure;
 
-use crate::agents::AgentFilter;
 use crate::breaker::TerminalStatus;
+use crate::config::agents::AgentFilter;
 use crate::config::{Config, Profile, RuleAction};
 use crate::error::ConfigError;
 use crate::iteration::Iteration;

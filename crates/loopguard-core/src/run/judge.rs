@@ -3,9 +3,9 @@
 
 use jiff::Timestamp;
 
-use crate::agents::AgentFilter;
 use crate::breaker::Event;
 use crate::config::Config;
+use crate::config::agents::AgentFilter;
 use crate::first_parent;
 use crate::ids::CommitId;
 use crate::iteration::Iteration;

@@ -44,9 +44,9 @@ mod tamper;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::AgentFilter;
 use crate::breaker::{At, Breaker, Event, EventKind, TerminalStatus};
 use crate::config::Config;
+use crate::config::agents::AgentFilter;
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, IterationKind};
 use crate::rules::{self, Earlier, EdgeCount, Evaluation, Facts, FactsLog, Usage};
@@ -96,7 +96,7 @@ pub struct RunRecord {
     pub ignored_config: Option<String>,
     /// A coding agent's session, when this run is one (its iterations are tool calls).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<crate::session::SessionState>,
+    pub session: Option<crate::agent::SessionState>,
     /// A run that keeps only its latest iterations (see [`Run::compact`]): what it
     /// dropped. `None`: it keeps them all.
     #[serde(default, skip_serializing_if = "Option::is_none")]

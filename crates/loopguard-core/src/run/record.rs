@@ -4,9 +4,9 @@
 
 use jiff::Timestamp;
 
-use crate::agents::AgentFilter;
 use crate::breaker::Event;
 use crate::config::Config;
+use crate::config::agents::AgentFilter;
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, IterationKind, TestEvidence};
 

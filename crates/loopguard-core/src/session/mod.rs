@@ -25,19 +25,13 @@
 //! What the model reads — the refusal, the warning one step before a trip, the blocked
 //! stop — is written here, once, for every harness (its descriptor renders it).
 
-pub mod call;
-pub mod files;
 mod guard;
-pub mod harness;
-pub mod input;
-pub mod protocol;
 pub mod provenance;
 pub mod transcript;
 
 use std::fmt::Write as _;
 
 use jiff::Timestamp;
-use serde::{Deserialize, Serialize};
 
 use crate::breaker::{Event, EventKind, State};
 use crate::config::{Config, TripAction};
@@ -47,114 +41,14 @@ use crate::report::{Status, WayOut};
 use crate::rules::{RuleName, describe_failure};
 use crate::run::Run;
 
+pub use crate::agent::{
+    LastTest, SessionState, WARNED_KEPT, Warned, call, files, harness, input, protocol,
+};
 pub use call::{CallInput, Kind};
 pub use files::{FileEdit, Files};
 pub use guard::protected_reason;
 pub use harness::{Descriptor, Harness, HookEvent};
 pub use protocol::{Answer, EventKind as HookKind, Reply};
-
-/// The warnings a session's run keeps ([`SessionState::warned`]).
-pub const WARNED_KEPT: usize = 16;
-
-/// What a session keeps besides its run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionState {
-    pub harness: Harness,
-    /// The harness's session id.
-    pub id: String,
-    /// The files the session edited.
-    #[serde(default)]
-    pub files: Files,
-    /// The transcript the harness writes, and how much of it was read for tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<String>,
-    #[serde(default)]
-    pub transcript_read: u64,
-    /// The last assistant message whose tokens were counted (Claude Code repeats a
-    /// message's usage on each of its lines).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counted_message: Option<String>,
-    /// The failing test run a stop was blocked on: never again for the same one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_blocked_on: Option<CommitId>,
-    /// Stops blocked in the session.
-    #[serde(default)]
-    pub stop_blocks: u32,
-    /// The rules one step before a trip after the latest call (warned once on the way in).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub near: Vec<RuleName>,
-    /// The latest warnings given (at most [`WARNED_KEPT`]): the rule and the call it came
-    /// after. The event log keeps every one (`warn`); the run keeps a few, so that its size
-    /// stays flat however often the session is warned.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warned: Vec<Warned>,
-    /// The session's latest test run, and whether a call edited files after it: what a
-    /// stop is judged by, however long ago it ran (the run keeps only its latest calls).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_test: Option<LastTest>,
-    /// Events held while a call was in flight that could not be told over or running
-    /// ([`provenance::Held`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub held: Vec<provenance::Held>,
-}
-
-/// The latest test run of a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LastTest {
-    /// The call that ran it.
-    pub id: CommitId,
-    pub test: TestEvidence,
-    /// A later call edited files: the code it tested is no more.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub edited_after: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// A warning one step before a trip.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Warned {
-    pub rule: RuleName,
-    /// The call it came after.
-    pub after: CommitId,
-}
-
-impl SessionState {
-    pub fn new(harness: Harness, id: &str) -> SessionState {
-        SessionState {
-            harness,
-            id: id.to_owned(),
-            files: Files::default(),
-            transcript: None,
-            transcript_read: 0,
-            counted_message: None,
-            stop_blocked_on: None,
-            stop_blocks: 0,
-            near: Vec::new(),
-            warned: Vec::new(),
-            last_test: None,
-            held: Vec::new(),
-        }
-    }
-
-    /// Keeps what `it`, the newest call, tells of the latest test run.
-    fn note_call(&mut self, it: &Iteration) {
-        if it.files.as_ref().is_some_and(|f| !f.is_empty())
-            && let Some(last) = self.last_test.as_mut()
-        {
-            last.edited_after = true;
-        }
-        if let Some(test) = &it.test {
-            self.last_test = Some(LastTest {
-                id: it.id.clone(),
-                test: test.clone(),
-                edited_after: false,
-            });
-        }
-    }
-}
 
 /// A run for a new session of `harness` with id `id`, on `branch`. It keeps only its
 /// latest calls ([`Run::keep_latest`]): the hooks cost the same after 1,000 calls as after

@@ -20,6 +20,8 @@
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
+pub use crate::agent::{HELD_KEPT, Held};
+
 use super::Step;
 use super::call::CallInput;
 use super::protocol::{Answer, EventKind as HookKind};
@@ -190,23 +192,6 @@ pub fn forged_post_reason(name: &str, call: &CallInput, repeated: bool) -> Strin
         crate::sanitize::printable(&call_key(call)),
         crate::sanitize::printable(&call.summary().chars().take(120).collect::<String>())
     )
-}
-
-/// The most held events a session keeps (the oldest go).
-pub const HELD_KEPT: usize = 16;
-
-/// An event that arrived while a call was in flight that nothing could tell over or
-/// running (a harness with no transcript loopguard reads, its process alive): not applied
-/// to the breaker (fail closed), and confirmed forged if that call's result comes later.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Held {
-    /// The event, as the harness names it.
-    pub event: String,
-    /// The call in flight it came during ([`call_key`]).
-    pub during: String,
-    /// [`InFlight::describe`].
-    pub what: String,
-    pub at: Timestamp,
 }
 
 /// Holds the event `name` that came during `during` (see [`Held`]): recorded (a warning

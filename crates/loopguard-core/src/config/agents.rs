@@ -6,7 +6,7 @@
 //! commits beside humans), and otherwise every commit is an attempt (a local clone where the
 //! agent commits under the user's name). Merges and rewrites are never attempts.
 
-use crate::config::Config;
+use super::Config;
 use crate::iteration::{Iteration, IterationKind};
 
 /// Identities the coding agents commit under (name or email fragments, lowercase).
