@@ -151,7 +151,9 @@ mod tests {
         assert_eq!(h.first_trip(), Some((4, Stagnation)));
         let reason = h.eval().trip().unwrap().reason.clone();
         assert!(
-            reason.starts_with("no progress in 3 iterations in a row (3 submodule bumps that change nothing;"),
+            reason.starts_with(
+                "no progress in 3 iterations in a row (3 submodule bumps that change nothing;"
+            ),
             "{reason}"
         );
         // A bump whose submodule changed is progress, as any new tree is.
