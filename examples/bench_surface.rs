@@ -2,7 +2,8 @@
 //! loopguard's hooks, linked worktrees (`extensions.worktreeConfig`), a global config with
 //! an include, the agents' hook configs and a store; then `Surface::snapshot` many times
 //! without the previous snapshot (everything read), with it (nothing changed: the stat
-//! path), and with one hook rewritten before each call. Prints the CPU time (user +
+//! path), with one hook rewritten before each call, and the check every gate makes of the
+//! other worktrees (`unguarded_elsewhere`). Prints the CPU time (user +
 //! system, `getrusage`) and the wall time per call: medians of rounds, and the slowest.
 //!
 //!     cargo run --release --example bench_surface -- [CALLS] [WORKTREES]
@@ -148,6 +149,13 @@ fn main() {
     let warm = measure(calls, || {
         std::hint::black_box(Surface::snapshot(&place, Some(&settled)));
     });
+    // What post-commit and pre-push do: a snapshot with everything read, and
+    // each worktree's hooks judged.
+    let gates = measure(calls, || {
+        std::hint::black_box(loopguard::guard_surface::unguarded_elsewhere(
+            &place, &root, true,
+        ));
+    });
     let hook = common.join("hooks/post-commit");
     let text = std::fs::read(&hook).expect("the hook");
     let changed = measure(calls, || {
@@ -165,6 +173,7 @@ fn main() {
         ("everything read (no previous snapshot)", cold),
         ("nothing changed (stat path)", warm),
         ("one hook rewritten before each call", changed),
+        ("a hook's check of the other worktrees", gates),
     ] {
         println!("  {what:<40} cpu {c:>7.1} / {cmax:>7.1}   wall {w:>7.1} / {wmax:>7.1}");
     }

@@ -6,8 +6,8 @@
 #
 # Runs examples/bench_surface.rs in release: a repository with loopguard's hooks, linked
 # worktrees, an include, an agent's hook config and a store; prints the CPU and wall time
-# per snapshot with everything read, with nothing changed (the stat path), and with one
-# hook rewritten before each call.
+# per snapshot with everything read, with nothing changed (the stat path), with one
+# hook rewritten before each call, and of the check post-commit and pre-push make of the other worktrees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet --example bench_surface

@@ -220,7 +220,8 @@ impl<'a> Known<'a> {
                 // is (`HookError::InWorkTree`): nothing in the environment failed.
                 GitError::BadRevision { .. }
                 | GitError::TooLarge { .. }
-                | GitError::RefFormat { .. } => USAGE,
+                | GitError::RefFormat { .. }
+                | GitError::CannotOpen { .. } => USAGE,
                 GitError::NotARepository { .. }
                 | GitError::TooManyCommits { .. }
                 | GitError::Other { .. }

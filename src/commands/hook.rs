@@ -149,6 +149,17 @@ fn readable_again(ws: &Workspace<'_>) {
     }
 }
 
+/// Every other worktree whose hooks are off, said on every commit (post-commit, which the
+/// shim always starts; pre-commit it may skip) and push here: the commits and pushes made
+/// there pass no gate (a person turns them back on; `loopguard status` says the same).
+fn say_unguarded_elsewhere(ws: &Workspace<'_>) {
+    let place = crate::guard_surface::Place::of(&ws.repo, &ws.ctx.settings.git);
+    let none_open = ws.store.open_keys().is_ok_and(|k| k.is_empty());
+    for n in crate::guard_surface::unguarded_elsewhere(&place, &ws.root, none_open) {
+        ws.warn(&format!("not guarded: {n}"));
+    }
+}
+
 fn fs_there(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
@@ -202,6 +213,7 @@ fn rebasing(git_dir: &Path) -> bool {
 fn post_commit(ctx: &Ctx) -> Result<()> {
     let ws = Workspace::open(ctx, None)?;
     readable_again(&ws);
+    say_unguarded_elsewhere(&ws);
     let Some(head) = ws.head.id.clone() else {
         return Ok(());
     };
@@ -687,6 +699,7 @@ fn refuse_while_open(ws: &Workspace<'_>, head: &str) -> Result<bool> {
 
 fn pre_push(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
+    say_unguarded_elsewhere(&ws);
     let input = match hook_input(ctx) {
         Input::Read(input) => input,
         Input::Lost(why) => return refuse_blind(&ws, &why, "are pushed"),

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::breaker::State;
 use crate::cli::StatusArgs;
-use crate::error::exit;
+use crate::error::{GitError, exit};
 use crate::git::Repo;
 use crate::guard_surface::{NotGuarded, Place, Surface};
 use crate::hooks;
@@ -22,15 +22,60 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     if let Some(id) = &args.session {
         return super::session::status(ctx, id, args.json, args.exit_code);
     }
-    let repo = Repo::discover_with_env(&ctx.dir)?;
+    let repo = match Repo::discover_with_env(&ctx.dir) {
+        // git finds a repository no one can open (nor git: its hooks never run).
+        Err(e @ GitError::CannotOpen { .. }) => {
+            let why = Why::new(e.to_string(), e.hint().map(str::to_owned));
+            return not_guarded_at_all(&args, "this repository", &why, &[], ctx);
+        }
+        r => r?,
+    };
     let store = Store::new(repo.common_dir(), ctx.settings.clock);
     // No marker: no breaker may be open, so a disarmed reference-transaction guards.
-    let none_open = store.open_keys().is_ok_and(|k| k.is_empty());
+    let open_keys = store.open_keys();
+    let none_open = open_keys.as_ref().is_ok_and(Vec::is_empty);
     let surface = Surface::snapshot(&Place::of(&repo, &ctx.settings.git), None);
     let not_guarded = surface.not_guarded(repo.common_dir(), none_open);
     if let Err(e) = repo.readable() {
-        return unreadable(ctx, &args, &e, &not_guarded);
+        let why = Why::new(e.to_string(), e.hint().map(str::to_owned));
+        return not_guarded_at_all(&args, "this repository", &why, &not_guarded, ctx);
     }
+    match guarded(ctx, &args, &not_guarded, none_open) {
+        // loopguard's own state cannot be read (not merely corrupt, which the next hook
+        // mends): the hooks cannot judge either. A gate then refuses while a breaker may
+        // be open (a marker, or markers that cannot be listed) and lets git go on if not.
+        Err(e)
+            if crate::error::exit_code_of(&e) == exit::ENV && !crate::error::is_broken_pipe(&e) =>
+        {
+            let shown = crate::error::render(&e);
+            let gates_refuse = !open_keys.is_ok_and(|k| k.is_empty());
+            let gates = if gates_refuse {
+                "every gate refuses until it can (a breaker may be open)"
+            } else {
+                "its hooks let every commit and push through (fail open) until it can"
+            };
+            let why = Why {
+                message: format!(
+                    "loopguard cannot read its state ({}): {gates}",
+                    shown.message
+                ),
+                hint: shown.hint,
+                gates_refuse,
+            };
+            not_guarded_at_all(&args, "its state", &why, &not_guarded, ctx)
+        }
+        r => r,
+    }
+}
+
+/// `status` of a repository loopguard can read: the breaker, the hooks here, and what the
+/// surface says about every other worktree.
+fn guarded(
+    ctx: &Ctx,
+    args: &StatusArgs,
+    not_guarded: &[NotGuarded],
+    none_open: bool,
+) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let dir = ws.repo.hooks_dir();
     let hooks = hooks::guarding(&dir, &ws.root, none_open);
@@ -101,7 +146,7 @@ fn said_above(n: &NotGuarded, root: &Path, dir: &Path) -> bool {
     }
 }
 
-/// `status --json` of a repository loopguard cannot read.
+/// `status --json` where loopguard cannot read the repository or its state.
 #[derive(Serialize)]
 struct Unreadable<'a> {
     schema: u32,
@@ -109,18 +154,39 @@ struct Unreadable<'a> {
     not_guarded: &'a [String],
 }
 
-/// `status` where loopguard cannot read the repository (its refs kept as reftable): not
-/// guarded, why, and what a person does; no breaker to show. Every gate refuses there,
-/// as while a breaker is open: `--exit-code` exits 1.
-fn unreadable(
-    ctx: &Ctx,
+/// Why loopguard cannot judge here, what a person does, and whether every gate refuses
+/// meanwhile.
+struct Why {
+    message: String,
+    hint: Option<String>,
+    gates_refuse: bool,
+}
+
+impl Why {
+    /// A reason every gate refuses for (or git itself does).
+    fn new(message: String, hint: Option<String>) -> Why {
+        Why {
+            message,
+            hint,
+            gates_refuse: true,
+        }
+    }
+}
+
+/// `status` where loopguard cannot read `what` (the repository: its refs kept as reftable,
+/// a config gix cannot read; or its own state): not guarded, why, and what a person
+/// does; no breaker to show. `--exit-code` exits 1 when every gate refuses (the refs:
+/// as while a breaker is open), 0 when they let git go on.
+fn not_guarded_at_all(
     args: &StatusArgs,
-    err: &crate::error::GitError,
+    what: &str,
+    why: &Why,
     not_guarded: &[NotGuarded],
+    ctx: &Ctx,
 ) -> Result<u8> {
     use std::fmt::Write as _;
-    // The refusal's own words first (what gix says), then what else the surface saw.
-    let reasons: Vec<String> = std::iter::once(err.to_string())
+    // The reason's own words first, then what else the surface saw.
+    let reasons: Vec<String> = std::iter::once(why.message.clone())
         .chain(
             not_guarded
                 .iter()
@@ -135,16 +201,16 @@ fn unreadable(
             not_guarded: &reasons,
         }))?;
     } else {
-        let mut out = String::from("breaker: unknown (loopguard cannot read this repository)\n");
-        for why in &reasons {
-            let _ = writeln!(out, "guard: not guarded: {why}");
+        let mut out = format!("breaker: unknown (loopguard cannot read {what})\n");
+        for reason in &reasons {
+            let _ = writeln!(out, "guard: not guarded: {reason}");
         }
         print(&out)?;
     }
-    if let Some(hint) = err.hint() {
+    if let Some(hint) = &why.hint {
         ctx.ui.note(&format!("hint: {hint}"));
     }
-    Ok(if args.exit_code {
+    Ok(if args.exit_code && why.gates_refuse {
         exit::TRIPPED
     } else {
         exit::OK

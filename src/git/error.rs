@@ -14,6 +14,11 @@ pub enum GitError {
     )]
     RefFormat { format: String, config: PathBuf },
 
+    /// A repository git finds that cannot be opened: a config file it reads cannot be
+    /// (a bad line, an unknown `extensions.*`, an include that is not a file).
+    #[error("cannot open the git repository {}: {reason}", git_dir.display())]
+    CannotOpen { git_dir: PathBuf, reason: String },
+
     #[error("bad revision `{rev}`: {reason}")]
     BadRevision {
         rev: String,
@@ -58,6 +63,10 @@ impl GitError {
                  `git clone --ref-format=files` instead) and run `loopguard init`. Where loopguard's hooks \
                  are installed they refuse every commit, push and ref update until then (the migration \
                  too): `loopguard uninstall` takes them out first",
+            ),
+            GitError::CannotOpen { .. } => Some(
+                "fix the file and line named (git names them: `git status` there says the same), \
+                 and loopguard reads the repository again; until then git runs no hook there",
             ),
             GitError::BadRevision { hint, .. } => Some(hint),
             GitError::TooLarge { .. } => {

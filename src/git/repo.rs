@@ -82,6 +82,32 @@ pub fn plain_history(cmd: &mut std::process::Command) -> &mut std::process::Comm
         .env("GIT_GRAFT_FILE", "/dev/null")
 }
 
+/// Why a repository found at `dir` cannot be opened: git's own words when git cannot open
+/// it either (`fatal: bad config line 6 in file .git/config` names the file and the line,
+/// which gix's error does not), else gix's reasons, outermost first. Asked only on this
+/// path.
+fn cannot_open_why(dir: &Path, err: &gix::Error) -> String {
+    let git = std::process::Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output();
+    if let Ok(out) = git
+        && !out.status.success()
+    {
+        let said = String::from_utf8_lossy(&out.stderr);
+        let fatal: Vec<&str> = said
+            .lines()
+            .filter_map(|l| l.strip_prefix("fatal: "))
+            .collect();
+        if !fatal.is_empty() {
+            return format!("git says: {}", fatal.join("; "));
+        }
+    }
+    let reasons: Vec<String> = err.iter_errors().map(ToString::to_string).collect();
+    reasons.join(": ")
+}
+
 /// `path` made absolute, with `.` and `..` resolved lexically (gix reports a linked
 /// worktree's common dir as `<git dir>/../..`).
 fn absolute(path: &Path) -> PathBuf {
@@ -132,18 +158,35 @@ impl Repo {
         // gix reads the environment itself; so does this, for the one variable it must
         // resolve first.
         let git_dir = std::env::var_os("GIT_DIR").filter(|d| !d.is_empty());
+        // Found and not opened (a config gix cannot read): said as such, with gix's whole
+        // chain (the file and line), not as "not a git repository".
+        let failed = |e: gix::Error, found: Option<PathBuf>| match found {
+            Some(git_dir) => GitError::CannotOpen {
+                reason: cannot_open_why(&dir, &e),
+                git_dir,
+            },
+            None => not_a_repository(e.to_string()),
+        };
         let repo = match git_dir {
             Some(git_dir) => {
+                let git_dir = absolute(&dir.join(git_dir));
                 let options = open_options().into_value_by_level(gix::sec::Trust::Full);
-                gix::ThreadSafeRepository::open_opts(absolute(&dir.join(git_dir)), options)
-                    .map_err(|e| not_a_repository(e.to_string()))?
+                gix::ThreadSafeRepository::open_opts(&git_dir, options).map_err(|e| {
+                    let found = git_dir.join("HEAD").is_file().then(|| git_dir.clone());
+                    failed(e, found)
+                })?
             }
             None => gix::ThreadSafeRepository::discover_with_environment_overrides_opts(
                 &dir,
                 gix::discover::upwards::Options::default(),
                 open_options(),
             )
-            .map_err(|e| not_a_repository(e.to_string()))?,
+            .map_err(|e| {
+                let found = gix::discover::upwards(&dir)
+                    .ok()
+                    .map(|(path, _)| absolute(&path.into_repository_and_work_tree_directories().0));
+                failed(e, found)
+            })?,
         };
         Ok(Repo::wrap(repo.into()))
     }

@@ -381,6 +381,22 @@ impl Surface {
     }
 }
 
+/// The worktrees other than the one at `here` whose git runs hooks from a directory where
+/// loopguard's do not guard (a linked worktree's own `core.hooksPath = /dev/null`): what
+/// post-commit and pre-push say, since commits and pushes made there pass no gate at all. One snapshot
+/// of the surface (`scripts/bench-surface.sh` measures it).
+pub fn unguarded_elsewhere(place: &Place, here: &Path, none_open: bool) -> Vec<NotGuarded> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let here = canonical(here);
+    Surface::snapshot(place, None)
+        .not_guarded(&place.common_dir, none_open)
+        .into_iter()
+        .filter(
+            |n| matches!(n, NotGuarded::HooksOff { worktree, .. } if canonical(worktree) != here),
+        )
+        .collect()
+}
+
 /// Reads the watched paths, reusing what `previous` saw where the metadata says nothing
 /// changed.
 struct Reader<'p> {

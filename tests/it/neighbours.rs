@@ -374,7 +374,19 @@ fn status_in_any_worktree_names_a_worktree_whose_hooks_are_off() {
         .run()
         .ok()
         .stdout_has(&said);
-    // Turned back on, it is guarded again.
+    // Every gate in the main worktree says so too: a commit, a push.
+    let warned = format!(
+        "loopguard: warning: not guarded: {}",
+        &said["guard: not guarded: ".len()..]
+    );
+    let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "here"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&warned), "{}", stderr(&out));
+    let _remote = repo.with_remote();
+    let out = repo.try_git(&["push", "-q", "origin", "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&warned), "{}", stderr(&out));
+    // Turned back on, it is guarded again, and the gates say nothing.
     let out = git_in(
         &repo,
         &wt,
@@ -382,6 +394,11 @@ fn status_in_any_worktree_names_a_worktree_whose_hooks_are_off() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(status(&repo)["guarded"], true);
+    repo.write("src/lib.rs", "pub fn back() {}\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.try_commit_staged("Hooks back on");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not guarded"), "{}", stderr(&out));
 }
 
 #[test]
@@ -510,4 +527,94 @@ fn a_bump_to_a_commit_loopguard_cannot_read_is_no_progress() {
         (Some("open"), Some("stagnation")),
         "{s:#}"
     );
+}
+
+/// The store's `runs/` put aside and a file left in its place: loopguard cannot read its
+/// state at all.
+fn break_the_store(repo: &TestRepo) -> std::path::PathBuf {
+    let runs = repo.path().join(".git/loopguard/runs");
+    let aside = repo.path().join(".git/runs-aside");
+    std::fs::rename(&runs, &aside).expect("put aside");
+    std::fs::write(&runs, "not a directory\n").expect("write");
+    aside
+}
+
+fn mend_the_store(repo: &TestRepo, aside: &Path) {
+    let runs = repo.path().join(".git/loopguard/runs");
+    std::fs::remove_file(&runs).expect("remove");
+    std::fs::rename(aside, &runs).expect("put back");
+}
+
+#[test]
+fn status_says_not_guarded_when_loopguard_cannot_read_its_state() {
+    // With no breaker open, the hooks let git go on (fail open), and status says so.
+    let repo = guarded_in(TestRepo::new(), "");
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
+    let aside = break_the_store(&repo);
+    let out = lg(&repo).arg("status").run().ok();
+    out.stdout_has("breaker: unknown (loopguard cannot read its state)")
+        .stdout_has("guard: not guarded: loopguard cannot read its state (")
+        .stdout_has("its hooks let every commit and push through (fail open) until it can");
+    let doc = lg(&repo).args(["status", "--json"]).run().ok().json();
+    assert_eq!(doc["guarded"], false, "{doc:#}");
+    lg(&repo).args(["status", "--exit-code"]).run().code(0);
+    let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "past"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("(fail open)"), "{}", stderr(&out));
+    mend_the_store(&repo, &aside);
+    assert_eq!(status(&repo)["guarded"], true);
+
+    // With a breaker open, every gate refuses, and status says that. (The commit that
+    // came past is caught up: an empty one.)
+    for i in 0..2 {
+        repo.commit_empty(&format!("nothing {i}"));
+    }
+    assert_eq!(state(&repo), "open");
+    let aside = break_the_store(&repo);
+    lg(&repo)
+        .arg("status")
+        .run()
+        .ok()
+        .stdout_has("every gate refuses until it can (a breaker may be open)");
+    lg(&repo).args(["status", "--exit-code"]).run().code(1);
+    let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "past"]);
+    assert!(!out.status.success(), "the commit went through");
+    mend_the_store(&repo, &aside);
+    assert_eq!(state(&repo), "open");
+}
+
+#[test]
+fn a_config_git_cannot_read_is_named_not_taken_for_no_repository() {
+    let repo = TestRepo::new();
+    repo.write("README.md", "demo\n");
+    repo.commit("Initial commit");
+    let config = repo.path().join(".git/config");
+    let mut text = std::fs::read_to_string(&config).expect("read");
+    text.push_str("[core\n");
+    let line = text.lines().count();
+    std::fs::write(&config, text).expect("write");
+    // git itself refuses the repository (and so runs no hook).
+    assert!(!repo.try_git(&["status"]).status.success());
+    let git_dir = repo.path().join(".git");
+    let cannot = format!("cannot open the git repository {}: ", git_dir.display());
+    lg(&repo)
+        .arg("init")
+        .run()
+        .code(2)
+        .stderr_has(&format!(
+            "loopguard: error: {cannot}git says: bad config line {line} in file .git/config"
+        ))
+        .stderr_has("hint: fix the file and line named");
+    let out = lg(&repo).arg("status").run().ok();
+    out.stdout_has("breaker: unknown (loopguard cannot read this repository)")
+        .stdout_has(&format!("guard: not guarded: {cannot}"))
+        .stderr_has("hint: fix the file and line named");
+    let doc = lg(&repo).args(["status", "--json"]).run().ok().json();
+    assert_eq!(doc["guarded"], false, "{doc:#}");
+    // Mended, it is a repository like any other.
+    let text = std::fs::read_to_string(&config).expect("read");
+    std::fs::write(&config, text.trim_end().trim_end_matches("[core")).expect("write");
+    lg(&repo).args(["init", "--no-preview"]).run().ok();
+    assert_eq!(status(&repo)["guarded"], true);
 }
