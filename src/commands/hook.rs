@@ -102,7 +102,8 @@ fn unreadable_refs(err: &anyhow::Error) -> bool {
 /// can be judged, so no gate lets anything through — a gate refuses, whether a breaker is
 /// open or not — and every hook makes sure the gates run from now on: the marker the shims
 /// look at ([`crate::store::UNREADABLE`]) and `reference-transaction` armed. post-commit
-/// says what came past; the other phases of `reference-transaction` say nothing.
+/// says what came past, post-rewrite what it could not record; the other phases of
+/// `reference-transaction` say nothing.
 fn unreadable(ctx: &Ctx, hook: HookName, gate: bool, err: &anyhow::Error) -> u8 {
     if let Ok(repo) = Repo::discover_with_env(&ctx.dir) {
         let store = Store::new(repo.common_dir(), ctx.settings.clock);
@@ -125,9 +126,13 @@ fn unreadable(ctx: &Ctx, hook: HookName, gate: bool, err: &anyhow::Error) -> u8 
             .note_marked(&format!("loopguard: refused: {shown}"), "refused");
         return exit::TRIPPED;
     }
+    let past = match hook {
+        HookName::PostRewrite => "the commits rewritten here are not recorded",
+        _ => "this commit came past the gates (--no-verify) and is not recorded",
+    };
     if hook != HookName::ReferenceTransaction {
         ctx.ui.warn(&format!(
-            "{}: this commit came past the gates (--no-verify) and is not recorded; every gate refuses from now on\nhint: {}",
+            "{}: {past}; every gate refuses from now on\nhint: {}",
             shown.message,
             shown.hint.unwrap_or_default()
         ));

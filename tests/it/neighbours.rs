@@ -300,6 +300,28 @@ fn the_way_back_from_reftable_is_the_one_the_hint_gives() {
 }
 
 #[test]
+fn an_amend_past_the_gates_after_a_reftable_migration_says_what_it_could_not_record() {
+    let repo = guarded_in(TestRepo::new(), "");
+    repo.write("src/agent.rs", "pub fn agent() {}\n");
+    repo.commit("Agent work");
+    let out = migrate_to_reftable(&repo);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The first hook to run is post-commit's, then post-rewrite's: each says its own.
+    let out = repo.try_git(&["commit", "-q", "--amend", "--no-verify", "-m", "amended"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("this commit came past the gates"), "{err}");
+    assert!(
+        err.contains("the commits rewritten here are not recorded; every gate refuses from now on"),
+        "{err}"
+    );
+    refused_unreadable(
+        &repo.try_git(&["commit", "-q", "--amend", "--no-verify", "-m", "again"]),
+        "a second amend",
+    );
+}
+
+#[test]
 fn a_reftable_migration_while_a_breaker_is_open_gets_nothing_past() {
     let repo = guarded_in(TestRepo::new(), "");
     for i in 0..3 {
