@@ -67,6 +67,8 @@ pub(crate) struct Collector {
     generic: Vec<String>,
     /// A line said that tests failed (a count, a verdict).
     said_failed: bool,
+    /// A draft is not the fallback's (`drafts` never loses one).
+    any_specific: bool,
 }
 
 impl Collector {
@@ -137,6 +139,7 @@ impl Collector {
         if !per_message {
             message = normalized(message_in);
         }
+        self.any_specific |= !fallback;
         self.index.insert(key.clone(), self.drafts.len());
         self.drafts.push(Draft {
             id: key.1,
@@ -174,6 +177,12 @@ impl Collector {
         }
     }
 
+    /// Whether a runner reported a failure of its own (withdrawn or not): then the
+    /// generic signature and the error lines are not used.
+    pub(crate) fn has_specific(&self) -> bool {
+        self.any_specific
+    }
+
     /// A line said that tests failed: the run failed, and it is a test result.
     pub(crate) fn said_failed(&mut self) {
         self.said_failed = true;
@@ -206,7 +215,8 @@ impl Collector {
     pub(crate) fn into_fingerprint(self) -> Fingerprint {
         // A runner that reported a failure, even one that then passed on a retry, said what
         // happened: the error lines of its report (a flaky test's) are not another failure.
-        let any_specific = self.drafts.iter().any(|d| !d.fallback);
+        let any_specific = self.any_specific;
+        debug_assert_eq!(any_specific, self.drafts.iter().any(|d| !d.fallback));
         // A parser recognised something: a failure of its own (withdrawn or not) or a
         // runner's summary; the generic fallback's error lines alone are no test result.
         let recognised = self.drafts.iter().any(|d| !d.fallback)

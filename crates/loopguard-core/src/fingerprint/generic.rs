@@ -22,6 +22,7 @@ use super::collect::{Collector, LineParser};
 use super::failure::FailureKind;
 use super::ghactions::{CleanLine, Marker};
 use super::runner::Descriptor;
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -69,13 +70,23 @@ pub(crate) struct GenericParser {
 impl LineParser for GenericParser {
     fn line(&mut self, line: &CleanLine, out: &mut Collector) {
         let text = line.text.trim();
-        if text.is_empty() || is_runner_noise(text) || line.marker == Marker::Other {
+        if text.is_empty() || line.marker == Marker::Other {
             return;
         }
-        if says_failed(text) {
+        // Once a runner reported a failure of its own, the generic signature and the
+        // verdicts are never used (`Collector::into_fingerprint`); error lines still take
+        // their places among the failures kept.
+        let wanted = !out.has_specific();
+        if !wanted && self.found >= MAX_GENERIC
+            || line.marker != Marker::Error && !may_fail(text)
+            || is_runner_noise(text)
+        {
+            return;
+        }
+        if wanted && says_failed(text) {
             out.said_failed();
         }
-        if line.marker == Marker::Error || failing_looking(text) {
+        if wanted && (line.marker == Marker::Error || failing_looking(text)) {
             out.generic_line(text);
         }
         if self.found >= MAX_GENERIC {
@@ -120,6 +131,90 @@ fn error_id(text: &str) -> Option<String> {
         return None;
     }
     EXCEPTION.captures(text).map(|c| c[1].to_string())
+}
+
+/// Words that make a line a candidate wherever they stand: the failure words that need no
+/// word of their own (`ValueError`, `FAILED`, `✗`), and what a count of zero takes out of a
+/// line (`xfailed`, `expected failures`: the words around it then join differently).
+/// ASCII case-insensitive, a superset of what the regexes read.
+static ANYWHERE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build([
+            "fail", "xpass", "xpected", "not ok", "error:", "\u{2717}", "\u{2716}", "\u{2718}",
+        ])
+        .expect("because the words are valid")
+});
+
+/// `Error` and `Exception` ending a word (`ValueError`), case as the regexes read them.
+static ANYWHERE_CASED: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::new(["Error", "Exception"]).expect("because the words are valid")
+});
+
+/// The failure words that count only as words of their own (`error`, not `thiserror` nor
+/// `error-chain`), ASCII case-insensitive.
+static STEMS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(["error", "fatal", "panic", "traceback", "assert"])
+        .expect("because the words are valid")
+});
+
+/// Whether `text` (trimmed) can be failing-looking, say that tests failed or be an error
+/// line: a necessary condition of [`failing_looking`], [`says_failed`] and [`error_id`],
+/// read from the bytes with no regex. Build noise holds the generic triggers without a
+/// failure word (`Compiling thiserror v1.0.69`, `error-chain`): only the lines it lets
+/// through pay for the regexes. Where a byte is not ASCII it lets the line through (a
+/// Unicode letter may or may not end a word for the regexes).
+pub(crate) fn may_fail(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let starts =
+        |word: &[u8]| bytes.len() >= word.len() && bytes[..word.len()].eq_ignore_ascii_case(word);
+    ANYWHERE.is_match(bytes)
+        || ANYWHERE_CASED.is_match(bytes)
+        || starts(b"error")
+        || starts(b"fatal")
+        || zero_by_a_separator(bytes)
+        || STEMS
+            .find_iter(bytes)
+            .any(|m| stands_alone(bytes, m.start(), m.end()))
+}
+
+/// A `0` that a count of zero can hold (`0 errors`, `errors: 0`): beside a space, `:`, `=`
+/// or a byte that is not ASCII (Unicode spaces).
+fn zero_by_a_separator(bytes: &[u8]) -> bool {
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) || b >= 0x80;
+    memchr::memchr_iter(b'0', bytes).any(|i| {
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        before.is_some_and(|b| space(b) || b == b':' || b == b'=')
+            || bytes.get(i + 1).is_some_and(|&b| space(b))
+    })
+}
+
+/// Whether the word starting with the stem at `bytes[start..end]` is a word of its own
+/// as [`has_failure_word`] reads it: not inside a longer word, not joined to a name by
+/// `.`, `/`, `-` or `::` (a `:` alone may start a count, `errors:1`).
+fn stands_alone(bytes: &[u8], start: usize, mut end: usize) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let joins = |b: u8| matches!(b, b'.' | b'/' | b'-');
+    if start > 0 {
+        let before = bytes[start - 1];
+        let joined = start >= 2
+            && (joins(before) && word(bytes[start - 2])
+                || before == b':' && bytes[start - 2] == b':');
+        if word(before) || joined {
+            return false;
+        }
+    }
+    while end < bytes.len() && word(bytes[end]) {
+        end += 1;
+    }
+    let (Some(&after), next) = (bytes.get(end), bytes.get(end + 1).copied()) else {
+        return true;
+    };
+    let joined = joins(after) && next.is_some_and(word)
+        || matches!(after, b'.' | b'/' | b'-' | b':') && next == Some(b':');
+    after >= 0x80 || !joined
 }
 
 /// Lines that only say that something (already reported) failed.
@@ -372,6 +467,99 @@ mod tests {
             "\u{2716} totals the stock",
         ] {
             assert!(super::failing_looking(line), "{line}");
+        }
+    }
+
+    /// What the regexes would read in a line `may_fail` turns away.
+    fn read_by_the_regexes(text: &str) -> bool {
+        super::says_failed(text) || super::failing_looking(text) || super::error_id(text).is_some()
+    }
+
+    #[test]
+    fn build_noise_is_turned_away_before_the_regexes() {
+        for line in [
+            "Compiling thiserror v1.0.69",
+            "Downloaded error-chain v0.12.4",
+            "Downloading https://files.example.org/packages/error-chain-1.2.3.tar.gz (12 kB)",
+            "Compiling panic-halt v0.2.0",
+            "src/errors/mod.rs",
+            "tests::errors::parses ... ok",
+        ] {
+            assert!(!super::may_fail(line), "{line}");
+            assert!(!read_by_the_regexes(line), "{line}");
+        }
+        for line in [
+            "error: linker `cc` not found",
+            "errors:1",
+            "fatal:x",
+            "thread 'main' panicked at src/main.rs:3:5:",
+            "Traceback (most recent call last):",
+            "assertion failed",
+            "ValueError: bad",
+            "0 errors-x.fatal",
+        ] {
+            assert!(super::may_fail(line), "{line}");
+        }
+    }
+
+    /// Words and pieces of words the regexes read, and what stands between them.
+    const PIECES: &[&str] = &[
+        "error",
+        "Error",
+        "ERROR",
+        "errors",
+        "fatal",
+        "FATAL",
+        "panic",
+        "panicked",
+        "Traceback",
+        "assert",
+        "Assertion",
+        "expected",
+        "fail",
+        "FAILED",
+        "failures",
+        "xfailed",
+        "xpassed",
+        "not ok",
+        "ok",
+        "PASSED",
+        "passed",
+        "Exception",
+        "this",
+        "chain",
+        "0",
+        "1",
+        "12",
+        " ",
+        "  ",
+        "-",
+        ".",
+        "/",
+        ":",
+        "::",
+        "=",
+        "_",
+        "[E0425]",
+        "(",
+        ")",
+        "\u{2717}",
+        "\u{2713}",
+        "\u{e9}",
+        "\u{a0}",
+        "tests",
+        "test ",
+        "x",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn what_may_fail_turns_away_the_regexes_would_not_read(
+            parts in proptest::collection::vec(0..PIECES.len(), 1..10)
+        ) {
+            let line: String = parts.iter().map(|&i| PIECES[i]).collect();
+            let text = line.trim();
+            proptest::prop_assert!(super::may_fail(text) || !read_by_the_regexes(text), "{text:?}");
         }
     }
 
