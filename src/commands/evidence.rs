@@ -94,13 +94,16 @@ pub(super) fn catch_up(
 pub(super) struct WorktreeState {
     pub(super) head: Option<CommitId>,
     head_tree: Option<String>,
-    /// The tree of the working tree with every change (untracked files too, ignored ones
-    /// not); `None` when it equals HEAD's tree or could not be computed.
+    /// The tree of the working tree as `git stash` would save it: the index and the
+    /// tracked files' changes, no untracked file (a scratch file is not the agent's
+    /// attempt); `None` when it equals HEAD's tree or could not be computed.
     pub(super) dirty_tree: Option<String>,
 }
 
-/// The working tree as a tree id, written the way `git stash` does: a temporary index,
-/// `git add -A`, `git write-tree`. Nothing of the user's index or files changes.
+/// The working tree as a tree id, written the way `git stash` does: a temporary copy of
+/// the index, `git add -u` (tracked files only: what is staged stays, untracked files are
+/// left out, as `git stash` leaves them), `git write-tree`. Nothing of the user's index or
+/// files changes.
 pub(super) fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let head = ws.head.id.clone();
     let git = |args: &[&str], index: Option<&Path>| -> Option<String> {
@@ -123,13 +126,17 @@ pub(super) fn worktree_state(ws: &Workspace<'_>) -> Result<WorktreeState> {
     let index = tmp.path().join("index");
     let real_index = ws.repo.git_dir().join("index");
     if real_index.exists() {
-        // A copy keeps the stat cache: `add -A` then only hashes what changed.
+        // A copy keeps the stat cache: `add -u` then only hashes what changed.
         copy_index(&real_index, &index);
     }
-    let tree = git(&["add", "-A"], Some(&index)).and_then(|_| git(&["write-tree"], Some(&index)));
+    if !index.exists() && head.is_some() {
+        // No index to copy (none yet, or the copy failed): the tracked files are HEAD's.
+        git(&["read-tree", "HEAD"], Some(&index));
+    }
+    let tree = git(&["add", "-u"], Some(&index)).and_then(|_| git(&["write-tree"], Some(&index)));
     if tree.is_none() {
         ws.warn(
-            "cannot tell whether the working tree has changes (git add -A failed); the evidence goes to HEAD",
+            "cannot tell whether the working tree has changes (git add -u failed); the evidence goes to HEAD",
         );
     }
     Ok(WorktreeState {
@@ -190,6 +197,11 @@ pub(super) fn record_run(
         let mut rerun = Iteration::new(CommitId::new(format!("{base}+run{}", n + 1))?);
         rerun.tree = tree.clone();
         rerun.parent_tree = tree;
+        if last.uncommitted {
+            // Still the working tree on the same commit: committing it as it was tested is
+            // this attempt, as it is after one run (`Run::tested_as`).
+            rerun.parents = last.parents.clone();
+        }
         rerun.files = Some(Vec::new());
         rerun.message = last.message.clone();
         rerun.author = last.author.clone();

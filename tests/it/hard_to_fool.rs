@@ -317,6 +317,8 @@ fn run_and_ingest_on_a_head_made_with_hooks_off_keep_the_commits_before_it() {
     let repo = guarded("");
     let ids = quiet(&repo, 2, "e");
     repo.write("src/wip.rs", "pub fn wip() {}\n");
+    // (Staged: what `git stash` would save; an untracked file is not the attempt.)
+    repo.git(&["add", "src/wip.rs"]);
     crate::support::run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
     let history = history_ids(&repo);
     assert_eq!(history.len(), 3, "{history:?}");

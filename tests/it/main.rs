@@ -41,3 +41,4 @@ mod session;
 mod shapes;
 mod slow;
 mod untrusted_text;
+mod working_tree;

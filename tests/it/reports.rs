@@ -105,9 +105,11 @@ fn the_working_tree_iteration_shows_what_it_changed() {
     repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    50\n}\n");
     repo.commit("Fix the count");
     run_log(&repo, "cargo/assert-count/plain.log", 101).code(101);
-    // One line changed, not committed, and tested.
+    // One line changed and a new file staged, not committed, and tested (what `git stash`
+    // would save: an untracked file would not be part of it).
     repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    51\n}\n");
     repo.write("notes.txt", "tried 51\n");
+    repo.git(&["add", "notes.txt"]);
     run_log(&repo, "cargo/assert-count/shifted.log", 101).code(101);
 
     let md = lg(&repo).args(["report", "--markdown"]).run().ok().stdout;
