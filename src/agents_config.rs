@@ -176,12 +176,41 @@ fn entry(harness: Harness, exe: &Path, event: &str) -> Json {
     Json::Object(Object::from_iter(members))
 }
 
+/// An agent's hook config read and merged with loopguard's entries, not written yet: a
+/// command that changes several files (`init`: the git hooks, each agent's config) reads
+/// and merges them all first, so a file it cannot change stops it before anything is
+/// written.
+#[derive(Debug)]
+pub struct Planned {
+    path: PathBuf,
+    rel: &'static str,
+    /// The merged document and its layout; `None` when the file is already as wanted.
+    write: Option<(Object, Layout)>,
+}
+
+impl Planned {
+    /// Writes the merged file (when it changed).
+    pub fn apply(self) -> Result<(PathBuf, Change), AgentConfigError> {
+        let Some((doc, layout)) = self.write else {
+            return Ok((self.path, Change::Unchanged));
+        };
+        write(&self.path, self.rel, doc, &layout)?;
+        Ok((self.path, Change::Written))
+    }
+}
+
 /// Merges loopguard's entries into `harness`'s config under `root`.
 pub fn install(
     root: &Path,
     harness: Harness,
     exe: &Path,
 ) -> Result<(PathBuf, Change), AgentConfigError> {
+    plan(root, harness, exe)?.apply()
+}
+
+/// Reads `harness`'s config under `root` and merges loopguard's entries into it, writing
+/// nothing ([`Planned::apply`] writes it).
+pub fn plan(root: &Path, harness: Harness, exe: &Path) -> Result<Planned, AgentConfigError> {
     let d = harness.descriptor();
     let rel = d.config.path;
     let path = root.join(rel);
@@ -221,11 +250,20 @@ pub fn install(
             });
         }
     }
-    if doc == before {
-        return Ok((path, Change::Unchanged));
+    let write = (doc != before).then_some((doc, layout));
+    Ok(Planned { path, rel, write })
+}
+
+/// Removes the directories from `file`'s up to `root` (not included) that are empty.
+fn remove_empty_dirs(root: &Path, file: &Path) {
+    let mut dir = file.parent();
+    while let Some(d) = dir.filter(|d| d.starts_with(root) && *d != root) {
+        // Fails, and stops, at the first directory that holds anything.
+        if std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
-    write(&path, rel, doc, &layout)?;
-    Ok((path, Change::Written))
 }
 
 /// Sets loopguard's entries in an event's `list` to `want`; whether there was one. An
@@ -259,7 +297,8 @@ fn update_ours(config: &ConfigFile, list: &mut [Json], want: &Json) -> bool {
 }
 
 /// Takes loopguard's entries out of `harness`'s config under `root`, and nothing else; a
-/// file of loopguard's own left with no hooks is removed.
+/// file left with nothing in it (`{}`, or only a version) is removed, and so are the
+/// directories below `root` it leaves empty.
 pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), AgentConfigError> {
     let config = &harness.descriptor().config;
     let rel = config.path;
@@ -302,12 +341,15 @@ pub fn uninstall(root: &Path, harness: Harness) -> Result<(PathBuf, Change), Age
     if doc == before {
         return Ok((path, Change::Unchanged));
     }
-    let only_version = doc.keys().all(|k| k == "version");
-    if config.owned && only_version {
+    // Nothing left but what loopguard writes into a file it makes (`{}`, a version): the
+    // file holds no setting of anyone's (it was not there before `init --agent`, or it is
+    // loopguard's own), and it goes, with the directories it leaves empty.
+    if doc.keys().all(|k| k == "version") {
         std::fs::remove_file(&path).map_err(|source| AgentConfigError::Write {
             path: rel.to_owned(),
             source,
         })?;
+        remove_empty_dirs(root, &path);
         return Ok((path, Change::Removed));
     }
     write(&path, rel, doc, &layout)?;

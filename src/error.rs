@@ -103,6 +103,9 @@ pub enum InputError {
         line: usize,
         why: String,
     },
+    /// `init` in a bare repository: no working tree, no agent commits from it.
+    #[error("{} is a bare repository: it has no working tree for an agent to work in", path.display())]
+    BareRepository { path: PathBuf },
     /// The breaker is not where the command takes it from.
     #[error(transparent)]
     Breaker(#[from] loopguard_core::breaker::ResumeError),
@@ -129,6 +132,9 @@ impl InputError {
             InputError::CannotRun { .. } => {
                 Some("check the command's spelling, and that it is on PATH")
             }
+            InputError::BareRepository { .. } => Some(
+                "run `loopguard init` in the clone or worktree the agent works in (`git clone` it, or `git worktree add`); nothing was written",
+            ),
             InputError::Breaker(_) => Some("`loopguard status` shows the breaker"),
             InputError::NoSuchSession { .. } => Some("`loopguard status` lists the sessions"),
             InputError::AmbiguousSession { .. } => Some("give more of the id"),

@@ -7,12 +7,14 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
+use crate::agents_config;
 use crate::cli::InitArgs;
 use crate::config::{CONFIG_FILE, Profile};
-use crate::error::{ConfigFileError, GitError, HookError, StoreError, exit};
+use crate::error::{ConfigFileError, GitError, HookError, InputError, StoreError, exit};
 use crate::guard_surface::{Place, Surface, own};
 use crate::hooks::{self, HookChange};
 use crate::run::{PinSource, PinnedConfig};
+use crate::session::Harness;
 use crate::settings::Build;
 use crate::store::Durability;
 
@@ -145,11 +147,20 @@ fn git_paths(
 
 pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
+    if ws.repo.workdir().is_none() {
+        return Err(InputError::BareRepository {
+            path: ws.repo.git_dir().to_owned(),
+        }
+        .into());
+    }
     if !args.no_hooks
         && let Some(refusal) = hooks_in_the_tree(&ws, &ws.repo.hooks_dir())?
     {
         return Err(refusal.into());
     }
+    // Every agent's config is read and merged before anything is written: a broken one
+    // stops `init` with nothing changed.
+    let agents = plan_agents(&ws, &args.agents)?;
     if let Some(profile) = args.profile {
         write_config(&ws, profile, args.force)?;
     }
@@ -165,9 +176,7 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     if !args.no_hooks {
         install_hooks(&ws)?;
     }
-    if !args.agents.is_empty() {
-        install_agents(&ws, &args.agents)?;
-    }
+    install_agents(&ws, agents)?;
     let started = start_run(&ws, &pin)?;
     record_own(&ws);
     say_started(&ws, &started)?;
@@ -310,26 +319,44 @@ fn say_started(ws: &Workspace<'_>, started: &Started) -> Result<()> {
     Ok(())
 }
 
-/// Merges loopguard's entries into each agent's project hook config (see
-/// `agents_config`): every agent's file is read first, so a broken one stops them all
-/// before anything is written.
-fn install_agents(ws: &Workspace<'_>, agents: &[crate::session::Harness]) -> Result<()> {
+/// Reads each agent's project hook config and merges loopguard's entries into it (see
+/// `agents_config`), writing nothing: a broken file stops them all, and `init`, before
+/// anything is written.
+fn plan_agents(
+    ws: &Workspace<'_>,
+    agents: &[Harness],
+) -> Result<Vec<(Harness, agents_config::Planned)>> {
+    if agents.is_empty() {
+        return Ok(Vec::new());
+    }
     let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
     let mut agents = agents.to_vec();
     agents.sort();
     agents.dedup();
-    for agent in &agents {
-        let (_, change) = crate::agents_config::install(&ws.root, *agent, &exe)?;
+    let mut planned = Vec::with_capacity(agents.len());
+    for agent in agents {
+        planned.push((agent, agents_config::plan(&ws.root, agent, &exe)?));
+    }
+    Ok(planned)
+}
+
+/// Writes the agents' configs [`plan_agents`] merged; says what it did.
+fn install_agents(
+    ws: &Workspace<'_>,
+    planned: Vec<(Harness, agents_config::Planned)>,
+) -> Result<()> {
+    for (agent, plan) in planned {
+        let (_, change) = plan.apply()?;
         let what = match change {
-            crate::agents_config::Change::Written => "hooked in",
-            crate::agents_config::Change::Unchanged | crate::agents_config::Change::Removed => {
+            agents_config::Change::Written => "hooked in",
+            agents_config::Change::Unchanged | agents_config::Change::Removed => {
                 "already hooked in"
             }
         };
         ws.note(&format!(
             "{}: {what} ({})",
             agent.title(),
-            crate::agents_config::config_path(*agent)
+            agents_config::config_path(agent)
         ));
     }
     Ok(())

@@ -74,9 +74,10 @@ fn uninstall_agents(ctx: &Ctx, root: &Path, agents: &[Harness]) -> Result<u8> {
         let (_, change) = agents_config::uninstall(root, *agent)?;
         let what = match change {
             Change::Written => "loopguard's hooks removed",
-            Change::Removed => {
+            Change::Removed if agent.descriptor().config.owned => {
                 "loopguard's hooks removed (the file was loopguard's alone: deleted)"
             }
+            Change::Removed => "loopguard's hooks removed (nothing else was in the file: deleted)",
             Change::Unchanged => "no loopguard hooks there",
         };
         ctx.ui.note(&format!(

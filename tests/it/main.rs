@@ -38,6 +38,7 @@ mod progress;
 mod recovery;
 mod reports;
 mod session;
+mod setup_edges;
 mod shapes;
 mod slow;
 mod untrusted_text;

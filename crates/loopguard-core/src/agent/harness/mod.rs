@@ -75,7 +75,8 @@ pub struct ConfigFile {
     /// The input does not name the event, so the command does (`agent-hook copilot
     /// preToolUse`).
     pub event_in_command: bool,
-    /// The file is loopguard's alone: removed when nothing but its `version` is left.
+    /// The file is loopguard's alone (`uninstall --agent` says so when it removes it; any
+    /// file left with nothing but a `version` is removed).
     pub owned: bool,
 }
 
