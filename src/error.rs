@@ -117,6 +117,16 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// A file named on the command line that could not be opened: not there (with `hint`,
+    /// what to pass instead), or unreadable.
+    pub fn opening(path: PathBuf, source: std::io::Error, hint: &'static str) -> InputError {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            InputError::NoSuchFile { path, hint }
+        } else {
+            InputError::Unreadable { path, source }
+        }
+    }
+
     /// How to fix it.
     pub fn hint(&self) -> Option<&'static str> {
         match self {

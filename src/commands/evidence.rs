@@ -22,6 +22,9 @@ use super::progress::{Progress, Reading};
 /// What to do about output that holds no test result.
 pub(super) const NO_RESULT_HINT: &str = "check the command (a typo, a missing tool), run the test runner itself (cargo test, pytest, go test, npx jest, dotnet test, ...), or ingest its test report (JUnit, TRX, xUnit or NUnit XML)";
 
+/// What to pass when a file named is not there.
+const FILE_HINT: &str = "pass the test log or the test report (JUnit, TRX, xUnit or NUnit XML) the test step wrote (globs like `reports/*.xml` are fine), or `-` for standard input";
+
 /// Fingerprints files (`-` is standard input) as one run.
 pub fn fingerprint_files(files: &[PathBuf]) -> Result<Fingerprint> {
     fingerprint_files_with(files, &mut Progress::hidden())
@@ -56,10 +59,7 @@ pub(super) fn fingerprint_files_with(
                 })
             })
         }
-        .map_err(|source| InputError::Unreadable {
-            path: f.clone(),
-            source,
-        })?;
+        .map_err(|source| InputError::opening(f.clone(), source, FILE_HINT))?;
         parts.push(fp);
     }
     Ok(Fingerprint::combine(parts))
@@ -287,7 +287,7 @@ pub(super) fn expand_globs(
             if !path.is_file() {
                 return Err(InputError::NoSuchFile {
                     path: PathBuf::from(pattern),
-                    hint: "pass the test log or the test report (JUnit, TRX, xUnit or NUnit XML) the test step wrote (globs like `reports/*.xml` are fine)",
+                    hint: FILE_HINT,
                 }
                 .into());
             }

@@ -35,7 +35,13 @@ pub(super) fn replay(ctx: &Ctx, args: ReplayArgs) -> Result<u8> {
             path: args.file.clone(),
             source,
         };
-        let file = std::fs::File::open(&path).map_err(cannot)?;
+        let file = std::fs::File::open(&path).map_err(|source| {
+            InputError::opening(
+                args.file.clone(),
+                source,
+                "pass a file of iteration records (`report --json` keeps a run's), a Claude Code transcript or a Codex rollout, or `-` for standard input",
+            )
+        })?;
         let size = file.metadata().map_or(0, |m| m.len());
         progress.start_bytes(size, "reading records");
         Reading {

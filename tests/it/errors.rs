@@ -60,6 +60,80 @@ fn a_config_error_names_file_line_and_key_and_hints_on_its_own_line() {
 }
 
 #[test]
+fn a_config_error_says_the_next_step() {
+    // A new user's first edits of `.loopguard.yml`: each names the file, line, column and
+    // key, then what to write (issue 27), exit 2.
+    let repo = TestRepo::new();
+    repo.commit_empty("Initial commit");
+    let file = repo.path().join(".loopguard.yml");
+    for (text, want_error, want_hint) in [
+        (
+            "rules:\n  budget:\n    max_iterations: ten\n",
+            ":3:21: rules.budget.max_iterations: invalid u32: expected a whole number, e.g. 3",
+            "write a whole number in digits, e.g. `max_iterations: 10`",
+        ),
+        (
+            "rules:\n  same_eror: {threshold: 4}\n",
+            ":2:3: rules: unknown field `same_eror`, expected one of constraint, same_error, repeated_patch, oscillation, false_completion, stagnation, edge_loop, test_only, budget",
+            "did you mean `same_error`? (README.md lists every key)",
+        ),
+        (
+            "window: [\n",
+            ":1:9: window: expected one value, found the start of a list or a mapping",
+            "`[` and `{` open a list and a mapping, and `window` takes one value: write it alone (quote text that starts with them)",
+        ),
+    ] {
+        repo.write(".loopguard.yml", text);
+        for args in [&["status"][..], &["init"]] {
+            let out = lg(&repo).args(args).run().code(2);
+            let (error, hint) = error_and_hint(&out.stderr);
+            assert_eq!(
+                error,
+                format!("loopguard: error: {}{want_error}", file.display()),
+                "{args:?} {text:?}"
+            );
+            assert_eq!(hint, want_hint, "{args:?} {text:?}");
+        }
+    }
+    // `init` refused: nothing was set up.
+    assert!(!repo.path().join(".git/loopguard").exists());
+    assert!(!repo.path().join(".git/hooks/pre-commit").exists());
+}
+
+#[test]
+fn a_file_that_is_not_there_says_what_to_pass() {
+    let repo = TestRepo::new();
+    repo.commit_empty("Initial commit");
+    for (args, want_error, want_hint) in [
+        (
+            &["fingerprint", "test.log"][..],
+            "test.log: no such file",
+            "pass the test log or the test report (JUnit, TRX, xUnit or NUnit XML) the test step wrote (globs like `reports/*.xml` are fine), or `-` for standard input",
+        ),
+        (
+            &["replay", "records.jsonl"],
+            "records.jsonl: no such file",
+            "pass a file of iteration records (`report --json` keeps a run's), a Claude Code transcript or a Codex rollout, or `-` for standard input",
+        ),
+        (
+            &["ingest", "test.log"],
+            "test.log: no such file",
+            "pass the test log or the test report (JUnit, TRX, xUnit or NUnit XML) the test step wrote (globs like `reports/*.xml` are fine), or `-` for standard input",
+        ),
+    ] {
+        let out = lg(&repo).args(args).run().code(2);
+        let (error, hint) = error_and_hint(&out.stderr);
+        // As given (`ingest` names it from the repository's root).
+        let named = error.strip_prefix("loopguard: error: ").unwrap_or(error);
+        assert!(
+            named == want_error || named == format!("{}/{want_error}", repo.path().display()),
+            "{args:?}: {error}"
+        );
+        assert_eq!(hint, want_hint, "{args:?}");
+    }
+}
+
+#[test]
 fn a_bad_environment_value_names_the_variable_and_the_fix() {
     let repo = guarded("");
     for (name, value, problem) in [

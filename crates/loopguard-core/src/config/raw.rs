@@ -192,7 +192,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
                         "loopguard reads at most {n} (docs/contract.md, \"Limits\"): use fewer, broader patterns"
                     )),
                 ),
-                None => explain(e.without_snippet()),
+                None => explain(e.without_snippet(), &key),
             };
             Err(ConfigError::Key {
                 path: path.to_owned(),
@@ -209,18 +209,37 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
 /// What a YAML error says, without its location (the error names it), and how to fix it.
 /// (serde-saphyr's error is `non_exhaustive`: the ones with a hint are picked out, every
 /// other gets its own message.)
-fn explain(e: &serde_saphyr::Error) -> (String, Option<String>) {
+fn explain(e: &serde_saphyr::Error, key: &str) -> (String, Option<String>) {
     use serde_saphyr::{DefaultMessageFormatter, Error as E, MessageFormatter};
     if let E::SerdeUnknownField {
         field, expected, ..
     } = e
     {
+        let hint = match did_you_mean(field, expected) {
+            Some(near) => format!("did you mean `{near}`? (README.md lists every key)"),
+            None => "remove the key or fix its spelling (README.md lists every key)".to_owned(),
+        };
         return (
             format!(
                 "unknown field `{field}`, expected one of {}",
                 expected.join(", ")
             ),
-            Some("remove the key or fix its spelling (README.md lists every key)".to_owned()),
+            Some(hint),
+        );
+    }
+    if let E::SerdeUnknownVariant {
+        variant, expected, ..
+    } = e
+    {
+        let hint = did_you_mean(variant, expected)
+            .map(|near| format!("did you mean `{near}`?"))
+            .unwrap_or_else(|| format!("write one of {}", expected.join(", ")));
+        return (
+            format!(
+                "unknown value `{variant}`, expected one of {}",
+                expected.join(", ")
+            ),
+            Some(hint),
         );
     }
     if let E::InvalidScalar {
@@ -230,7 +249,25 @@ fn explain(e: &serde_saphyr::Error) -> (String, Option<String>) {
     {
         return (
             format!("invalid {ty}: expected a whole number, e.g. 3"),
-            None,
+            Some(format!(
+                "write a whole number in digits, e.g. `{}: 10`",
+                last(key)
+            )),
+        );
+    }
+    if let E::Unexpected {
+        expected: "string scalar",
+        ..
+    } = e
+    {
+        // `window: [`: a list or a mapping where one value goes (and, unclosed, never
+        // read as far as its syntax error).
+        return (
+            "expected one value, found the start of a list or a mapping".to_owned(),
+            Some(format!(
+                "`[` and `{{` open a list and a mapping, and `{}` takes one value: write it alone (quote text that starts with them)",
+                last(key)
+            )),
         );
     }
     if let E::DuplicateMappingKey { key, .. } = e {
@@ -242,6 +279,48 @@ fn explain(e: &serde_saphyr::Error) -> (String, Option<String>) {
     }
     let message = DefaultMessageFormatter.format_message(e);
     (message.lines().next().unwrap_or_default().to_owned(), None)
+}
+
+/// The last step of a key path (`max_iterations` of `rules.budget.max_iterations`).
+fn last(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
+}
+
+/// The one of `expected` that `field` is a misspelling of: at most one edit in four
+/// characters away (`same_eror`, `threshhold`, `windwo`), the nearest first.
+fn did_you_mean<'a>(field: &str, expected: &[&'a str]) -> Option<&'a str> {
+    let len = field.chars().count();
+    let limit = (len / 4).max(1);
+    expected
+        .iter()
+        // At least as many edits as the lengths differ: a long key is compared with none.
+        .filter(|e| e.chars().count().abs_diff(len) <= limit)
+        .map(|&e| (edits(field, e), e))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, e)| e)
+}
+
+/// The edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`, in
+/// three rows of `b`'s length.
+fn edits(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Row i holds the edits from a[..i] to each b[..j]; a swap looks two rows back.
+    let mut before: Vec<usize> = Vec::new();
+    let mut up: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (up[j] + 1).min(row[j - 1] + 1).min(up[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
+        }
+        before = std::mem::replace(&mut up, row);
+    }
+    up[b.len()]
 }
 
 fn empty() -> RawConfig {

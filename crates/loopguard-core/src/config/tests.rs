@@ -123,7 +123,7 @@ fn errors_name_line_key_and_fix() {
             "rules:\n  same_error: {action: maybe}\n",
             2,
             "rules.same_error.action",
-            "unknown variant",
+            "unknown value `maybe`",
         ),
         ("profile: lenient\n", 1, "profile", "unknown profile"),
         (
@@ -174,7 +174,7 @@ fn errors_name_line_key_and_fix() {
             "on_trip: {notify: [pager]}\n",
             1,
             "on_trip.notify[0]",
-            "unknown variant",
+            "unknown value `pager`",
         ),
     ];
     for (text, line, key, fragment) in table {
@@ -198,8 +198,62 @@ fn error_display_starts_with_file_line_column() {
     assert!(matches!(e, ConfigError::Key { .. }), "{e:?}");
     assert_eq!(
         e.hint(),
-        Some("remove the key or fix its spelling (README.md lists every key)")
+        Some("did you mean `window`? (README.md lists every key)")
     );
+}
+
+#[test]
+fn errors_give_the_next_step() {
+    // (the file, its error: the key's place and problem, then the hint)
+    let table: &[(&str, &str)] = &[
+        (
+            "rules:\n  budget: {max_iterations: ten}\n",
+            "2:28: rules.budget.max_iterations: invalid u32: expected a whole number, e.g. 3\n\
+             hint: write a whole number in digits, e.g. `max_iterations: 10`",
+        ),
+        (
+            "rules:\n  same_eror: {threshold: 3}\n",
+            "2:3: rules: unknown field `same_eror`, expected one of constraint, same_error, repeated_patch, oscillation, false_completion, stagnation, edge_loop, test_only, budget\n\
+             hint: did you mean `same_error`? (README.md lists every key)",
+        ),
+        (
+            "rules:\n  stagnation: {threshhold: 4}\n",
+            "2:16: rules.stagnation.threshhold: unknown field `threshhold`, expected one of threshold, action\n\
+             hint: did you mean `threshold`? (README.md lists every key)",
+        ),
+        (
+            "rules:\n  nonsense: {}\n",
+            "2:3: rules: unknown field `nonsense`, expected one of constraint, same_error, repeated_patch, oscillation, false_completion, stagnation, edge_loop, test_only, budget\n\
+             hint: remove the key or fix its spelling (README.md lists every key)",
+        ),
+        (
+            "window: [\n",
+            "1:9: window: expected one value, found the start of a list or a mapping\n\
+             hint: `[` and `{` open a list and a mapping, and `window` takes one value: write it alone (quote text that starts with them)",
+        ),
+        (
+            "on_trip: {action: pase}\n",
+            "1:19: on_trip.action: unknown value `pase`, expected one of pause, alert, abort, escalate\n\
+             hint: did you mean `pause`?",
+        ),
+        (
+            "rules:\n  same_error: {action: maybe}\n",
+            "2:24: rules.same_error.action: unknown value `maybe`, expected one of trip, warn, off\n\
+             hint: write one of trip, warn, off",
+        ),
+    ];
+    for (text, want) in table {
+        let e = parse(text).unwrap_err();
+        let shown = format!(
+            "{e}{}",
+            e.hint().map(|h| format!("\nhint: {h}")).unwrap_or_default()
+        );
+        assert_eq!(
+            shown.strip_prefix(".loopguard.yml:"),
+            Some(*want),
+            "{text:?}"
+        );
+    }
 }
 
 #[test]

@@ -115,6 +115,9 @@ macro_rules! rules {
         impl RuleName {
             pub const ALL: &'static [RuleName] = &[$(RuleName::$variant,)+];
 
+            /// Their names, from the descriptors, in the same order.
+            pub const NAMES: &'static [&'static str] = &[$($module::RULE.name,)+];
+
             /// The rule's descriptor, declared in its file.
             pub fn descriptor(self) -> &'static Descriptor {
                 match self {
@@ -184,7 +187,9 @@ macro_rules! rules {
                         use serde::de::Error as _;
                         let mut raw = RawRules::default();
                         while let Some(key) = map.next_key::<String>()? {
-                            let rule: RuleName = key.parse().map_err(A::Error::custom)?;
+                            let Ok(rule) = key.parse::<RuleName>() else {
+                                return Err(A::Error::unknown_field(&key, RuleName::NAMES));
+                            };
                             let duplicate =
                                 || A::Error::custom(format!("duplicate mapping key `{key}`"));
                             match rule {
