@@ -41,5 +41,6 @@ mod session;
 mod setup_edges;
 mod shapes;
 mod slow;
+mod undo;
 mod untrusted_text;
 mod working_tree;

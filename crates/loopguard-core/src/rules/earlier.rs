@@ -118,7 +118,7 @@ impl Since {
         }
         if f.progress {
             self.stuck = Stuck::default();
-        } else {
+        } else if f.stalls() {
             let returns = !f.empty && f.returns_to.is_some();
             self.stuck.count += 1;
             self.stuck.empty += u64::from(f.empty);

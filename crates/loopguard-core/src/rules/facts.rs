@@ -120,6 +120,22 @@ pub struct Facts {
     pub alternates: bool,
 }
 
+impl Facts {
+    /// The earlier state this attempt returned to, when that is a loop: a return that
+    /// unwinds (walks one step further back right after a return: revert the last change,
+    /// then the one before it) is an undo, not a loop, for every rule that counts returns.
+    pub fn loops_back(&self) -> Option<&EarlierState> {
+        self.returns_to.as_ref().filter(|_| !self.unwinds)
+    }
+
+    /// Whether this attempt is stuck: no progress, and not an undo. An unwinding attempt
+    /// makes no progress (its tree is an earlier one) and is no loop either: it neither
+    /// extends a streak of stuck attempts nor ends one.
+    pub fn stalls(&self) -> bool {
+        !self.progress && !self.unwinds
+    }
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }

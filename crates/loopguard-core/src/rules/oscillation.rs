@@ -38,8 +38,8 @@ pub(super) fn count(w: &Window<'_>) -> Count {
         .map_or(0, |p| p + 1);
     let returns: Vec<(&Facts, String)> = w.recent[start..]
         .iter()
-        .filter_map(|f| match &f.returns_to {
-            Some(state) if !f.unwinds => Some((f, format!("{} back to {state}", w.short(f.index)))),
+        .filter_map(|f| match f.loops_back() {
+            Some(state) => Some((f, format!("{} back to {state}", w.short(f.index)))),
             _ if f.alternates => Some((
                 f,
                 format!(

@@ -1,5 +1,6 @@
 //! `stagnation`: consecutive attempts at the end without progress (no-op commits, reverts
-//! back to an earlier state, whitespace, identical failures with no code change).
+//! back to an earlier state, whitespace, identical failures with no code change). An undo
+//! that unwinds a stack of changes one by one ([`Facts::stalls`]) is not counted.
 
 use super::{Count, Counter, Facts, Stuck, Window};
 use super::{CountRule, Descriptor, LoopingFailure, Recovery};
@@ -26,9 +27,12 @@ pub(crate) fn defaults(profile: Profile) -> CountRule {
 }
 
 pub(super) fn count(w: &Window<'_>) -> Count {
-    let stuck: Vec<&Facts> = w.since.iter().rev().take_while(|f| !f.progress).collect();
+    let streak = w.since.iter().rev().take_while(|f| !f.progress);
+    let without_progress = streak.clone().count();
+    // An undo (unwinding) is no loop: it neither counts nor ends the streak.
+    let stuck: Vec<&Facts> = streak.filter(|f| f.stalls()).collect();
     // No progress in any attempt kept: the run goes on into those a session dropped.
-    let earlier = if stuck.len() == w.since.len() {
+    let earlier = if without_progress == w.since.len() {
         w.usage.earlier.since.stuck
     } else {
         Stuck::default()
@@ -82,7 +86,7 @@ fn kinds(stuck: &[&Facts], earlier: Stuck) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::rules::RuleName::{SameError, Stagnation};
+    use crate::rules::RuleName::{Oscillation, SameError, Stagnation};
     use crate::testing::History;
 
     #[test]
@@ -159,6 +163,41 @@ mod tests {
         // A bump whose submodule changed is progress, as any new tree is.
         let real = History::new().fresh().fresh().fresh().fresh();
         assert_eq!(real.first_trip(), None);
+    }
+
+    #[test]
+    fn undoing_a_stack_of_changes_one_by_one_is_no_loop() {
+        // sharkdp/fd: three dependency bumps, then three reverts, each back to the tree
+        // one commit further back.
+        let bumps = History::new()
+            .fresh()
+            .to("B1", "b1")
+            .to("B2", "b2")
+            .to("B3", "b3");
+        let undone = bumps.to("B2", "-b3").to("B1", "-b2").to("t0", "-b1");
+        assert_eq!(undone.count(Stagnation), 1);
+        assert_eq!(undone.count(Oscillation), 1);
+        assert_eq!(undone.first_trip(), None);
+        // The undo neither counts nor ends a streak: two empty commits after the first
+        // revert still make three.
+        let h = History::new()
+            .fresh()
+            .to("B1", "b1")
+            .to("B2", "b2")
+            .to("B1", "-b2")
+            .empty()
+            .to("t0", "-b1")
+            .empty();
+        assert_eq!(h.count(Stagnation), 3);
+        assert_eq!(h.eval().trip().map(|f| f.rule), Some(Stagnation));
+        // Flipping back and forth is no undo: it counts.
+        let flip = History::new()
+            .fresh()
+            .to("A", "a")
+            .to("t0", "-a")
+            .to("A", "a2")
+            .to("t0", "-a2");
+        assert_eq!(flip.count(Stagnation), 3);
     }
 
     #[test]
