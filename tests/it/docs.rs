@@ -227,3 +227,61 @@ fn every_runner_of_the_table_is_documented_and_has_fixtures() {
         }
     }
 }
+
+/// The workflows of `examples/workflows/` work before the first release (issue 27): each
+/// `uses: loopguard/loopguard@…` names a commit of this repository's history (no tag
+/// exists yet), with the tag to use after the release in a comment, and the `action.yml`
+/// of that commit takes every input the step passes.
+#[test]
+fn the_example_workflows_use_an_action_that_exists() {
+    let dir = root().join("examples/workflows");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let doc: serde_json::Value = serde_saphyr::from_str(&text)
+            .unwrap_or_else(|e| panic!("examples/workflows/{name}: {e}"));
+        let steps = doc["jobs"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{name}: no jobs"))
+            .values()
+            .flat_map(|job| job["steps"].as_array().cloned().unwrap_or_default());
+        for step in steps {
+            let Some(rest) = step["uses"]
+                .as_str()
+                .and_then(|u| u.strip_prefix("loopguard/loopguard@"))
+            else {
+                continue;
+            };
+            assert!(
+                rest.len() == 40 && rest.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{name}: loopguard/loopguard@{rest}: no release exists yet, pin a commit"
+            );
+            assert!(
+                text.contains("#   uses: loopguard/loopguard@v0.1.0"),
+                "{name}: the tag to use after the release belongs in a comment beside the pin"
+            );
+            let action = std::process::Command::new("git")
+                .current_dir(root())
+                .args(["show", &format!("{rest}:action.yml")])
+                .output()
+                .unwrap();
+            assert!(
+                action.status.success(),
+                "{name}: {rest} is not a commit of this repository with an action.yml: {}",
+                String::from_utf8_lossy(&action.stderr)
+            );
+            let action: serde_json::Value =
+                serde_saphyr::from_str(&String::from_utf8_lossy(&action.stdout)).unwrap();
+            let inputs = action["inputs"].as_object().expect("the action's inputs");
+            for key in step["with"].as_object().into_iter().flat_map(|w| w.keys()) {
+                assert!(
+                    inputs.contains_key(key),
+                    "{name}: input `{key}` is not in the action.yml of {rest}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 3, "one loopguard step in each example");
+}
