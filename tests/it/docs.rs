@@ -285,3 +285,51 @@ fn the_example_workflows_use_an_action_that_exists() {
     }
     assert_eq!(checked, 3, "one loopguard step in each example");
 }
+
+/// A fresh machine (issue 27): every program the tests start is one `.ci/test-deps.sh`
+/// installs when it is missing (its `need PACKAGE COMMAND...` lines), or one every Debian
+/// has (bash's and the essential packages'), and README's "Test" names each.
+#[test]
+fn the_programs_the_tests_start_are_the_ones_test_deps_installs() {
+    let deps = read(".ci/test-deps.sh");
+    let installed: Vec<&str> = deps
+        .lines()
+        .filter_map(|l| l.strip_prefix("need "))
+        .flat_map(|l| l.split_whitespace().skip(1))
+        .collect();
+    assert!(installed.contains(&"chromium"), "{installed:?}");
+    const ESSENTIAL: &[&str] = &["bash", "sh", "chmod", "id", "kill"];
+    let mut files = Vec::new();
+    source_files(&root().join("tests"), &mut files);
+    let mut started = Vec::new();
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut at = 0;
+        while let Some(i) = text[at..].find("Command::new(\"") {
+            let start = at + i + "Command::new(\"".len();
+            let end = start + text[start..].find('"').expect("a closing quote");
+            started.push((text[start..end].to_owned(), file.clone()));
+            at = end;
+        }
+    }
+    assert!(started.len() >= 10, "{started:?}");
+    for (program, file) in &started {
+        assert!(
+            installed.contains(&program.as_str()) || ESSENTIAL.contains(&program.as_str()),
+            "{}: starts `{program}`, which .ci/test-deps.sh does not install",
+            file.display()
+        );
+    }
+    let readme = read("README.md");
+    let test = &readme[readme.find("\n## Test\n").expect("README's Test")..];
+    let test = &test[..test[1..].find("\n## ").expect("the next section")];
+    for program in installed.iter().filter(|p| !p.ends_with("-browser")) {
+        assert!(
+            test.contains(&format!("`{program}`")),
+            "README's Test does not say the tests need `{program}`"
+        );
+    }
+}

@@ -270,7 +270,7 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| {
             panic!(
                 "chromium is not installed, and the HTML report is tested in a real browser; \
-                 hint: apt-get install -y chromium (.ci/run installs it)"
+                 hint: apt-get install -y chromium (.ci/test-deps.sh installs what the tests need)"
             )
         })
 }

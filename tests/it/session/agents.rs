@@ -490,7 +490,7 @@ fn python() -> std::path::PathBuf {
     assert!(
         has,
         "{} cannot import jsonschema, and Codex's answers are checked against its published schemas; \
-         hint: pip install jsonschema (.ci/run installs it)",
+         hint: pip install jsonschema (.ci/test-deps.sh installs what the tests need)",
         python.display()
     );
     python
