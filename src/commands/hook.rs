@@ -271,6 +271,19 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                     // (The catch-up said which of those came past the gates.)
                     recorded_before = run.recorded();
                 }
+                // The tests a coding agent's session on this branch ran since the run
+                // started are this commit's evidence from before it was made, unless an
+                // attempt before it holds that run already.
+                if let Some(branch) = ws.head.branch.as_deref()
+                    && let Some(test) =
+                        super::session::latest_test_since(&ws, branch, run.started_at)
+                    && !run
+                        .iterations()
+                        .iter()
+                        .any(|i| i.test_runs().any(|t| *t == test))
+                {
+                    it.superseded_tests.push(test);
+                }
                 events.extend(run.record_local(&ws.config, it, now).events);
             }
         }

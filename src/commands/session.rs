@@ -486,6 +486,30 @@ pub(super) fn sessions_of(ws: &Workspace<'_>, branch: Option<&str>) -> Vec<Sessi
         .collect()
 }
 
+/// The newest test run of a coding agent's session on `branch` that ran after `after` (both
+/// by loopguard's clock): a session's test runs are evidence for its branch, so the
+/// branch's next commit is judged with it (a test deleted right after the session saw it
+/// fail was failing).
+pub(super) fn latest_test_since(
+    ws: &Workspace<'_>,
+    branch: &str,
+    after: Timestamp,
+) -> Option<crate::iteration::TestEvidence> {
+    let store = store_of(ws);
+    if !store.exists() {
+        return None;
+    }
+    store
+        .runs()
+        .into_iter()
+        .filter(|(_, run)| run.branch.as_deref() == Some(branch))
+        .filter_map(|(_, run)| run.session.as_ref()?.last_test.clone())
+        .filter_map(|t| Some((t.at?, t.test)))
+        .filter(|(at, _)| *at > after)
+        .max_by_key(|(at, _)| *at)
+        .map(|(_, test)| test)
+}
+
 /// The `sessions:` lines of `status`.
 pub(super) fn sessions_text(sessions: &[SessionLine]) -> String {
     let mut out = String::new();

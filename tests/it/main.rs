@@ -10,6 +10,7 @@ mod support;
 
 mod agents_e2e;
 mod baseline;
+mod branch_evidence;
 mod check;
 mod ci;
 mod ci_deadlines;

@@ -74,6 +74,10 @@ pub struct LastTest {
     /// A later call edited files: the code it tested is no more.
     #[serde(default, skip_serializing_if = "is_false")]
     pub edited_after: bool,
+    /// When it ran: the branch's next commit takes it as its evidence (see
+    /// `loopguard`'s post-commit hook).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Timestamp>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -118,6 +122,7 @@ impl SessionState {
                 id: it.id.clone(),
                 test: test.clone(),
                 edited_after: false,
+                at: it.at,
             });
         }
     }
