@@ -29,6 +29,7 @@ mod hard_to_fool;
 mod harness;
 mod hook_gates;
 mod input_limits;
+mod journey;
 mod keeps_its_word;
 mod local_guard;
 mod model;

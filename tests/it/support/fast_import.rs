@@ -1,6 +1,6 @@
 //! Histories of real repository shapes, written as a `git fast-import` stream: branches,
-//! merges, renames and deletions by several people, at pinned times, without running a
-//! hook or a checkout per commit.
+//! merges, renames, deletions and submodules by several people, at pinned times, without
+//! running a hook or a checkout per commit.
 //!
 //! ```ignore
 //! let mut h = Stream::new();
@@ -23,6 +23,10 @@ pub(crate) enum Op<'a> {
     Write(&'a str, &'a str),
     /// The file deleted.
     Delete(&'a str),
+    /// The file moved, its content kept (a rename git detects).
+    Rename(&'a str, &'a str),
+    /// A submodule at this path, at this commit of its own repository (a gitlink).
+    Gitlink(&'a str, &'a str),
 }
 
 /// A commit, by its mark in the stream.
@@ -102,6 +106,12 @@ impl Stream {
                 }
                 Op::Delete(path) => {
                     let _ = writeln!(t, "D {path}");
+                }
+                Op::Rename(from, to) => {
+                    let _ = writeln!(t, "R {from} {to}");
+                }
+                Op::Gitlink(path, commit) => {
+                    let _ = writeln!(t, "M 160000 {commit} {path}");
                 }
             }
         }
