@@ -53,6 +53,62 @@ fn is_ours(config: &ConfigFile, entry: &Json) -> bool {
         .any(|c| c.contains(MARK) && c.contains("loopguard"))
 }
 
+/// What in an agent's hook config decides whether loopguard's hooks run, as one value to
+/// compare: loopguard's own entries under `hooks` (with what holds them: an event's name,
+/// a group's matcher), and every other top-level key about hooks (`disableAllHooks`, …).
+/// The rest — the person's permissions, their model, their own hooks — is no part of the
+/// guard. Not JSON: the text itself.
+pub fn hooks_part(bytes: &[u8]) -> serde_json::Value {
+    use serde_json::Value;
+    /// `v` with only what leads to an entry of loopguard's (`None`: nothing does).
+    fn ours_only(v: &Value) -> Option<Value> {
+        match v {
+            Value::String(s) => (s.contains(MARK) && s.contains("loopguard")).then(|| v.clone()),
+            Value::Array(a) => {
+                let kept: Vec<Value> = a.iter().filter_map(ours_only).collect();
+                (!kept.is_empty()).then_some(Value::Array(kept))
+            }
+            Value::Object(o) => {
+                let nested: serde_json::Map<String, Value> = o
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.clone(), ours_only(v)?)))
+                    .collect();
+                if nested.is_empty() {
+                    return None;
+                }
+                let scalars: Vec<(String, Value)> = o
+                    .iter()
+                    .filter(|(k, v)| !v.is_array() && !v.is_object() && !nested.contains_key(*k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                Some(Value::Object(nested.into_iter().chain(scalars).collect()))
+            }
+            _ => None,
+        }
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(doc)) => Value::Object(
+            doc.iter()
+                .filter(|(k, _)| k.to_ascii_lowercase().contains("hook"))
+                .map(|(k, v)| {
+                    let v = if k == "hooks" {
+                        ours_only(v).unwrap_or(Value::Null)
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        _ => Value::String(String::from_utf8_lossy(bytes).into_owned()),
+    }
+}
+
+/// Whether a config's [`hooks_part`] holds an entry of loopguard's.
+pub fn names_loopguard(part: &serde_json::Value) -> bool {
+    part.get("hooks").is_some_and(|h| !h.is_null())
+}
+
 /// The same members, whatever their order.
 fn same(a: &Json, b: &Json) -> bool {
     serde_json::to_value(a).ok() == serde_json::to_value(b).ok()

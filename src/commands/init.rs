@@ -178,7 +178,7 @@ pub(super) fn init(ctx: &Ctx, args: InitArgs) -> Result<u8> {
     }
     install_agents(&ws, agents)?;
     let started = start_run(&ws, &pin)?;
-    record_own(&ws);
+    record_own(&ws, own::By::Init);
     say_started(&ws, &started)?;
     if !args.no_preview {
         show_preview(&ws)?;
@@ -199,13 +199,16 @@ fn show_preview(ws: &Workspace<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The surface as `init` leaves it, so that it is not taken for an agent's change.
-fn record_own(ws: &Workspace<'_>) {
+/// The surface as `init` (or `by`) leaves it, so that it is not taken for an agent's
+/// change.
+pub(super) fn record_own(ws: &Workspace<'_>, by: own::By) {
     let place = Place::of(&ws.repo, &ws.ctx.settings.git);
     let surface = Surface::snapshot(&place, None);
-    if let Err(e) = own::record(ws.store.dir(), own::By::Init, ws.now(), &surface) {
-        ws.warn(&format!("cannot record what init changed: {e}"));
+    if let Err(e) = own::record(ws.store.dir(), by, ws.now(), &surface) {
+        ws.warn(&format!("cannot record what loopguard changed: {e}"));
     }
+    // What the agents' hooks put back, should a call change it.
+    super::session::keep_guard(ws, &surface);
 }
 
 /// Writes the config of `profile`, unless another is there (and not `force`).

@@ -62,6 +62,9 @@ pub(super) fn reset(ctx: &Ctx, args: ResetArgs) -> Result<u8> {
         }
         Ok(((old.id.clone(), run.id.clone()), vec![event]))
     })?;
+    if accepted.is_some() {
+        super::init::record_own(&ws, crate::guard_surface::own::By::AcceptConfig);
+    }
     ws.note(&format!(
         "the run {old_id} ended; its report is in {}",
         ws.store.dir().join("reports").display()

@@ -25,6 +25,7 @@ use crate::error::{InputError, exit};
 use crate::iteration::Iteration;
 use crate::report::{Status, markdown, text};
 use crate::run::Run;
+use crate::session::provenance::{InFlight, call_key};
 use crate::session::transcript;
 use crate::session::{self, Answer, Harness, HookEvent, HookKind};
 use crate::store::{Durability, Loaded, Peeked, Store, branch_key_bytes};
@@ -34,9 +35,11 @@ use super::{Ctx, Workspace, print, print_json};
 mod closed;
 mod inflight;
 mod inside;
+mod integrity;
 mod place;
 mod process;
 mod provenance;
+mod state;
 
 pub(super) use inside::refuse_inside_agent;
 
@@ -183,12 +186,28 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
     match event.kind {
         HookKind::PreTool => {
             let call = event.call.as_ref().context("a tool call")?;
+            let integrity = integrity::Integrity::of(&ws, store.dir());
+            let busy = || inflight::any_running(&store);
+            let (surface, changed) = integrity.between_calls(busy);
+            if let Some(reason) = changed {
+                with_session(&ws, &config, &store, &key, event, now, |run| {
+                    let step = session::provenance::tampered(&config, run, reason, now);
+                    Ok(((), step.events))
+                })?;
+            }
             let answer = pre_tool(&ws, &config, &store, &key, event, call, now)?;
             if matches!(answer, Answer::Deny(_)) {
                 return Ok(answer);
             }
-            // The call runs: it is in flight until its result.
-            Ok(match provenance::announce(&store, &key, event, call, now) {
+            // The call runs: it is in flight until its result, and what guards the
+            // repository is read now, to be compared after it.
+            let failed = provenance::announce(&store, &key, event, call, now).or_else(|| {
+                integrity
+                    .before_call(&key, &call_key(call), &surface)
+                    .err()
+                    .map(|e| format!("cannot keep what guards this repository ({e})"))
+            });
+            Ok(match failed {
                 Some(failed) if answer == Answer::Nothing => Answer::Failed(failed),
                 _ => answer,
             })
@@ -212,8 +231,11 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
         }),
         HookKind::PostTool => {
             let call = event.call.as_ref().context("a tool call")?;
+            let what = InFlight::of(call, now, None).describe();
+            let changed =
+                integrity::Integrity::of(&ws, store.dir()).after_call(&key, &call_key(call), &what);
             with_session(&ws, &config, &store, &key, event, now, |run| {
-                let step = provenance::judge_post(
+                let mut step = provenance::judge_post(
                     &config,
                     &store,
                     &key,
@@ -227,6 +249,11 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
                         session::on_post_tool(&config, run, call, now, tokens, &dropped)
                     },
                 )?;
+                if let Some(reason) = changed {
+                    let tamper = session::provenance::tampered(&config, run, reason, now);
+                    step.events.extend(tamper.events);
+                    step.answer = tamper.answer;
+                }
                 Ok((step.answer, step.events))
             })
         }
@@ -260,17 +287,26 @@ fn pre_tool(
     now: Timestamp,
 ) -> Result<Answer> {
     // Flat as the session grows: the run is read only while its marker says its
-    // breaker may be open.
-    let run = if store.open_keys()?.binary_search(&key.to_owned()).is_ok() {
-        match store.peek_run(key)? {
-            Peeked::Found(run) => *run,
-            Peeked::Missing => fresh(ws, event, now),
-            Peeked::Unusable(why) => {
-                return Ok(Answer::Failed(format!("{why}: not judged")));
+    // breaker may be open, and when its markers are not what loopguard left.
+    let run = match state::known(store, key, ws.ctx.settings.lock_timeout)? {
+        state::Known::Run(run) => *run,
+        state::Known::Closed => fresh(ws, event, now),
+        state::Known::New => {
+            if let Some(answer) = state::unknown_yet_seen(ws, event, call) {
+                return Ok(answer);
             }
+            fresh(ws, event, now)
         }
-    } else {
-        fresh(ws, event, now)
+        state::Known::Unusable(why) => {
+            return Ok(Answer::Failed(format!("{why}: not judged")));
+        }
+        state::Known::Tampered(why) => {
+            let why = format!("{why}; what loopguard knows of it was put back");
+            with_session(ws, config, store, key, event, now, |run| {
+                let step = session::provenance::tampered(config, run, why, now);
+                Ok((run.clone(), step.events))
+            })?
+        }
     };
     let root = ws.root.to_string_lossy().into_owned();
     let read = |p: &str| {
@@ -288,6 +324,13 @@ fn pre_tool(
         Some(&root),
         &read,
     ))
+}
+
+/// Keeps the content of each file of `surface` (what guards the repository, as `init`
+/// leaves it), for the agents' hooks to put back.
+pub(super) fn keep_guard(ws: &Workspace<'_>, surface: &crate::guard_surface::Surface) {
+    let dir = place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
+    integrity::Integrity::of(ws, &dir).keep_contents(surface);
 }
 
 /// The run a session starts with: on the current branch.

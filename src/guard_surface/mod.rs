@@ -325,6 +325,11 @@ impl Surface {
             .map(|i| &self.items[i].seen)
     }
 
+    /// Everything watched, and what was seen there.
+    pub fn items(&self) -> impl Iterator<Item = (&Watched, &Seen)> {
+        self.items.iter().map(|i| (&i.watched, &i.seen))
+    }
+
     /// Every worktree (the main one first, when there is one) and where its hooks are.
     pub fn worktrees(&self) -> &[WorktreeHooks] {
         &self.worktrees

@@ -1,5 +1,5 @@
 //! The changes loopguard makes to the surface itself (`init`, `uninstall`, and their
-//! `--agent` forms): the surface as it left it, so that a later comparison does not take
+//! `--agent` forms, `reset --accept-config`): the surface as it left it, so that a later comparison does not take
 //! them for the agent's (see the module docs of [`super`] for what the record can and
 //! cannot vouch for).
 
@@ -21,6 +21,8 @@ const RECORD_LIMIT: u64 = 4 << 20;
 pub enum By {
     Init,
     Uninstall,
+    /// `reset --accept-config`: a new accepted config.
+    AcceptConfig,
 }
 
 /// The surface as loopguard last left it.

@@ -362,6 +362,7 @@ impl Locked<'_> {
             "calls",
             "reports",
             "open",
+            "closed",
         ] {
             let dir = self.dir.join(sub);
             // Only directories of the store's own: never through a link.
@@ -412,17 +413,31 @@ impl Locked<'_> {
         Ok(was)
     }
 
-    /// Sets (`open`) or clears `key`'s marker. A marker is never read: whatever is there
-    /// other than a link is one already; a link is replaced (never written through).
+    /// Sets (`open`) or clears `key`'s open marker (and, where closed runs are marked too,
+    /// clears or sets its closed marker after: a crash leaves both, never neither).
     fn mark_open(&self, key: &str, open: bool) -> io::Result<()> {
-        let path = self.open_marker(key);
-        let there = fs::symlink_metadata(&path);
-        if open {
+        if !self.closed_markers {
+            return self.mark(&self.open_marker(key), key, open);
+        }
+        let (set, clear) = if open {
+            (self.open_marker(key), self.closed_marker(key))
+        } else {
+            (self.closed_marker(key), self.open_marker(key))
+        };
+        self.mark(&set, key, true)?;
+        self.mark(&clear, key, false)
+    }
+
+    /// Sets or clears `key`'s marker at `path`. A marker is never read: whatever is there
+    /// other than a link is one already; a link is replaced (never written through).
+    fn mark(&self, path: &Path, key: &str, set: bool) -> io::Result<()> {
+        let there = fs::symlink_metadata(path);
+        if set {
             return match there {
                 Ok(m) if !m.file_type().is_symlink() => Ok(()),
                 _ => {
                     self.ready_dir(path.parent().expect("a file path has a parent"))?;
-                    safe_fs::write_atomic(&path, b"", || {})
+                    safe_fs::write_atomic(path, b"", || {})
                 }
             };
         }
@@ -431,9 +446,9 @@ impl Locked<'_> {
             Ok(m) if m.is_dir() => {
                 // Not ours: kept aside under a name that is no marker.
                 let kept = path.with_file_name(format!(".{key}.refused-{}", self.tag_now()));
-                fs::rename(&path, kept)
+                fs::rename(path, kept)
             }
-            _ => match fs::remove_file(&path) {
+            _ => match fs::remove_file(path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
                 _ => Ok(()),
             },

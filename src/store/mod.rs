@@ -132,8 +132,6 @@ impl StoreError {
     }
 }
 
-/// The store of a repository (or of its coding agents' sessions): what can be read without
-/// the lock; [`Store::lock`] gives the [`Locked`] store that changes it.
 /// The open marker of a repository loopguard cannot read (its refs kept as reftable,
 /// after `init`): no branch's key (`branch_key_bytes` writes `%` only before two hex
 /// digits). While it is there the shims send every gate to loopguard, which refuses, and
@@ -141,12 +139,17 @@ impl StoreError {
 /// takes it away.
 pub const UNREADABLE: &str = "%unreadable";
 
+/// The store of a repository (or of its coding agents' sessions): what can be read without
+/// the lock; [`Store::lock`] gives the [`Locked`] store that changes it.
 pub struct Store {
     dir: PathBuf,
     /// The time of the names of files set aside.
     clock: Clock,
     /// A write point at which to crash (debug builds only; see [`Store::with_failpoint`]).
     failpoint: Option<String>,
+    /// Each run has a marker either way: `open/<key>` or `closed/<key>` (the sessions'
+    /// store, whose before-call hook does not trust a marker's absence alone).
+    closed_markers: bool,
 }
 
 /// What reading a run without the lock found.
@@ -195,18 +198,21 @@ impl Store {
             dir: common_dir.join("loopguard"),
             clock,
             failpoint: None,
+            closed_markers: false,
         }
     }
 
     /// The store of the coding agents' sessions in `dir` (out of the repository, see
     /// `commands/session/place.rs`): the same layout, lock, journal and open markers as the
     /// branches' store, one run per session, apart from it (the `reference-transaction`
-    /// shim looks at the branches' markers only).
+    /// shim looks at the branches' markers only). Its runs are marked closed too
+    /// ([`Store::closed_marker`]).
     pub fn sessions(dir: PathBuf, clock: Clock) -> Store {
         Store {
             dir,
             clock,
             failpoint: None,
+            closed_markers: true,
         }
     }
 
@@ -276,6 +282,12 @@ impl Store {
     /// The marker of an open run (see the module docs).
     pub fn open_marker(&self, key: &str) -> PathBuf {
         self.dir.join("open").join(key)
+    }
+
+    /// The marker of a closed run, in a store that keeps them (the sessions'): a run
+    /// whose markers are both gone had them taken by something else than loopguard.
+    pub fn closed_marker(&self, key: &str) -> PathBuf {
+        self.dir.join("closed").join(key)
     }
 
     /// The keys of the runs whose breaker may be open (their markers), sorted. When `open/`

@@ -48,10 +48,19 @@ pub(super) fn open_somewhere(ctx: &Ctx, session: Option<&str>, cwd: Option<&str>
     };
     let clock = ctx.settings.clock;
     let sessions = Store::sessions(sessions_dir(ctx, repo.common_dir()), clock);
-    let open = sessions.open_keys().unwrap_or_default();
     let session_open = match session {
-        Some(id) => open.binary_search(&key_of(id)).is_ok(),
-        None => !open.is_empty(),
+        // Its markers checked against its run: deleted markers are no way out.
+        Some(id) => match super::state::known(&sessions, &key_of(id), ctx.settings.lock_timeout) {
+            Ok(super::state::Known::Run(run)) => run.is_open(),
+            Ok(super::state::Known::Tampered(_)) => true,
+            Ok(
+                super::state::Known::Closed
+                | super::state::Known::New
+                | super::state::Known::Unusable(_),
+            )
+            | Err(_) => false,
+        },
+        None => !sessions.open_keys().unwrap_or_default().is_empty(),
     };
     let branches = Store::new(repo.common_dir(), clock);
     session_open || !branches.open_keys().unwrap_or_default().is_empty()

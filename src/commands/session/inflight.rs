@@ -196,6 +196,18 @@ pub(super) fn all(store: &Store) -> Vec<(String, Flight)> {
     out
 }
 
+/// Whether a call of any session in `store` is still running (those over although no
+/// hook said so are forgotten first).
+pub(super) fn any_running(store: &Store) -> bool {
+    let Ok(entries) = std::fs::read_dir(store.dir().join("inflight")) else {
+        return false;
+    };
+    entries.flatten().take(MAX_RECORDS).any(|entry| {
+        let key = entry.file_name().to_string_lossy().into_owned();
+        !Flights::of(store, &key).running().is_empty()
+    })
+}
+
 /// The file of the harness's process of the session `key`.
 fn harness_path(store: &Store, key: &str) -> PathBuf {
     store.dir().join("harness").join(key)

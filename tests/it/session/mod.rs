@@ -4,6 +4,8 @@
 //! does the edits on disk in between.
 
 mod agents;
+mod effects;
+mod model;
 mod security;
 
 use std::cell::RefCell;
@@ -274,6 +276,11 @@ impl<'r> Agent<'r> {
             v["tool_use_id"] = json!(id);
         }
         v
+    }
+
+    /// The id the harness gives its next call.
+    pub(crate) fn next_call_id(&self) -> String {
+        format!("toolu_{:04}", *self.calls.borrow() + 1)
     }
 
     fn next_id(&self) -> String {

@@ -29,7 +29,7 @@ fn session(repo: &TestRepo, id: &str) -> Value {
 }
 
 /// The session's events, from its report.
-fn events(repo: &TestRepo, id: &str) -> Vec<Value> {
+pub(super) fn events(repo: &TestRepo, id: &str) -> Vec<Value> {
     lg(repo)
         .args(["report", "--session", id, "--json"])
         .run()
@@ -408,5 +408,61 @@ fn unreadable_inputs_fail_closed_while_open() {
         let v: Value = serde_json::from_str(ran.stdout.trim())
             .unwrap_or_else(|e| panic!("{e}: {}", ran.stdout));
         assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    }
+}
+
+/// The issue's background eraser: a program the agent started before the trip deletes the
+/// session's open marker as fast as loopguard writes it. The before-call hook does not
+/// trust a marker's absence: a run marked neither open nor closed, or a run gone while
+/// its event log remains, was tampered with — the call is refused, the markers put back,
+/// and a `constraint` trip recorded. (An eraser of the runs too, before any trip, keeps a
+/// session from ever tripping: README's threat model says so.)
+#[test]
+fn a_background_eraser_of_the_markers_is_caught() {
+    for erased in ["open/*", "open/* closed/*"] {
+        let repo = project("claude");
+        let a = Agent::new(&repo, "claude", "eraser");
+        a.shell("true");
+        let state = super::sessions_dir(&repo);
+        let targets: Vec<String> = erased
+            .split(' ')
+            .map(|g| format!("{}/{g}", state.display()))
+            .collect();
+        let pid_file = repo.home().join("eraser.pid");
+        let (answer, _) = a.shell_ran(&format!(
+            "(while sleep 0.05; do rm -f {}; done) >/dev/null 2>&1 & echo $! > {}",
+            targets.join(" "),
+            pid_file.display()
+        ));
+        assert!(!answer.denied(), "{erased}");
+        let pid = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .to_owned();
+        for _ in 0..3 {
+            a.pytest("pytest -q", FAIL);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let denied = a.shell("true");
+        let _ = std::process::Command::new("kill").arg(&pid).status();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(denied.denied(), "{erased}: {}", denied.text());
+        // The eraser is gone: the next call, refused, puts the markers back.
+        assert!(a.shell("true").denied(), "{erased}");
+        assert!(
+            denied.text().contains("rule: constraint") && denied.text().contains("deleted"),
+            "{erased}: {}",
+            denied.text()
+        );
+        let log = events(&repo, "eraser");
+        assert!(
+            log.iter().any(|e| e["rule"] == "constraint"
+                && e["reason"].as_str().is_some_and(|r| r.contains("deleted"))),
+            "{erased}: {log:?}"
+        );
+        assert!(
+            state.join("open").read_dir().unwrap().next().is_some(),
+            "{erased}: put back"
+        );
     }
 }

@@ -106,6 +106,22 @@ impl InFlight {
     }
 }
 
+/// Whether a transcript's text shows a tool call other than `this` (its id): Claude
+/// Code's `tool_use`, Codex's `function_call` and `custom_tool_call`. A session the hooks
+/// have no state for, whose transcript shows earlier calls, lost its state — or began
+/// before loopguard's hooks.
+pub fn shows_earlier_calls(transcript: &str, this: &str) -> bool {
+    const CALLS: [&str; 3] = [
+        "\"type\":\"tool_use\"",
+        "\"type\":\"function_call\"",
+        "\"type\":\"custom_tool_call\"",
+    ];
+    let own = format!("\"{this}\"");
+    transcript
+        .lines()
+        .any(|l| CALLS.iter().any(|c| l.contains(c)) && !l.contains(&own))
+}
+
 /// The key of a call among those in flight: the harness's id (Claude Code, Codex), or,
 /// where it gives none, `d-` and a digest of the tool and its input (the before-call and
 /// the result's hooks carry the same).
@@ -314,6 +330,13 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"id-Bash"}]}}"#
         ));
         assert!(!task.answered_by(r#"{"type":"tool_result","tool_use_id":"id-Bash"}"#));
+        let transcript = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash"}]}}"#;
+        assert!(!shows_earlier_calls(transcript, "t1"));
+        assert!(shows_earlier_calls(transcript, "t2"));
+        assert!(shows_earlier_calls(
+            r#"{"payload":{"type":"function_call","call_id":"c1"}}"#,
+            "c2"
+        ));
         for kind in [HookKind::PreTool, HookKind::PostTool, HookKind::Other] {
             assert_eq!(
                 forged_during(kind, false, std::slice::from_ref(&bash)),
