@@ -186,31 +186,7 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
     match event.kind {
         HookKind::PreTool => {
             let call = event.call.as_ref().context("a tool call")?;
-            let integrity = integrity::Integrity::of(&ws, store.dir());
-            let busy = || inflight::any_running(&store);
-            let (surface, changed) = integrity.between_calls(busy);
-            if let Some(reason) = changed {
-                with_session(&ws, &config, &store, &key, event, now, |run| {
-                    let step = session::provenance::tampered(&config, run, reason, now);
-                    Ok(((), step.events))
-                })?;
-            }
-            let answer = pre_tool(&ws, &config, &store, &key, event, call, now)?;
-            if matches!(answer, Answer::Deny(_)) {
-                return Ok(answer);
-            }
-            // The call runs: it is in flight until its result, and what guards the
-            // repository is read now, to be compared after it.
-            let failed = provenance::announce(&store, &key, event, call, now).or_else(|| {
-                integrity
-                    .before_call(&key, &call_key(call), &surface)
-                    .err()
-                    .map(|e| format!("cannot keep what guards this repository ({e})"))
-            });
-            Ok(match failed {
-                Some(failed) if answer == Answer::Nothing => Answer::Failed(failed),
-                _ => answer,
-            })
+            before_call(&ws, &config, &store, &key, event, call, now)
         }
         HookKind::SessionStart | HookKind::Prompt | HookKind::Stop
             if let Some(answer) =
@@ -273,6 +249,44 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
         }),
         HookKind::Other => Ok(Answer::Nothing),
     }
+}
+
+/// Before a call: what guards checked against the last hook's reading (a change between
+/// calls is a `constraint` trip), the call denied while the session's breaker blocks or
+/// when it would switch the guard off; otherwise in flight until its result, with what
+/// guards read now, to be compared after it.
+fn before_call(
+    ws: &Workspace<'_>,
+    config: &Config,
+    store: &Store,
+    key: &str,
+    event: &HookEvent,
+    call: &session::CallInput,
+    now: Timestamp,
+) -> Result<Answer> {
+    let integrity = integrity::Integrity::of(ws, store.dir());
+    let busy = || inflight::any_running(store);
+    let (surface, changed) = integrity.between_calls(busy);
+    if let Some(reason) = changed {
+        with_session(ws, config, store, key, event, now, |run| {
+            let step = session::provenance::tampered(config, run, reason, now);
+            Ok(((), step.events))
+        })?;
+    }
+    let answer = pre_tool(ws, config, store, key, event, call, now)?;
+    if matches!(answer, Answer::Deny(_)) {
+        return Ok(answer);
+    }
+    let failed = provenance::announce(store, key, event, call, now).or_else(|| {
+        integrity
+            .before_call(key, &call_key(call), &surface)
+            .err()
+            .map(|e| format!("cannot keep what guards this repository ({e})"))
+    });
+    Ok(match failed {
+        Some(failed) if answer == Answer::Nothing => Answer::Failed(failed),
+        _ => answer,
+    })
 }
 
 /// Before a call: denied while the session's breaker blocks, or when the call would switch
