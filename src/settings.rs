@@ -19,6 +19,7 @@ use http::Uri;
 use jiff::Timestamp;
 
 use crate::github::event::ActionsVars;
+use crate::github::seal::StateKey;
 use crate::github::{DEFAULT_API_URL, DEFAULT_SERVER_URL, RepoId, Token};
 
 /// Variable prefixes and names captured.
@@ -266,12 +267,23 @@ pub struct GitHubSettings {
     /// `GITHUB_STEP_SUMMARY`.
     pub summary: Option<PathBuf>,
     client: Result<ClientSettings, SettingsError>,
+    /// `LOOPGUARD_STATE_KEY`: the key that seals the state in loopguard's comment.
+    state_key: Result<Option<StateKey>, SettingsError>,
 }
 
 impl GitHubSettings {
     /// The client's settings, or the first variable among them that is wrong.
     pub fn client(&self) -> Result<&ClientSettings, SettingsError> {
         self.client.as_ref().map_err(Clone::clone)
+    }
+
+    /// The key that seals the state in loopguard's comment (`LOOPGUARD_STATE_KEY`; unset
+    /// or empty: none), or why it cannot be one.
+    pub fn state_key(&self) -> Result<Option<&StateKey>, SettingsError> {
+        self.state_key
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(Clone::clone)
     }
 
     fn read(vars: &Vars) -> GitHubSettings {
@@ -281,6 +293,12 @@ impl GitHubSettings {
             output: vars.get("GITHUB_OUTPUT").map(PathBuf::from),
             summary: vars.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             client: client_settings(vars),
+            state_key: StateKey::from_text(vars.raw("LOOPGUARD_STATE_KEY").unwrap_or(""))
+                .map_err(|_| SettingsError::Secret {
+                    name: "LOOPGUARD_STATE_KEY",
+                    problem: "is shorter than 32 characters",
+                    fix: "make a key with `openssl rand -hex 32` and keep it in an environment secret only loopguard's own workflows get (docs/contract.md, \"Signing the state\")",
+                }),
         }
     }
 }

@@ -25,9 +25,10 @@ use crate::config::{CONFIG_FILE, Config};
 use crate::documents::{DashboardDocument, DashboardRow, Schema};
 use crate::error::{ConfigFileError, GitHubError, SettingsError, exit};
 use crate::github::event::IssuesEvent;
+use crate::github::seal::{Binding, StateKey};
 use crate::github::sticky::{
-    STICKY_MARKER, StickyState, TrustedAuthors, find_sticky_comment, parse_sticky_state,
-    render_sticky,
+    STICKY_MARKER, SealCheck, StickyState, TrustedAuthors, check_seal, find_sticky_comment,
+    parse_sticky_state, render_sticky,
 };
 use crate::github::types::OpenState;
 use crate::github::{
@@ -53,8 +54,8 @@ struct Board {
     entries: Vec<Entry>,
     /// The ticks looked at already.
     handled: BTreeSet<u64>,
-    /// The PRs resumed by a tick.
-    resumed: Vec<u64>,
+    /// The PRs resumed by a tick, and who ticked each.
+    resumed: Vec<(u64, String)>,
 }
 
 pub(super) fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
@@ -69,10 +70,12 @@ pub(super) fn dashboard(ctx: &Ctx, args: DashboardArgs) -> Result<u8> {
     let client = GitHubClientBuilder::from_settings(github, ctx.settings.knobs.github_time_scale)
         .dry_run(args.dry_run)
         .build()?;
+    let key = ctx.settings.github.state_key()?.cloned();
     let mut d = Session {
         ctx,
         progress: super::progress::Progress::new(&ctx.settings, args.json),
         client,
+        key,
         notes: Vec::new(),
     };
     let config = d.load_config(args.config.as_deref())?;
@@ -99,6 +102,8 @@ struct Session<'c> {
     ctx: &'c Ctx,
     progress: super::progress::Progress,
     client: GitHubClient,
+    /// `LOOPGUARD_STATE_KEY`: a resume is sealed into a PR's state with it.
+    key: Option<StateKey>,
     /// Shown on the dashboard; may quote logins.
     notes: Vec<String>,
 }
@@ -408,16 +413,23 @@ impl Session<'_> {
                 }
                 _ => Editor::Unknown,
             };
-            match dashboard::tick(entry, &editor, now) {
+            let run = self.ctx.settings.github.vars.run_id;
+            match dashboard::tick(entry, &editor, now, run) {
                 Tick::Moot => {}
                 Tick::Refused(why) => self.note(why),
                 Tick::Resume(resume) => {
                     let mut state = entry.state.clone();
                     state.resumes.push(resume.clone());
-                    state.labelled = false;
                     let visible = resumed_visible(sticky_visible(&body), &resume);
-                    let new_body = render_sticky(&state, &visible)
-                        .map_err(|source| GitHubError::Sticky { pr: n, source })?;
+                    let seal_with = self.seal_for(&body, n);
+                    let new_body = render_sticky(
+                        &state,
+                        &visible,
+                        seal_with
+                            .as_ref()
+                            .map(|(k, repo)| (k, Binding { repo, pr: n })),
+                    )
+                    .map_err(|source| GitHubError::Sticky { pr: n, source })?;
                     debug_assert!(new_body.starts_with(STICKY_MARKER));
                     self.client.update_comment(sticky.id, &new_body)?;
                     let labelled = board
@@ -429,11 +441,29 @@ impl Session<'_> {
                         self.client.remove_label(n, &config.github.label)?;
                     }
                     entry.state = state;
-                    board.resumed.push(n);
+                    board
+                        .resumed
+                        .push((n, resume.by.clone().unwrap_or_default()));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The key and the repository to seal a PR's state with, when the key is set up and
+    /// the state as it is now carries a seal that verifies: a state that does not is
+    /// written back without one (sealing it would vouch for what loopguard did not write),
+    /// and `ci` checks the resume against this run instead.
+    fn seal_for(&mut self, body: &str, pr: u64) -> Option<(StateKey, String)> {
+        let key = self.key.clone()?;
+        let repo = self.client.repo().to_string();
+        if check_seal(body, &key, Binding { repo: &repo, pr }) == SealCheck::Sealed {
+            return Some((key, repo));
+        }
+        self.note(format!(
+            "#{pr}: the state in loopguard's comment carries no seal that verifies: the resume is written without one, and `ci` checks it against this workflow run"
+        ));
+        None
     }
 
     fn render(
@@ -459,7 +489,7 @@ impl Session<'_> {
         &self,
         entries: &[Entry],
         issue: Option<u64>,
-        resumed: &[u64],
+        resumed: &[(u64, String)],
         now: jiff::Timestamp,
         json: bool,
     ) -> Result<()> {
@@ -470,7 +500,7 @@ impl Session<'_> {
                 issue,
                 counts: c,
                 rows: entries.iter().map(DashboardRow::of).collect(),
-                resumed: resumed.to_vec(),
+                resumed: resumed.iter().map(|(n, _)| *n).collect(),
                 notes: self.notes.clone(),
                 requests: self.client.requests_sent(),
             };
@@ -485,8 +515,10 @@ impl Session<'_> {
             let _ = write!(text, " (issue #{n})");
         }
         text.push('\n');
-        for n in resumed {
-            let _ = writeln!(text, "resumed #{n} (ticked on the dashboard)");
+        // What `ci` looks for in this run's log when the PR's state is not sealed: that
+        // this run resumed this PR, for this person.
+        for (n, by) in resumed {
+            let _ = writeln!(text, "{}", crate::ci::derive::resumed_line(*n, by));
         }
         let _ = writeln!(text, "{} GitHub request(s)", self.client.requests_sent());
         super::print_untrusted(&text, self.ctx.settings.github.actions)

@@ -10,7 +10,8 @@ use super::encode;
 use super::error::GitHubError;
 use super::paging::PageShape;
 use super::permissions::Permission;
-use super::types::{Issue, IssueComment, IssueEvent, Label, OpenState};
+use super::timeline::TimelineEvent;
+use super::types::{Issue, IssueComment, Label, OpenState};
 
 /// How far back an ambiguous create looks for the object it may have made: generous, for
 /// clock skew between this runner and GitHub.
@@ -146,19 +147,12 @@ impl GitHubClient {
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 
-    /// Who last took `label` off issue or PR `issue` — `GET /repos/{o}/{r}/issues/{n}/events`
-    /// (paged, oldest first): the newest `unlabeled` event for it; `None` when there is
-    /// none.
-    pub fn label_removed_by(&self, issue: u64, label: &str) -> Result<Option<String>, GitHubError> {
-        let path = format!("{}/issues/{issue}/events", self.repo_path());
-        let events: Vec<IssueEvent> =
-            self.list(&path, PageShape::Array, Permission::PullRequestsRead)?;
-        Ok(events
-            .into_iter()
-            .rev()
-            .find(|e| e.event == "unlabeled" && e.label.as_ref().is_some_and(|l| l.name == label))
-            .and_then(|e| e.actor)
-            .map(|a| a.login))
+    /// An issue's or PR's timeline, oldest first — `GET /repos/{o}/{r}/issues/{n}/timeline`,
+    /// 1 request per 100 entries: who commented, reviewed, took a label off or
+    /// force-pushed, and when, as GitHub recorded it.
+    pub fn timeline(&self, issue: u64) -> Result<Vec<TimelineEvent>, GitHubError> {
+        let path = format!("{}/issues/{issue}/timeline", self.repo_path());
+        self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 
     /// Comments updated since `since` (RFC 3339).

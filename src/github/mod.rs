@@ -20,7 +20,7 @@ mod pulls;
 pub mod retry;
 mod token;
 
-pub use loopguard_core::github::{event, sticky, types};
+pub use loopguard_core::github::{event, seal, sticky, timeline, types};
 
 pub use actions::RunFilter;
 pub use builder::GitHubClientBuilder;

@@ -33,6 +33,31 @@ impl GitHubClient {
         self.list(&path, PageShape::Array, Permission::PullRequestsRead)
     }
 
+    /// The commits of `head` since its merge base with `base`, oldest first (at most 250)
+    /// — `GET /repos/{o}/{r}/compare/{base}...{head}`, 1 request per 100 commits; `None`
+    /// when GitHub no longer has `head` (404: force-pushed away and collected).
+    pub fn compare_commits(
+        &self,
+        base: &CommitId,
+        head: &CommitId,
+    ) -> Result<Option<Vec<Commit>>, GitHubError> {
+        let path = format!(
+            "{}/compare/{}...{}",
+            self.repo_path(),
+            encode::component(base.as_str()),
+            encode::component(head.as_str())
+        );
+        match self.get_paged(
+            &path,
+            PageShape::Field("commits"),
+            Permission::ContentsRead,
+            &[404],
+        )? {
+            Paged::Items(commits) => Ok(Some(commits)),
+            Paged::Status(_) => Ok(None),
+        }
+    }
+
     /// One commit with all its changed files — `GET /repos/{o}/{r}/commits/{sha}`,
     /// 1 request per 300 files (GitHub's page size for files; 3,000 files at most).
     pub fn commit(&self, sha: &CommitId) -> Result<Commit, GitHubError> {

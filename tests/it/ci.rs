@@ -407,7 +407,7 @@ fn a_shallow_checkout_reads_history_from_the_api_and_a_steady_run_is_cheap() {
     assert_eq!(
         requests.len(),
         5,
-        "pull, commits, config, comments, reviews: {list:#?}"
+        "pull, commits, config, timeline, comments: {list:#?}"
     );
     println!(
         "steady-state requests (API history, 10 iterations): {}",
@@ -453,7 +453,7 @@ fn a_steady_run_with_full_history_in_the_checkout_is_cheaper_still() {
     assert_eq!(
         requests.len(),
         3,
-        "pull, comments and reviews: {requests:#?}"
+        "pull, timeline and comments: {requests:#?}"
     );
     println!(
         "steady-state requests (git history, 10 iterations): {}",
@@ -613,9 +613,8 @@ fn a_review_by_a_maintainer_between_two_runs_is_a_new_episode() {
         let mut outs = Vec::new();
         for (i, (body, log)) in SAME[..3].iter().enumerate() {
             if i == 2 {
-                // Between the second run and the third commit.
-                let at = jiff::Timestamp::from_second(p.repo.now() + 30).unwrap();
-                gh.add_review(7, reviewer, "CHANGES_REQUESTED", &at.to_string());
+                // Between the second run and the third push.
+                gh.add_review(7, reviewer, "CHANGES_REQUESTED", &gh.person_time());
             }
             let head = p.attempt(body, &format!("Try {i}"));
             gh.add_pr(p.pr(7, &head));

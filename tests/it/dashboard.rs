@@ -4,7 +4,7 @@
 //! access, faults on the way — and the requests it makes for 10, 100 and 1,000 PRs.
 
 use crate::support::ci::*;
-use crate::support::github_fake::{BOT_LOGIN, FakeGitHub, Fault, PrSpec, RunSpec};
+use crate::support::github_fake::{BOT_LOGIN, FakeGitHub, Fault, JobSpec, PrSpec, RunSpec};
 use serde_json::Value;
 
 use loopguard::ci::state::{CiState, Verdict};
@@ -17,6 +17,8 @@ const MARKER: &str = "<!-- loopguard:dashboard -->";
 struct Agent {
     p: Project,
     number: u64,
+    /// `loopguard ci` runs with `LOOPGUARD_STATE_KEY` (the default).
+    key: bool,
 }
 
 impl Agent {
@@ -24,36 +26,52 @@ impl Agent {
         let p = Project::new(CONFIG);
         // Commits four hours before the pinned clock (2026-11-25T12:00:00Z).
         p.repo.set_now(1_795_593_600);
-        Agent { p, number }
+        Agent {
+            p,
+            number,
+            key: true,
+        }
     }
 
     /// The agent pushes an attempt and CI runs `loopguard ci` on it with `log`.
     fn push(&mut self, gh: &FakeGitHub, body: &str, log: &str) -> Outcome {
         let n = self.p.attempts.len() + 1;
         let head = self.p.attempt(body, &format!("Fix word counting, try {n}"));
-        // Its tests ran for 4 minutes.
-        gh.add_run(
-            RunSpec::new(self.number * 100 + n as u64, &head)
-                .head(BRANCH, None)
-                .timing("2026-11-25T10:00:00Z", "2026-11-25T10:04:00Z"),
-        );
+        // Its tests ran for 4 minutes (their log is what `ci` reads without the key).
+        let id = self.number * 100 + n as u64;
+        let mut run = RunSpec::new(id, &head)
+            .head(&self.branch(), None)
+            .created(&gh.person_time())
+            .timing("2026-11-25T10:00:00Z", "2026-11-25T10:04:00Z");
+        if !self.key {
+            run = run.job(JobSpec::failed(id + 50_000, "test", &log_text(log)));
+        }
+        gh.add_run(run);
         self.ci(gh, &head, log)
+    }
+
+    /// Each agent works on a branch of its own.
+    fn branch(&self) -> String {
+        format!("{BRANCH}-{}", self.number)
     }
 
     fn ci(&mut self, gh: &FakeGitHub, head: &str, log: &str) -> Outcome {
         let title = format!("Agent PR {}", self.number);
-        gh.add_pr(self.p.pr(self.number, head).title(&title));
+        gh.add_pr(
+            self.p
+                .pr(self.number, head)
+                .title(&title)
+                .head_ref(&self.branch()),
+        );
         let event = self
             .p
             .sync_event(head)
             .replace("\"number\": 7", &format!("\"number\": {}", self.number));
-        run_ci(
-            gh,
-            &self.p.repo,
-            "pull_request",
-            &event,
-            &["--log", &log_path(log)],
-        )
+        let step = CiStep::new(gh, &self.p.repo)
+            .event("pull_request", &event)
+            .arg("ci")
+            .args(["--log".to_owned(), log_path(log)]);
+        if self.key { step } else { step.without_key() }.run()
     }
 
     fn head(&self) -> String {
@@ -84,6 +102,15 @@ fn dashboard(gh: &FakeGitHub, agent: &Agent, args: &[&str]) -> Outcome {
         .event("schedule", r#"{"schedule": "17 * * * *"}"#)
         .arg("dashboard")
         .args(args)
+        .run()
+}
+
+/// [`dashboard`] at the time `now`: two runs at one time show the same ages.
+fn dashboard_at(gh: &FakeGitHub, agent: &Agent, now: &str) -> Outcome {
+    CiStep::new(gh, &agent.p.repo)
+        .event("schedule", r#"{"schedule": "17 * * * *"}"#)
+        .arg("dashboard")
+        .env("LOOPGUARD_NOW", now)
         .run()
 }
 
@@ -167,7 +194,8 @@ fn four_prs(gh: &FakeGitHub) -> Vec<Agent> {
         let head = a.p.attempt("s.len()", "Start");
         gh.add_pr(
             a.p.pr(a.number, &head)
-                .title(&format!("Agent PR {}", a.number)),
+                .title(&format!("Agent PR {}", a.number))
+                .head_ref(&a.branch()),
         );
     }
     agents[0].get_stuck(gh);
@@ -195,6 +223,7 @@ fn four_prs(gh: &FakeGitHub) -> Vec<Agent> {
             .p
             .pr(104, &merged)
             .title("Agent PR 104")
+            .head_ref(&agents[3].branch())
             .closed(true, "2026-11-25T11:00:00Z"),
     );
     agents
@@ -209,7 +238,7 @@ fn one_dashboard_lists_every_agent_pr_in_order_and_is_edited_in_place() {
         loopguard::breaker::State::Open
     );
 
-    let out = dashboard(&gh, &agents[0], &[]);
+    let out = dashboard_at(&gh, &agents[0], "2026-11-25T13:00:00Z");
     assert_eq!(out.code, 0, "{out:#?}");
     let d = the_dashboard(&gh);
     assert_eq!(d.title, "loopguard dashboard");
@@ -229,7 +258,7 @@ fn one_dashboard_lists_every_agent_pr_in_order_and_is_edited_in_place() {
         "| 4 |",
         "``assertion `left == right` failed``",
         "| 3 runs, 12 CI min |",
-        "| 3 h ago |",
+        "| 4 h ago |",
         "[run 990001](https://github.com/octo-org/widgets/actions/runs/990001)",
     ] {
         assert!(stuck.contains(cell), "{cell:?} in {stuck}");
@@ -241,7 +270,7 @@ fn one_dashboard_lists_every_agent_pr_in_order_and_is_edited_in_place() {
     );
     let details = &d.body[d.body.find("<details>").expect("the closed PRs are folded")..];
     assert!(
-        details.contains("| #104 Agent PR 104 | merged | 1 h ago | closed |"),
+        details.contains("| #104 Agent PR 104 | merged | 2 h ago | closed |"),
         "{details}"
     );
     assert!(
@@ -251,9 +280,9 @@ fn one_dashboard_lists_every_agent_pr_in_order_and_is_edited_in_place() {
         out.stdout
     );
 
-    // Nothing changed: the second run writes nothing.
+    // Nothing changed: the second run (at the same time) writes nothing.
     gh.clear_requests();
-    dashboard(&gh, &agents[0], &[]);
+    dashboard_at(&gh, &agents[0], "2026-11-25T13:00:00Z");
     assert!(gh.writes().is_empty(), "{:#?}", gh.writes());
     // #103 gets stuck too: the same issue is edited, none is added.
     agents[2].push(&gh, SAME[0].0, SAME[0].1);
@@ -289,6 +318,7 @@ fn a_tick_resumes_that_pr_only_when_someone_with_write_access_ticked_it() {
     dashboard(&gh, &agents[0], &[]);
     let d = the_dashboard(&gh);
     let sticky_101 = sticky_body(&gh, 101);
+    let sticky_102 = sticky_body(&gh, 102);
 
     // Someone without write access ticks the box (the event says who): ignored, said so,
     // the box cleared.
@@ -349,7 +379,6 @@ fn a_tick_resumes_that_pr_only_when_someone_with_write_access_ticked_it() {
         .expect("the resume is in the PR's state");
     assert_eq!(resume.after.as_str(), agents[0].head());
     assert_eq!(resume.by.as_deref(), Some("maintainer"));
-    assert!(!state.labelled);
     assert!(gh.labels(101).is_empty(), "the label comes off");
     assert!(sticky_body(&gh, 101).contains("Resumed from the loopguard dashboard** by maintainer"));
     let after = the_dashboard(&gh);
@@ -359,8 +388,9 @@ fn a_tick_resumes_that_pr_only_when_someone_with_write_access_ticked_it() {
         "{}",
         after.body
     );
-    // Only #101 was touched.
-    assert_eq!(sticky_state(&gh, 102).resumes.len(), 1);
+    // Only #101 was touched (#102's resume, a label taken off, is read from its
+    // timeline by each `ci` run, not kept).
+    assert_eq!(sticky_body(&gh, 102), sticky_102);
 
     // `ci` sees the resume: the next push that only repeats the failure reopens the
     // breaker with "no progress after resume", as after a label removal.
@@ -373,14 +403,25 @@ fn a_tick_resumes_that_pr_only_when_someone_with_write_access_ticked_it() {
     );
     assert_eq!(gh.labels(101), [LABEL]);
 
-    // Stuck again; ticked between scheduled runs (the editor unknown: only people with
-    // write access can edit loopguard's issue): resumed.
+    // Stuck again; ticked between scheduled runs: no event says who ticked it (a token
+    // with `issues: write`, the agent's too, can edit the dashboard), so it is no resume:
+    // said so, the box cleared, the PR left stuck.
     dashboard(&gh, &agents[0], &[]);
     let d = the_dashboard(&gh);
+    let kept = sticky_body(&gh, 101);
     gh.edit_issue_body(d.number, &tick(&d.body, 101));
     let out = dashboard(&gh, &agents[0], &[]);
-    assert!(out.stdout.contains("resumed #101"), "{out:#?}");
-    assert_eq!(sticky_state(&gh, 101).resumes.last().unwrap().by, None);
+    assert!(!out.stdout.contains("resumed #101"), "{out:#?}");
+    assert_eq!(sticky_body(&gh, 101), kept);
+    assert_eq!(gh.labels(101), [LABEL]);
+    let after = the_dashboard(&gh);
+    assert!(
+        after.body.contains("101: the box was ticked, but no")
+            && after.body.contains("event says by whom"),
+        "{}",
+        after.body
+    );
+    assert!(!after.body.contains("- [x]"), "{}", after.body);
 }
 
 #[test]
@@ -404,7 +445,8 @@ fn faults_on_the_way_change_nothing_in_the_result() {
         1,
     );
     gh.fail_next("POST", r"/issues$", Fault::StatusAfterApply(502), 1);
-    let out = dashboard(&gh, &agents[0], &[]);
+    // Both runs at one time: the dashboard's ages ("open for …") are the same.
+    let out = dashboard_at(&gh, &agents[0], "2026-11-25T13:00:00Z");
     assert_eq!(out.code, 0, "{out:#?}");
     let requests = gh.requests();
     assert_eq!(
@@ -416,7 +458,7 @@ fn faults_on_the_way_change_nothing_in_the_result() {
     assert_eq!(rows(&d.body), ["⛔ #101", "↺ #102", "✅ #103"]);
     // A run without faults finds nothing to change.
     gh.clear_requests();
-    dashboard(&gh, &agents[0], &[]);
+    dashboard_at(&gh, &agents[0], "2026-11-25T13:00:00Z");
     assert!(gh.writes().is_empty(), "{:#?}", gh.writes());
     assert_eq!(the_dashboard(&gh).body, d.body);
 }
@@ -470,7 +512,6 @@ pub(crate) fn many_prs(n: u64) -> FakeGitHub {
         gh.add_pr(pr);
         let stuck = number % 10 < 3;
         let mut state = CiState::new(number);
-        state.labelled = stuck;
         state.last = Some(Verdict {
             head: head.parse().unwrap(),
             state: if stuck {
@@ -492,7 +533,7 @@ pub(crate) fn many_prs(n: u64) -> FakeGitHub {
         gh.add_comment(
             number,
             Some(BOT_LOGIN),
-            &render_sticky(&state, "### loopguard").unwrap(),
+            &render_sticky(&state, "### loopguard", None).unwrap(),
         );
         gh.add_comment(number, Some("maintainer"), "Thanks!");
     }
@@ -585,7 +626,8 @@ fn a_hostile_login_or_title_starts_no_workflow_command() {
     for a in &agents {
         gh.add_pr(
             a.p.pr(a.number, &a.head())
-                .title(&format!("PR\n::error::title-{}\r\u{1b}[2K", a.number)),
+                .title(&format!("PR\n::error::title-{}\r\u{1b}[2K", a.number))
+                .head_ref(&a.branch()),
         );
     }
     dashboard(&gh, &agents[0], &[]);
@@ -606,4 +648,104 @@ fn a_hostile_login_or_title_starts_no_workflow_command() {
             .any(|l| l.trim_start().starts_with("::")),
         "the issue body neither"
     );
+}
+
+#[test]
+fn without_a_key_ci_checks_a_dashboard_resume_against_the_dashboards_own_run() {
+    // No LOOPGUARD_STATE_KEY anywhere: the resume the dashboard writes into the PR's
+    // comment is taken only as the dashboard's own workflow run and its log back it.
+    let gh = FakeGitHub::start_blocking().with_permission("maintainer", "write");
+    let mut agent = Agent::new(101);
+    agent.key = false;
+    let head = agent.p.attempt("s.len()", "Start");
+    gh.add_pr(agent.p.pr(101, &head).head_ref(&agent.branch()));
+    agent.get_stuck(&gh);
+    assert_eq!(gh.labels(101), [LABEL]);
+    let board = |step: CiStep<'_>| step.arg("dashboard").without_key().run();
+    board(CiStep::new(&gh, &agent.p.repo).event("schedule", r#"{"schedule": "17 * * * *"}"#));
+    let d = the_dashboard(&gh);
+    gh.edit_issue_body(d.number, &tick(&d.body, 101));
+    let payload = serde_json::json!({
+        "action": "edited",
+        "issue": {"number": d.number, "title": "loopguard dashboard", "body": the_dashboard(&gh).body,
+                  "state": "open", "user": {"login": BOT_LOGIN, "id": 41898282, "type": "Bot"}},
+        "changes": {"body": {"from": d.body}},
+        "sender": {"login": "maintainer", "id": 4242, "type": "User"},
+        "repository": {"id": 1, "name": "widgets", "full_name": "octo-org/widgets"}
+    });
+    let out = board(
+        CiStep::new(&gh, &agent.p.repo)
+            .event("issues", &payload.to_string())
+            .env("GITHUB_RUN_ID", "770001"),
+    );
+    assert!(
+        out.stdout
+            .contains("resumed #101 (ticked on the dashboard by maintainer)"),
+        "{out:#?}"
+    );
+    // The dashboard's run as GitHub records it: started by the maintainer's edit, its
+    // log holding what the step printed.
+    gh.add_run(
+        RunSpec::new(770001, &"d".repeat(40))
+            .head("main", None)
+            .created(&gh.person_time())
+            .started_by("issues", "maintainer")
+            .job(JobSpec::succeeded(770501, "dashboard", &out.stdout)),
+    );
+    // The agent re-runs CI: the resume holds, and the same failure opens it again.
+    let next = agent.p.attempt_empty("Retry CI");
+    let out = agent.ci(&gh, &next, SAME_LOGS[1]);
+    assert_eq!(out.code, 1, "{out:#?}");
+    assert!(
+        out.outputs["reason"].starts_with("no progress after resume"),
+        "{out:#?}"
+    );
+    assert!(!out.stderr.contains("was edited"), "{}", out.stderr);
+
+    // The same resume, once its run says otherwise (another PR's line in its log): it
+    // is no resume, and it is said to be a forgery.
+    let mut forged = sticky_state(&gh, 101);
+    let mut replay = forged
+        .resumes
+        .last()
+        .cloned()
+        .expect("the dashboard's resume");
+    replay.run = Some(880_555);
+    forged.resumes.push(replay);
+    gh.add_run(
+        RunSpec::new(880_555, &"e".repeat(40))
+            .head("main", None)
+            .created(&gh.person_time())
+            .started_by("issues", "maintainer")
+            .job(JobSpec::succeeded(
+                880_556,
+                "dashboard",
+                "resumed #102 (ticked on the dashboard by maintainer)\n",
+            )),
+    );
+    let id = gh
+        .comments_on(101)
+        .into_iter()
+        .find(|c| c.author.as_deref() == Some(BOT_LOGIN))
+        .unwrap()
+        .id;
+    let agent_token = GitHubClient::builder()
+        .api_url(gh.uri())
+        .token(Token::new("ghs_agent0own0workflow0token000000000000").unwrap())
+        .repo(RepoId::new("octo-org", "widgets"))
+        .time_scale(0.001)
+        .build()
+        .unwrap();
+    agent_token
+        .update_comment(id, &render_sticky(&forged, "### loopguard", None).unwrap())
+        .unwrap();
+    let again = agent.p.attempt_empty("Retry CI again");
+    let out = agent.ci(&gh, &again, SAME_LOGS[1]);
+    assert_eq!(out.code, 2, "{out:#?}");
+    assert!(
+        out.stderr.contains("does not say it resumed #101"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.outputs["state"], "open", "{out:#?}");
 }

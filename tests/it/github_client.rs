@@ -644,12 +644,12 @@ fn labels_comments_and_the_sticky_comment() {
     // Our comment: found by marker and author, the spoof ignored.
     let trusted = TrustedAuthors::default();
     assert!(find_sticky_comment(&c.issue_comments(7).unwrap(), &trusted).is_none());
-    let body = render_sticky(&serde_json::json!({"n": 1}), "first").unwrap();
+    let body = render_sticky(&serde_json::json!({"n": 1}), "first", None).unwrap();
     let created = c.create_comment(7, &body, STICKY_MARKER).unwrap();
     let comments = c.issue_comments(7).unwrap();
     let ours = find_sticky_comment(&comments, &trusted).unwrap();
     assert_eq!(ours.id, created.id);
-    let body = render_sticky(&serde_json::json!({"n": 2}), "second").unwrap();
+    let body = render_sticky(&serde_json::json!({"n": 2}), "second", None).unwrap();
     c.update_comment(ours.id, &body).unwrap();
     assert_eq!(gh.comments_on(7).len(), 2);
     assert!(gh.comments_on(7)[1].body.ends_with("second"));
@@ -665,7 +665,7 @@ fn untrusted_log_text_comes_out_inert_in_a_comment() {
         inline("first error: @octocat broke | it"),
         code_block(log, "text")
     );
-    let body = render_sticky(&serde_json::json!({}), &visible).unwrap();
+    let body = render_sticky(&serde_json::json!({}), &visible, None).unwrap();
     c.create_comment(7, &body, STICKY_MARKER).unwrap();
     let stored = &gh.comments_on(7)[0].body;
     assert!(!stored.contains("\n::add-mask"), "{stored}");

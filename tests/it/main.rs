@@ -14,6 +14,7 @@ mod branch_evidence;
 mod check;
 mod ci;
 mod ci_deadlines;
+mod ci_forge;
 mod code_shape;
 mod dashboard;
 mod differential;

@@ -18,10 +18,16 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use super::github_fake::{BOT_LOGIN, CommitSpec, FakeGitHub, FileSpec, PrSpec, RecordedRequest};
+use super::github_fake::{
+    BOT_LOGIN, CommitSpec, FakeGitHub, FileSpec, JobSpec, PrSpec, RecordedRequest, RunSpec,
+};
 use super::gitrepo::TestRepo;
 
 pub(crate) const TOKEN: &str = "ghs_ci0test0SECRET0token0value0123456789";
+/// `LOOPGUARD_STATE_KEY` of the steps (an environment secret only loopguard's own
+/// workflows get): set unless a step is run [`CiStep::without_key`].
+pub(crate) const STATE_KEY: &str =
+    "f3c1e0a9b8d74c2e9a6b5d4c3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f";
 pub(crate) const ZWSP: char = '\u{200B}';
 pub(crate) const COPILOT: (&str, &str) = ("Copilot", "198982749+Copilot@users.noreply.github.com");
 pub(crate) const BRANCH: &str = "copilot/fix-word-count";
@@ -170,6 +176,8 @@ pub(crate) struct CiStep<'a> {
     kill_after: Option<Duration>,
     /// `--test-knobs` before the arguments (loopguard only): the knobs set here count.
     test_knobs: bool,
+    /// `LOOPGUARD_STATE_KEY`, if any.
+    key: Option<String>,
 }
 
 impl<'a> CiStep<'a> {
@@ -184,7 +192,21 @@ impl<'a> CiStep<'a> {
             env: Vec::new(),
             kill_after: None,
             test_knobs: true,
+            key: Some(STATE_KEY.to_owned()),
         }
+    }
+
+    /// Without `LOOPGUARD_STATE_KEY`: the state in loopguard's comment is not trusted, and
+    /// what could relax the breaker is derived from the runs and the timeline.
+    pub(crate) fn without_key(mut self) -> Self {
+        self.key = None;
+        self
+    }
+
+    /// With this `LOOPGUARD_STATE_KEY` (another repository's, a leaked one…).
+    pub(crate) fn key(mut self, key: &str) -> Self {
+        self.key = Some(key.to_owned());
+        self
     }
 
     /// Without `--test-knobs`: as the Action runs loopguard, where the knobs in the
@@ -261,8 +283,18 @@ impl<'a> CiStep<'a> {
             .env("GITHUB_RUN_ID", "990001")
             .env("GITHUB_SHA", "f00dfeedf00dfeedf00dfeedf00dfeedf00dfeed")
             .env("LOOPGUARD_GITHUB_TIME_SCALE", "0.001")
-            .env("LOOPGUARD_NOW", "2026-11-25T12:00:00Z")
             .env("NO_COLOR", "1");
+        // Each step a minute after the one before, as the fake GitHub's clock says, unless
+        // the test pins it.
+        match self.env.iter().find(|(k, _)| k == "LOOPGUARD_NOW") {
+            Some((_, now)) => self.gh.observe_step(now),
+            None => {
+                cmd.env("LOOPGUARD_NOW", self.gh.step_time());
+            }
+        }
+        if let Some(key) = &self.key {
+            cmd.env("LOOPGUARD_STATE_KEY", key);
+        }
         // In a GitHub Actions job the knobs come from the command line only.
         if self.test_knobs && self.program == assert_cmd::cargo::cargo_bin("loopguard") {
             cmd.arg("--test-knobs");
@@ -420,6 +452,7 @@ impl Project {
     /// `loopguard ci --log LOG` on the push of `head` to the PR (`pull_request`
     /// synchronize), LOG a runner log fixture.
     pub(crate) fn ci_on_push(&self, gh: &FakeGitHub, head: &str, log: &str) -> Outcome {
+        self.pushed(gh, head, log);
         run_ci(
             gh,
             &self.repo,
@@ -427,6 +460,27 @@ impl Project {
             &self.sync_event(head),
             &["--log", &log_path(log)],
         )
+    }
+
+    /// The push of `head` as GitHub records it, when the test seeded no run of it: the
+    /// PR's workflow ran on it right away, its test job failing with `log` (or passing).
+    pub(crate) fn pushed(&self, gh: &FakeGitHub, head: &str, log: &str) {
+        if gh.has_run_for(head) {
+            return;
+        }
+        let run = RunSpec::new(gh.next_run_id(), head)
+            .head(BRANCH, None)
+            .created(&gh.person_time());
+        let run = if log == PASS_LOG {
+            run.conclusion(Some("success"))
+        } else {
+            run.job(JobSpec::failed(
+                gh.next_run_id() + 50_000,
+                "test",
+                &log_text(log),
+            ))
+        };
+        gh.add_run(run);
     }
 
     pub(crate) fn sync_event(&self, head: &str) -> String {

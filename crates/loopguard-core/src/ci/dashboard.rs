@@ -22,7 +22,6 @@ use std::fmt::Write as _;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::plan::detect_resume;
 use super::state::{CiState, Resume, Verdict};
 use crate::breaker::State;
 use crate::github::sticky::TrustedAuthors;
@@ -433,23 +432,31 @@ pub enum Tick {
 /// Who ticked a box, as far as the shell can tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Editor {
-    /// Not known (a scheduled run): GitHub lets only the author of an issue and people
-    /// with write access edit its body, and loopguard authored it.
+    /// Not known (a scheduled run, or a box ticked while the dashboard was being written):
+    /// no event names the editor.
     Unknown,
     /// The sender of the `issues: edited` event that ticked it, and whether they have
     /// write access (`GET …/collaborators/{user}/permission`: `admin` or `write`).
     Known { login: String, can_write: bool },
 }
 
-/// What a tick on `entry`'s box does: the same resume as removing the label
-/// ([`detect_resume`]), for a stuck PR, by someone with write access who is not the PR's
-/// own author (the agent cannot let itself go on).
-pub fn tick(entry: &Entry, editor: &Editor, now: Timestamp) -> Tick {
+/// What a tick on `entry`'s box does: the same resume as removing the label — right
+/// after the head the last verdict judged — for a stuck PR, by someone with write access
+/// who is not the PR's own author (the agent cannot let itself go on), recorded with the
+/// dashboard's workflow run `run` (what `ci` checks it against when the PR's state is not
+/// sealed). A tick whose editor no event names is refused: only the edit's own event says
+/// who made it (a token with `issues: write` can edit the dashboard too).
+pub fn tick(entry: &Entry, editor: &Editor, now: Timestamp, run: Option<u64>) -> Tick {
     if entry.section() != Section::Stuck {
         return Tick::Moot;
     }
     let by = match editor {
-        Editor::Unknown => None,
+        Editor::Unknown => {
+            return Tick::Refused(format!(
+                "#{}: the box was ticked, but no `issues: edited` event says by whom (a scheduled run, or an edit while the dashboard was being written): ignored; tick it again",
+                entry.number
+            ));
+        }
         Editor::Known { login, can_write } => {
             if !can_write {
                 return Tick::Refused(format!(
@@ -467,12 +474,17 @@ pub fn tick(entry: &Entry, editor: &Editor, now: Timestamp) -> Tick {
                     entry.number
                 ));
             }
-            Some(login.as_str())
+            login.as_str()
         }
     };
-    match detect_resume(&entry.state, false, true, by, now) {
-        Some(r) => Tick::Resume(r),
-        None => Tick::Moot,
+    match entry.verdict() {
+        Some(last) if last.state == State::Open => Tick::Resume(Resume {
+            after: last.head.clone(),
+            at: now,
+            by: Some(by.to_owned()),
+            run,
+        }),
+        Some(_) | None => Tick::Moot,
     }
 }
 

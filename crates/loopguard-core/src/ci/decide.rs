@@ -10,6 +10,7 @@ use super::records::{iteration_from_commit, iteration_from_listed_commit};
 use super::state::CiState;
 use crate::config::Config;
 use crate::github::event::{CiContext, EventKind};
+use crate::github::seal::{Binding, StateKey};
 use crate::github::sticky::{StickyError, render_sticky};
 use crate::github::types::{Commit, Conclusion, PullRequest, WorkflowRun};
 use crate::ids::CommitId;
@@ -95,26 +96,13 @@ pub enum RecordSource {
 /// commit with its files.
 pub fn api_history<E>(
     config: &Config,
-    mut listed: Vec<Commit>,
+    listed: Vec<Commit>,
     head: &CommitId,
     state: &CiState,
     mut fetch: impl FnMut(&CommitId) -> Result<Commit, E>,
 ) -> Result<Vec<Iteration>, E> {
-    if let Some(end) = listed.iter().position(|c| &c.sha == head) {
-        listed.truncate(end + 1);
-    }
     // Only the PR's own line is judged: what a merge brought in is carried by the merge.
-    let parents: Vec<Vec<CommitId>> = listed
-        .iter()
-        .map(|c| c.parents.iter().map(|p| p.sha.clone()).collect())
-        .collect();
-    let keep = crate::first_parent::on_line(
-        &listed.iter().zip(&parents).collect::<Vec<_>>(),
-        |(c, _)| &c.sha,
-        |(_, p)| Some(p.as_slice()),
-    );
-    let mut keep = keep.into_iter();
-    listed.retain(|_| keep.next().unwrap_or(true));
+    let listed = super::derive::own_line(listed, head);
     let read_from = listed.len().saturating_sub(2 * config.window as usize);
     let mut trees: HashMap<CommitId, String> = HashMap::new();
     let mut out = Vec::with_capacity(listed.len());
@@ -143,8 +131,9 @@ pub fn api_history<E>(
     Ok(out)
 }
 
-/// The earlier heads whose evidence is worth rebuilding from their workflow runs when no
-/// comment kept it: the newest attempts of the window, newest first.
+/// The earlier heads whose evidence is worth rebuilding from their workflow runs when the
+/// state does not hold it: the newest attempts of the window, newest first, except those
+/// whose runs were looked at already and gave none.
 pub fn wanted_evidence(
     config: &Config,
     history: &[Iteration],
@@ -155,7 +144,9 @@ pub fn wanted_evidence(
         .iter()
         .rev()
         .map(|f| history[f.index].id.clone())
-        .filter(|id| id != head && !state.evidence.contains_key(id))
+        .filter(|id| {
+            id != head && !state.evidence.contains_key(id) && !state.without_evidence.contains(id)
+        })
         .take(config.window as usize)
         .collect()
 }
@@ -207,19 +198,21 @@ pub fn failed_run_evidence(read: Option<TestEvidence>, source: &str) -> TestEvid
         .unwrap_or_else(|| unread_failure(source))
 }
 
-/// The sticky comment's body: the visible text and the state, the state made small
-/// enough first (old records' files, then old records, shed oldest first).
+/// The sticky comment's body: the visible text and the state (sealed with `seal_with`
+/// when there is a key), the state made small enough first (old records' files, then old
+/// records, shed oldest first).
 pub fn sticky_body(
     state: &mut CiState,
     visible: &str,
     order: &[CommitId],
+    seal_with: Option<(&StateKey, Binding<'_>)>,
 ) -> Result<String, StickyError> {
     loop {
         let encoded = serde_json::to_vec(state).map_or(0, |v| v.len() * 4 / 3);
         if encoded > STATE_BUDGET && state.shed(order) {
             continue;
         }
-        match render_sticky(state, visible) {
+        match render_sticky(state, visible, seal_with) {
             Ok(body) => return Ok(body),
             Err(_) if state.shed(order) => continue,
             Err(e) => return Err(e),
@@ -290,7 +283,7 @@ mod tests {
             }]);
             state.records.insert(c.clone(), r);
         }
-        let body = sticky_body(&mut state, "visible", &order).unwrap();
+        let body = sticky_body(&mut state, "visible", &order, None).unwrap();
         assert!(body.len() < crate::sanitize::COMMENT_LIMIT);
         assert!(
             state.records.values().take(10).all(|r| r.files.is_none()),

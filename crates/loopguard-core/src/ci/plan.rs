@@ -4,7 +4,7 @@
 use crate::breaker::State;
 use crate::config::{Config, Notify};
 
-use super::state::{CiState, IssueRef, Resume, Verdict};
+use super::state::{IssueRef, Verdict};
 
 /// Where reports go for this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,27 +25,6 @@ impl Channels {
             issue: has(Notify::Issue),
         }
     }
-}
-
-/// Whether a maintainer let the agent try again since the last run: loopguard's label was
-/// on an open breaker and is gone now (or this run is that very `unlabeled` event).
-pub fn detect_resume(
-    previous: &CiState,
-    label_on_pr: bool,
-    unlabeled_now: bool,
-    by: Option<&str>,
-    now: jiff::Timestamp,
-) -> Option<Resume> {
-    let last = previous.last.as_ref()?;
-    if last.state != State::Open {
-        return None;
-    }
-    let removed = (previous.labelled && !label_on_pr) || unlabeled_now;
-    removed.then(|| Resume {
-        after: last.head.clone(),
-        at: now,
-        by: by.map(str::to_owned),
-    })
 }
 
 /// What to do with the stuck-loop issue.
@@ -153,7 +132,6 @@ pub fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jiff::Timestamp;
 
     const ALL: Channels = Channels {
         label: true,
@@ -301,34 +279,5 @@ mod tests {
             comment_action(Channels::default(), None, "a"),
             CommentAction::Nothing
         );
-    }
-
-    #[test]
-    fn resume_when_the_label_was_taken_off_an_open_breaker() {
-        let now = Timestamp::UNIX_EPOCH;
-        let mut s = CiState::new(7);
-        s.labelled = true;
-        s.last = Some(Verdict {
-            head: crate::testing::id("h3"),
-            state: State::Open,
-            rule: None,
-            reason: None,
-            terminal_status: None,
-            iterations: None,
-            progress_at: None,
-            tripped_at: None,
-            failure: None,
-            run: None,
-            loop_cost: None,
-        });
-        let r = detect_resume(&s, false, false, Some("maintainer"), now).unwrap();
-        assert_eq!(r.after, "h3");
-        assert_eq!(r.by.as_deref(), Some("maintainer"));
-        assert_eq!(detect_resume(&s, true, false, None, now), None);
-        assert!(detect_resume(&s, true, true, None, now).is_some());
-        s.labelled = false;
-        assert_eq!(detect_resume(&s, false, false, None, now), None);
-        s.last.as_mut().unwrap().state = State::HalfOpen;
-        assert_eq!(detect_resume(&s, false, true, None, now), None);
     }
 }

@@ -1,12 +1,34 @@
 //! What `loopguard ci` remembers about a PR between runs, kept in its sticky comment
-//! (`github::sticky` wraps it in the marker and the versioned, base64 state line).
+//! (`github::sticky` wraps it in the marker and the versioned, base64 state line, and
+//! seals it with `LOOPGUARD_STATE_KEY` when there is one).
 //!
 //! The breaker itself is not stored: every run judges the PR's history afresh (see
 //! [`crate::run::judge`]), so a re-run, a force-push or a lost comment cannot leave a stale
-//! state behind. What cannot be recomputed is kept: the test evidence of earlier head
-//! commits, a maintainer's resumes, what loopguard already wrote (label, issue), the last
-//! verdict (to tell a new trip from an old one), and iteration records read from the API
-//! (to spare requests). Maps are ordered so an unchanged state serialises to the same
+//! state behind. A token that can edit comments can edit this one (its author stays
+//! loopguard's), so what the state says is trusted only when its seal verifies with the
+//! key (`ci::trust`); otherwise every field that could relax the breaker is derived again
+//! from what the agent cannot edit (`ci::derive`, `ci::people`), and the rest is a cache.
+//!
+//! **Decisive** (relaxes the breaker if forged: trusted only sealed, else derived again):
+//! - `evidence`, `without_evidence`: a failure emptied or changed breaks a streak
+//!   (derived: the earlier heads' workflow runs and their failed jobs' logs);
+//! - `records`: a record with another tree or patch breaks a loop (derived: the commits
+//!   read from the API again);
+//! - `resumes` (the dashboard's): a resume half-opens the breaker (derived: the
+//!   dashboard's own workflow run and its log);
+//! - `writers`: who may resume or take a turn (derived: asked again);
+//! - `judged`, `gone`: what a force-push took away still counts (derived: the heads the
+//!   PR's workflow runs show);
+//! - `seen`: when each commit was first judged, which a cooldown counts from (derived:
+//!   when GitHub first ran a workflow on it);
+//! - `guarded`: the workflows protected at the base (derived: read again).
+//!
+//! **Cache** (nothing relaxes by it): `not_writers` (only ever refuses), `issue` (the
+//! issue is found by its marker and author too), `last` (the previous verdict: wording
+//! and the dashboard's row), `written_at`.
+//!
+//! A label removal and a person's turn are not kept: each run reads them from the PR's
+//! timeline (`ci::people`). Maps are ordered so an unchanged state serialises to the same
 //! bytes and the comment is not rewritten.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,21 +52,23 @@ pub struct CiState {
     /// Iteration records per commit id, when the history came from the API.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub records: BTreeMap<CommitId, Iteration>,
-    /// A maintainer let the agent try again (removed the label), oldest first.
+    /// Heads whose workflow runs were looked at for evidence and gave none (cancelled,
+    /// skipped, no run): not looked at again.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub without_evidence: BTreeSet<CommitId>,
+    /// A maintainer let the agent try again from the dashboard (ticked its box), oldest
+    /// first. (A label taken off is read from the PR's timeline each run.)
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumes: Vec<Resume>,
-    /// A person took a turn (a review or comment by someone with write access between two
-    /// runs, see [`super::turns`]): a new episode after the commit `after`, oldest first.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// People's turns as loopguard 0.1.0 kept them (they are read from the PR's timeline
+    /// each run now): read, never written, only to check what an untrusted state claims.
+    #[serde(default, skip_serializing)]
     pub turns: Vec<Resume>,
     /// Who was asked about and has write access, and who has not: asked once per PR.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writers: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_writers: Vec<String>,
-    /// loopguard put its label on the PR (so its absence now means someone removed it).
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub labelled: bool,
     /// The stuck-loop issue filed for this PR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issue: Option<IssueRef>,
@@ -67,9 +91,13 @@ pub struct CiState {
     pub gone: Vec<Iteration>,
     /// When a run first judged each commit: an iteration steps no earlier (a commit's own
     /// time is what its author wrote, and a backdated trip would be past its cooldown at
-    /// once).
+    /// once), and a person's act falls after the commits seen before it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub seen: BTreeMap<CommitId, Timestamp>,
+    /// When this state was written: a force-push after it may have taken away heads it
+    /// does not know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_at: Option<Timestamp>,
 }
 
 /// The workflows that run loopguard in the tree of `at` (a base commit or branch).
@@ -86,6 +114,10 @@ pub struct Resume {
     pub at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// The dashboard's workflow run that wrote it (what it is checked against when the
+    /// state is not sealed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<u64>,
 }
 
 /// The stuck-loop issue as loopguard last wrote it: enough to tell whether it needs
@@ -186,10 +218,6 @@ impl Verdict {
     }
 }
 
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
 /// Longest commit message a cached record keeps (the claim of completion is pinned from
 /// the whole message first).
 const RECORD_MESSAGE_CHARS: usize = 500;
@@ -250,21 +278,27 @@ impl CiState {
         all
     }
 
-    /// Puts what the state remembers onto the PR's history: each commit's evidence, and
-    /// each maintainer's resume right after the commit that was the head then.
-    pub fn apply_to(&self, history: &mut [Iteration]) {
+    /// Puts onto the PR's history each commit's evidence, each dashboard resume right
+    /// after the commit that was the head then, and the people's acts `placed` (label
+    /// removals and turns, read from the timeline).
+    pub fn apply_to(&self, history: &mut [Iteration], placed: &[super::people::Placed]) {
         use crate::iteration::{Intervention, InterventionKind};
         for it in history.iter_mut() {
             it.test = self.evidence.get(&it.id).cloned();
-            let resumes = self.resumes.iter().map(|r| (r, InterventionKind::Resume));
-            let turns = self.turns.iter().map(|r| (r, InterventionKind::NewEpisode));
-            for (r, action) in resumes.chain(turns).filter(|(r, _)| r.after == it.id) {
-                it.interventions.push(Intervention {
-                    action,
+            let resumes = self
+                .resumes
+                .iter()
+                .filter(|r| r.after == it.id)
+                .map(|r| Intervention {
+                    action: InterventionKind::Resume,
                     at: r.at,
                     by: r.by.clone(),
                 });
-            }
+            let acts = placed
+                .iter()
+                .filter(|p| p.after == it.id)
+                .map(|p| p.intervention.clone());
+            it.interventions.extend(resumes.chain(acts));
             it.interventions.sort_by_key(|iv| iv.at);
         }
     }
@@ -276,10 +310,10 @@ impl CiState {
         let all: BTreeSet<&CommitId> = ids.iter().collect();
         let recent: BTreeSet<&CommitId> = ids.iter().rev().take(keep_evidence).collect();
         self.evidence.retain(|id, _| recent.contains(id));
+        self.without_evidence.retain(|id| recent.contains(id));
         self.records.retain(|id, _| all.contains(id));
         self.seen.retain(|id, _| all.contains(id));
         self.resumes.retain(|r| all.contains(&r.after));
-        self.turns.retain(|r| all.contains(&r.after));
     }
 
     /// Remembers the records of a history read from the API, compacted, so the next run
@@ -419,6 +453,7 @@ mod tests {
             after: id("gone"),
             at: Timestamp::UNIX_EPOCH,
             by: None,
+            run: None,
         });
         s.retain_history(&ids(5), 3);
         assert_eq!(
@@ -500,9 +535,10 @@ mod tests {
             after: id("c1"),
             at: Timestamp::UNIX_EPOCH,
             by: Some("maintainer".into()),
+            run: Some(42),
         });
         let mut h = vec![it("c0"), it("c1")];
-        s.apply_to(&mut h);
+        s.apply_to(&mut h, &[]);
         assert_eq!((h[0].test.is_some(), h[1].test.is_some()), (false, true));
         assert_eq!(h[1].interventions.len(), 1);
         assert_eq!(h[1].interventions[0].by.as_deref(), Some("maintainer"));

@@ -7,15 +7,19 @@
 //! ```text
 //! <!-- loopguard:sticky -->
 //! <!-- loopguard:state v1 eyJ…base64 of the JSON state… -->
+//! <!-- loopguard:seal v1 9f2c…HMAC-SHA256 of the state line, with a key (see seal) -->
 //!
 //! …visible markdown…
 //! ```
+//!
+//! The seal line is there only when loopguard has a key (`LOOPGUARD_STATE_KEY`).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::seal::{Binding, StateKey, seal, verifies};
 use super::types::{Issue, IssueComment};
 use crate::sanitize::{COMMENT_LIMIT, Measure, truncate_markdown};
 
@@ -27,6 +31,7 @@ pub const STATE_VERSION: u32 = 1;
 pub const DEFAULT_BOT_LOGIN: &str = "github-actions[bot]";
 
 const STATE_PREFIX: &str = "<!-- loopguard:state v";
+const SEAL_PREFIX: &str = "<!-- loopguard:seal v1 ";
 const COMMENT_END: &str = " -->";
 
 /// The marker that ties a stuck-loop issue to its PR.
@@ -120,17 +125,58 @@ pub enum StickyState<T> {
     Ok(T),
 }
 
-/// Reads the state from a sticky comment body.
-pub fn parse_sticky_state<T: DeserializeOwned>(body: &str) -> StickyState<T> {
+/// The header of a sticky body: the run of `<!-- loopguard:` lines after the marker
+/// (nothing quoted further down can pass for them).
+fn header(body: &str) -> Option<impl Iterator<Item = &str>> {
     let mut lines = body.lines().map(str::trim).filter(|l| !l.is_empty());
     if lines.next() != Some(STICKY_MARKER) {
-        return StickyState::Missing;
+        return None;
     }
-    // The header is the run of `<!-- loopguard:` lines after the marker.
-    let state_line = lines
-        .take_while(|l| l.starts_with("<!-- loopguard:"))
-        .find(|l| l.starts_with(STATE_PREFIX));
-    let Some(line) = state_line else {
+    Some(lines.take_while(|l| l.starts_with("<!-- loopguard:")))
+}
+
+/// Whether a sticky body's state carries a seal made with the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SealCheck {
+    /// The seal verifies: loopguard wrote this state for this PR, with this key.
+    Sealed,
+    /// No seal line (written without a key, or by someone who has none).
+    Unsealed,
+    /// A seal that does not verify: the state was changed since it was sealed, sealed for
+    /// another PR, or with another key.
+    Broken,
+}
+
+/// Checks the seal of a sticky body's state line with `key`, for `binding`.
+pub fn check_seal(body: &str, key: &StateKey, binding: Binding<'_>) -> SealCheck {
+    let Some(header) = header(body) else {
+        return SealCheck::Unsealed;
+    };
+    let (mut payload, mut seal_hex) = (None, None);
+    for line in header {
+        if let Some(rest) = line.strip_prefix(STATE_PREFIX) {
+            // `1 eyJ… -->`: the version, then the payload.
+            let read = rest
+                .strip_suffix(COMMENT_END)
+                .and_then(|r| r.split_once(' '));
+            payload = payload.or(read.map(|(_, p)| p.trim()));
+        } else if let Some(rest) = line.strip_prefix(SEAL_PREFIX) {
+            seal_hex = seal_hex.or(rest.strip_suffix(COMMENT_END).map(str::trim));
+        }
+    }
+    match (payload, seal_hex) {
+        (_, None) => SealCheck::Unsealed,
+        (Some(p), Some(h)) if verifies(key, binding, p, h) => SealCheck::Sealed,
+        (_, Some(_)) => SealCheck::Broken,
+    }
+}
+
+/// Reads the state from a sticky comment body.
+pub fn parse_sticky_state<T: DeserializeOwned>(body: &str) -> StickyState<T> {
+    let Some(mut header) = header(body) else {
+        return StickyState::Missing;
+    };
+    let Some(line) = header.find(|l| l.starts_with(STATE_PREFIX)) else {
         return StickyState::Missing;
     };
     let Some(rest) = line[STATE_PREFIX.len()..].strip_suffix(COMMENT_END) else {
@@ -168,13 +214,28 @@ pub enum StickyError {
     TooLarge { size: usize, limit: usize },
 }
 
-/// The body of the sticky comment: marker, state, then `visible` (already sanitised
-/// markdown), cut to fit GitHub's comment limit with the state intact.
-pub fn render_sticky<T: Serialize>(state: &T, visible: &str) -> Result<String, StickyError> {
+/// The body of the sticky comment: marker, state (sealed with `seal`'s key for its PR,
+/// when there is one), then `visible` (already sanitised markdown), cut to fit GitHub's
+/// comment limit with the state intact.
+pub fn render_sticky<T: Serialize>(
+    state: &T,
+    visible: &str,
+    seal_with: Option<(&StateKey, Binding<'_>)>,
+) -> Result<String, StickyError> {
     let json = serde_json::to_vec(state)?;
+    // The payload is the state line's text between the version and the end: what the
+    // seal is over, byte for byte as it is read back.
+    let payload = STANDARD.encode(json);
+    let seal_line = seal_with
+        .map(|(key, binding)| {
+            format!(
+                "{SEAL_PREFIX}{}{COMMENT_END}\n",
+                seal(key, binding, &payload)
+            )
+        })
+        .unwrap_or_default();
     let header = format!(
-        "{STICKY_MARKER}\n{STATE_PREFIX}{STATE_VERSION} {}{COMMENT_END}\n\n",
-        STANDARD.encode(json)
+        "{STICKY_MARKER}\n{STATE_PREFIX}{STATE_VERSION} {payload}{COMMENT_END}\n{seal_line}\n"
     );
     let size = Measure::Characters.of(&header);
     // Room for at least a line of visible text.
@@ -219,7 +280,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let state = json!({"iterations": [{"id": "abc", "signature": "9f2c"}], "open": true});
-        let body = render_sticky(&state, "## loopguard\nall good").unwrap();
+        let body = render_sticky(&state, "## loopguard\nall good", None).unwrap();
         assert!(body.starts_with("<!-- loopguard:sticky -->\n<!-- loopguard:state v1 "));
         assert!(body.ends_with("all good"));
         assert_eq!(parse_sticky_state::<Value>(&body), StickyState::Ok(state));
@@ -270,6 +331,42 @@ mod tests {
             };
             assert_eq!(&got, want, "{body}");
         }
+    }
+
+    #[test]
+    fn a_sealed_state_verifies_and_any_edit_of_it_breaks_the_seal() {
+        let key = StateKey::from_text(&"s".repeat(64)).unwrap().unwrap();
+        let here = Binding {
+            repo: "octo-org/widgets",
+            pr: 7,
+        };
+        let state = json!({"pr": 7, "evidence": {"abc": "fail"}});
+        let body = render_sticky(&state, "visible", Some((&key, here))).unwrap();
+        assert!(
+            body.lines().nth(2).unwrap().starts_with(SEAL_PREFIX),
+            "{body}"
+        );
+        assert_eq!(check_seal(&body, &key, here), SealCheck::Sealed);
+        // GitHub may hand it back with CRLF; the state still reads.
+        let crlf = body.replace('\n', "\r\n");
+        assert_eq!(check_seal(&crlf, &key, here), SealCheck::Sealed);
+        assert_eq!(parse_sticky_state::<Value>(&body), StickyState::Ok(state));
+        // The agent's edits: emptied evidence, kept seal; another PR's sealed state; no
+        // seal at all; a seal quoted below the header.
+        let emptied = render_sticky(&json!({"pr": 7}), "visible", None).unwrap();
+        let seal_line = body.lines().nth(2).unwrap();
+        let forged = emptied.replacen("\n\n", &format!("\n{seal_line}\n\n"), 1);
+        assert_eq!(check_seal(&forged, &key, here), SealCheck::Broken);
+        let other_pr = Binding { pr: 8, ..here };
+        assert_eq!(check_seal(&body, &key, other_pr), SealCheck::Broken);
+        assert_eq!(check_seal(&emptied, &key, here), SealCheck::Unsealed);
+        let quoted = format!("{emptied}\n\n```\n{seal_line}\n```");
+        assert_eq!(check_seal(&quoted, &key, here), SealCheck::Unsealed);
+        // The state line reads the same, sealed or not.
+        assert!(matches!(
+            parse_sticky_state::<Value>(&forged),
+            StickyState::Ok(_)
+        ));
     }
 
     #[test]
@@ -353,7 +450,7 @@ mod tests {
 
     #[test]
     fn oversized_visible_part_is_cut_state_kept() {
-        let body = render_sticky(&json!({"n": 1}), &"x".repeat(COMMENT_LIMIT)).unwrap();
+        let body = render_sticky(&json!({"n": 1}), &"x".repeat(COMMENT_LIMIT), None).unwrap();
         assert!(Measure::Characters.of(&body) <= COMMENT_LIMIT);
         assert_eq!(
             parse_sticky_state::<Value>(&body),
@@ -361,7 +458,7 @@ mod tests {
         );
         let huge = json!({"blob": "y".repeat(COMMENT_LIMIT)});
         assert!(matches!(
-            render_sticky(&huge, ""),
+            render_sticky(&huge, "", None),
             Err(StickyError::TooLarge { .. })
         ));
     }

@@ -408,6 +408,12 @@ pub struct WorkflowRun {
     /// When the run last changed (its end, once completed).
     #[serde(default)]
     pub updated_at: Option<Timestamp>,
+    /// Who started the run, and who started its latest attempt (a re-run may be someone
+    /// else's): GitHub's record, e.g. who edited the issue an `issues` run is about.
+    #[serde(default)]
+    pub actor: Option<User>,
+    #[serde(default)]
+    pub triggering_actor: Option<User>,
 }
 
 impl WorkflowRun {

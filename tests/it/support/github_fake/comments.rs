@@ -73,11 +73,13 @@ pub(super) fn route(
                 return Some(error(422, "Body is too long (maximum is 65536 characters)"));
             }
             let id = s.next_id();
+            // GitHub's own clock: a retried create looks for it among the last minutes'.
             let now = now_rfc3339();
+            let author = s.acting(ctx.req);
             let comment = FakeComment {
                 id,
                 issue: n,
-                author: Some(s.bot_login.clone()),
+                author: Some(author),
                 body,
                 created_at: now.clone(),
                 updated_at: now,

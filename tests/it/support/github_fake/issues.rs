@@ -26,10 +26,10 @@ pub(super) fn route(
                 .get(&n)
                 .into_iter()
                 .flatten()
-                .map(|(event, label, actor)| {
+                .map(|(event, label, actor, at)| {
                     json!({"id": 1, "event": event, "actor": user_json(actor),
                            "label": {"name": label, "color": "b60205"},
-                           "created_at": "2026-11-25T11:00:00Z"})
+                           "created_at": at})
                 })
                 .collect();
             paged(ctx, events, None)

@@ -59,12 +59,19 @@ pub(super) fn route(
                 // Adding a label the repository lacks creates it, as GitHub does.
                 s.ensure_repo_label(name);
             }
-            let entry = s.issue_labels.entry(n).or_default();
-            for name in wanted {
-                if !entry.contains(&name) {
-                    entry.push(name);
-                }
+            let (actor, at) = (s.acting(ctx.req), s.person_time());
+            let before = s.issue_labels.get(&n).cloned().unwrap_or_default();
+            let added: Vec<String> = wanted.into_iter().filter(|w| !before.contains(w)).collect();
+            for name in &added {
+                s.label_events.entry(n).or_default().push((
+                    "labeled".into(),
+                    name.clone(),
+                    actor.clone(),
+                    at.clone(),
+                ));
             }
+            let entry = s.issue_labels.entry(n).or_default();
+            entry.extend(added);
             let names = entry.clone();
             ok(Value::Array(
                 names.iter().map(|l| s.label_json(l)).collect(),
@@ -73,10 +80,17 @@ pub(super) fn route(
         ("DELETE", ["issues", n, "labels", name]) => {
             let n: u64 = n.parse().unwrap_or(0);
             let name = decode(name);
+            let (actor, when) = (s.acting(ctx.req), s.person_time());
             let entry = s.issue_labels.entry(n).or_default();
             if let Some(at) = entry.iter().position(|l| *l == name) {
                 entry.remove(at);
                 let names = entry.clone();
+                s.label_events.entry(n).or_default().push((
+                    "unlabeled".into(),
+                    name.clone(),
+                    actor,
+                    when,
+                ));
                 ok(Value::Array(
                     names.iter().map(|l| s.label_json(l)).collect(),
                 ))

@@ -28,6 +28,7 @@ mod labels;
 mod payloads;
 mod pulls;
 mod repos;
+mod timeline;
 
 use payloads::*;
 
@@ -295,6 +296,8 @@ pub(crate) struct RunSpec {
     /// The attempts before the latest (a re-run makes one): `run_started_at` and
     /// `updated_at` of each, served at `…/runs/{id}/attempts/{n}`.
     pub earlier_attempts: Vec<(String, String)>,
+    /// Who started the run (`actor`, `triggering_actor`).
+    pub actor: String,
 }
 
 impl RunSpec {
@@ -315,7 +318,21 @@ impl RunSpec {
             run_started_at: None,
             updated_at: None,
             earlier_attempts: Vec::new(),
+            actor: "Copilot".into(),
         }
+    }
+
+    /// Created (and started) at `at` (RFC 3339): when GitHub saw the push it ran for.
+    pub(crate) fn created(mut self, at: &str) -> Self {
+        self.created_at = at.into();
+        self
+    }
+
+    /// Started by `event` (`pull_request`, `issues`, …), by `actor`.
+    pub(crate) fn started_by(mut self, event: &str, actor: &str) -> Self {
+        self.event = event.into();
+        self.actor = actor.into();
+        self
     }
 
     /// The run started at `started` (RFC 3339) and last changed at `updated`.
@@ -453,8 +470,14 @@ struct State {
     /// `GET …/collaborators/{user}/permission` answers (`maintainer` writes); anyone else
     /// reads `read`.
     permissions: BTreeMap<String, String>,
-    /// `GET …/issues/{n}/events`: (event, label, actor), oldest first.
-    label_events: BTreeMap<u64, Vec<(String, String, String)>>,
+    /// `GET …/issues/{n}/events` and the timeline: (event, label, actor, at), oldest first.
+    label_events: BTreeMap<u64, Vec<(String, String, String, String)>>,
+    /// The timeline's `head_ref_force_pushed` entries: (actor, at, new head), oldest first.
+    force_pushes: BTreeMap<u64, Vec<(String, String, String)>>,
+    /// Who a token acts as (`Authorization: Bearer …`); any other token is the bot.
+    tokens: BTreeMap<String, String>,
+    /// The time of the next workflow step (see [`FakeGitHub::step_time`]).
+    clock: Option<jiff::Timestamp>,
     requests: Vec<RecordedRequest>,
     next_id: u64,
     ratelimit_remaining: u64,
@@ -474,6 +497,32 @@ impl State {
 
     fn full_name(&self) -> String {
         format!("{}/{}", self.owner, self.name)
+    }
+
+    /// When something a person (or a write) does between two steps happens: half a minute
+    /// after the last step.
+    fn person_time(&self) -> String {
+        let next = self.clock.unwrap_or_else(jiff::Timestamp::now);
+        (next - jiff::SignedDuration::from_secs(30))
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
+    }
+
+    /// Who a request's token acts as.
+    fn acting(&self, req: &Request) -> String {
+        let token = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("token "))
+            })
+            .unwrap_or_default();
+        self.tokens
+            .get(token)
+            .cloned()
+            .unwrap_or_else(|| self.bot_login.clone())
     }
 
     fn label_json(&self, name: &str) -> Value {
@@ -524,6 +573,8 @@ impl FakeGitHub {
             next_id: 1000,
             ratelimit_remaining: 5000,
             permissions: [("maintainer".to_owned(), "write".to_owned())].into(),
+            tokens: [("ghp_maintainer0token".to_owned(), "maintainer".to_owned())].into(),
+            clock: Some("2026-11-25T12:00:00Z".parse().expect("a valid time")),
             ..State::default()
         }));
         Mock::given(any())
@@ -591,7 +642,43 @@ impl FakeGitHub {
         for c in &pr.commits {
             s.commits.insert(c.sha.clone(), c.clone());
         }
+        // A new head that does not hold the old one was force-pushed: the timeline says so.
+        let forced = s.prs.get(&pr.number).is_some_and(|old| {
+            old.head_sha != pr.head_sha && !pr.commits.iter().any(|c| c.sha == old.head_sha)
+        });
+        if forced {
+            let at = s.person_time();
+            let actor = pr.user.clone().unwrap_or_else(|| "ghost".into());
+            s.force_pushes
+                .entry(pr.number)
+                .or_default()
+                .push((actor, at, pr.head_sha.clone()));
+        }
         s.prs.insert(pr.number, pr);
+    }
+
+    /// The time of the next workflow step, and the clock moved a minute on: each step of
+    /// a test happens a minute after the one before (2026-11-25T12:00:00Z first), and what
+    /// people do between two steps half a minute after the first.
+    pub(crate) fn step_time(&self) -> String {
+        let mut s = self.lock();
+        let now = s.clock.unwrap_or_else(jiff::Timestamp::now);
+        s.clock = Some(now + jiff::SignedDuration::from_mins(1));
+        now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+
+    /// A step ran at `at` (a test pinned its clock): GitHub's clock is the runner's, so
+    /// what happens next happens after it (the next step a minute later).
+    pub(crate) fn observe_step(&self, at: &str) {
+        let Ok(at) = at.parse::<jiff::Timestamp>() else {
+            return;
+        };
+        self.lock().clock = Some(at + jiff::SignedDuration::from_mins(1));
+    }
+
+    /// When something done now between two steps happens (see [`FakeGitHub::step_time`]).
+    pub(crate) fn person_time(&self) -> String {
+        self.lock().person_time()
     }
 
     pub(crate) fn with_commit(self, commit: CommitSpec) -> Self {
@@ -606,6 +693,17 @@ impl FakeGitHub {
 
     pub(crate) fn add_run(&self, run: RunSpec) {
         self.lock().runs.push(run);
+    }
+
+    /// Whether a run of commit `sha` was seeded.
+    pub(crate) fn has_run_for(&self, sha: &str) -> bool {
+        self.lock().runs.iter().any(|r| r.head_sha == sha)
+    }
+
+    /// An id for one more run, after every seeded one.
+    pub(crate) fn next_run_id(&self) -> u64 {
+        let s = self.lock();
+        s.runs.iter().map(|r| r.id).max().unwrap_or(0).max(880_000) + 1
     }
 
     pub(crate) fn with_issue_labels(self, issue: u64, labels: &[&str]) -> Self {
@@ -624,7 +722,7 @@ impl FakeGitHub {
     pub(crate) fn add_comment(&self, issue: u64, author: Option<&str>, body: &str) -> u64 {
         let mut s = self.lock();
         let id = s.next_id();
-        let now = now_rfc3339();
+        let now = s.person_time();
         s.comments.push(FakeComment {
             id,
             issue,
@@ -782,10 +880,12 @@ impl FakeGitHub {
         if let Some(labels) = s.issue_labels.get_mut(&issue) {
             labels.retain(|l| l != label);
         }
+        let at = s.person_time();
         s.label_events.entry(issue).or_default().push((
             "unlabeled".into(),
             label.into(),
             login.into(),
+            at,
         ));
     }
 
@@ -1060,7 +1160,8 @@ fn route(s: &mut State, ctx: &Ctx<'_>) -> ResponseTemplate {
         return error(404, "Not Found");
     };
     let parts: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
-    let areas: [Area; 6] = [
+    let areas: [Area; 7] = [
+        timeline::route,
         pulls::route,
         actions::route,
         labels::route,

@@ -188,7 +188,7 @@ pub(super) fn run_json(s: &State, r: &RunSpec) -> Value {
         "html_url": format!("https://github.com/{full}/actions/runs/{}", r.id),
         "pull_requests": prs, "created_at": r.created_at,
         "updated_at": r.updated_at.as_ref().unwrap_or(&r.created_at),
-        "actor": user_json("Copilot"), "triggering_actor": user_json("Copilot"),
+        "actor": user_json(&r.actor), "triggering_actor": user_json(&r.actor),
         "run_started_at": r.run_started_at.as_ref().unwrap_or(&r.created_at),
         "jobs_url": format!("https://api.github.com/repos/{full}/actions/runs/{}/jobs", r.id),
         "logs_url": format!("https://api.github.com/repos/{full}/actions/runs/{}/logs", r.id),

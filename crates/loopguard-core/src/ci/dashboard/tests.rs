@@ -30,7 +30,6 @@ fn verdict(state: State, tripped: Option<i64>, progress: i64) -> Verdict {
 
 fn entry(number: u64, v: Option<Verdict>) -> Entry {
     let mut state = CiState::new(number);
-    state.labelled = v.as_ref().is_some_and(|v| v.state == State::Open);
     state.last = v;
     Entry {
         number,
@@ -46,6 +45,7 @@ fn resumed(mut e: Entry, at: i64) -> Entry {
         after: id("head"),
         at: ts(at),
         by: Some("maintainer".into()),
+        run: Some(7001),
     });
     e
 }
@@ -319,31 +319,33 @@ fn what_a_tick_does() {
         login: "maintainer".into(),
         can_write: true,
     };
-    match tick(&stuck, &maintainer, now) {
+    match tick(&stuck, &maintainer, now, Some(7002)) {
         Tick::Resume(r) => {
             assert_eq!(
-                (r.after.as_str(), r.by.as_deref(), r.at),
-                ("head", Some("maintainer"), now)
+                (r.after.as_str(), r.by.as_deref(), r.at, r.run),
+                ("head", Some("maintainer"), now, Some(7002))
             );
         }
         other @ (Tick::Moot | Tick::Refused(_)) => panic!("{other:?}"),
     }
-    match tick(&stuck, &Editor::Unknown, now) {
-        Tick::Resume(r) => assert_eq!(r.by, None),
-        other @ (Tick::Moot | Tick::Refused(_)) => panic!("{other:?}"),
-    }
+    // No event says who ticked it: anyone with a token that may edit issues could have.
+    assert!(
+        matches!(tick(&stuck, &Editor::Unknown, now, None), Tick::Refused(why) if why.contains("no `issues: edited` event says by whom"))
+    );
     let reader = Editor::Known {
         login: "mallory".into(),
         can_write: false,
     };
     assert!(
-        matches!(tick(&stuck, &reader, now), Tick::Refused(why) if why.contains("no write access"))
+        matches!(tick(&stuck, &reader, now, None), Tick::Refused(why) if why.contains("no write access"))
     );
     let agent = Editor::Known {
         login: "copilot".into(),
         can_write: true,
     };
-    assert!(matches!(tick(&stuck, &agent, now), Tick::Refused(why) if why.contains("own author")));
+    assert!(
+        matches!(tick(&stuck, &agent, now, None), Tick::Refused(why) if why.contains("own author"))
+    );
     // Nothing to resume: healthy, half-open, already resumed, closed.
     for e in [
         entry(1, Some(verdict(State::Closed, None, NOW))),
@@ -352,7 +354,12 @@ fn what_a_tick_does() {
         closed(stuck.clone(), false, NOW),
         entry(7, None),
     ] {
-        assert_eq!(tick(&e, &maintainer, now), Tick::Moot, "#{}", e.number);
+        assert_eq!(
+            tick(&e, &maintainer, now, None),
+            Tick::Moot,
+            "#{}",
+            e.number
+        );
     }
 }
 
@@ -366,6 +373,7 @@ fn a_resumed_sticky_says_so_and_keeps_the_rest() {
         after: id("head"),
         at: ts(NOW),
         by: Some("@maintainer".into()),
+        run: None,
     };
     let shown = resumed_visible(visible, &r);
     assert!(shown.starts_with("> **Resumed from the loopguard dashboard** by @\u{200B}maintainer at 2027-01-26 21:46 UTC: the breaker is half-open, the next push decides.\n\n### loopguard: stuck loop"), "{shown}");
