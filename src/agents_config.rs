@@ -555,3 +555,119 @@ mod tests {
         );
     }
 }
+
+/// Records the person's review of loopguard's hooks where `harness` keeps one (its
+/// descriptor's `review`: Codex's `/hooks`, in `$CODEX_HOME/config.toml`), as the review
+/// would: each of loopguard's hooks in the project's config under `root`, by its hash. The
+/// rest of the file stays as it was; an entry already there is updated in place. `home` is
+/// the user's home, `var` reads an environment variable (the harness's home may be named
+/// by one). Returns the file written, `None` where the harness keeps no review.
+pub fn record_review(
+    root: &Path,
+    harness: Harness,
+    home: Option<&Path>,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<Option<PathBuf>, AgentConfigError> {
+    let Some(review) = harness.descriptor().review else {
+        return Ok(None);
+    };
+    let rel = config_path(harness);
+    let path = root.join(rel);
+    let text = std::fs::read_to_string(&path).map_err(|source| AgentConfigError::Write {
+        path: rel.to_owned(),
+        source,
+    })?;
+    let Ok(config) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(None);
+    };
+    let dir = match var(review.home_var).filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => match home {
+            Some(home) => home.join(review.home_default),
+            None => return Ok(None),
+        },
+    };
+    let file = dir.join(review.file);
+    let shown = file.display().to_string();
+    let cannot = |source| AgentConfigError::Write {
+        path: shown.clone(),
+        source,
+    };
+    let before = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(cannot(e)),
+    };
+    let mut after = before.clone();
+    for e in (review.entries)(&config, &path.to_string_lossy()) {
+        if e.command.contains(MARK) && e.command.contains("loopguard") {
+            after = set_toml_entry(&after, &e.header, &e.line);
+        }
+    }
+    if after != before {
+        std::fs::create_dir_all(&dir).map_err(cannot)?;
+        crate::safe_fs::write_atomic(&file, after.as_bytes(), || {}).map_err(cannot)?;
+    }
+    Ok(Some(file))
+}
+
+/// `text` (TOML) with the table `header` holding `line` (a `key = value`): the table's
+/// line of that key replaced where the table is there, the table appended where not.
+fn set_toml_entry(text: &str, header: &str, line: &str) -> String {
+    let key = line.split('=').next().unwrap_or(line).trim();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    if let Some(at) = lines.iter().position(|l| l.trim() == header) {
+        let end = lines[at + 1..]
+            .iter()
+            .position(|l| l.trim_start().starts_with('['))
+            .map_or(lines.len(), |p| at + 1 + p);
+        let existing = (at + 1..end).find(|&i| {
+            lines[i]
+                .split('=')
+                .next()
+                .is_some_and(|k| k.trim() == key && lines[i].contains('='))
+        });
+        match existing {
+            Some(i) => lines[i] = line.to_owned(),
+            None => lines.insert(at + 1, line.to_owned()),
+        }
+        let mut out = lines.join("\n");
+        out.push('\n');
+        return out;
+    }
+    let mut out = text.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    for part in ["\n", header, "\n", line, "\n"] {
+        out.push_str(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod review_tests {
+    use super::set_toml_entry;
+
+    #[test]
+    fn a_review_entry_is_set_in_place_or_appended() {
+        let h = "[hooks.state.\"/r/.codex/hooks.json:stop:0:0\"]";
+        let text = "model = \"x\"\n";
+        let once = set_toml_entry(text, h, "trusted_hash = \"sha256:a\"");
+        assert_eq!(
+            once,
+            format!("model = \"x\"\n\n{h}\ntrusted_hash = \"sha256:a\"\n")
+        );
+        let twice = set_toml_entry(&once, h, "trusted_hash = \"sha256:b\"");
+        assert_eq!(twice, once.replace("sha256:a", "sha256:b"));
+        assert_eq!(
+            set_toml_entry(&twice, h, "trusted_hash = \"sha256:b\""),
+            twice
+        );
+        let other = format!("{h}\nenabled = true\n[x]\ntrusted_hash = 1\n");
+        assert_eq!(
+            set_toml_entry(&other, h, "trusted_hash = \"sha256:c\""),
+            format!("{h}\ntrusted_hash = \"sha256:c\"\nenabled = true\n[x]\ntrusted_hash = 1\n")
+        );
+    }
+}

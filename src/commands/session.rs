@@ -202,11 +202,13 @@ fn handle(ctx: &Ctx, event: &HookEvent) -> Result<Answer> {
             Ok(session::on_start(&config, &run, now))
         }
         HookKind::Prompt => with_session(&ws, &config, &store, &key, event, now, |run| {
-            let step = session::on_prompt(&config, run, now);
+            let step = session::on_prompt(&config, run, event.prompt.as_deref(), now);
             Ok((step.answer, step.events))
         }),
         HookKind::PostTool => {
             let call = event.call.as_ref().context("a tool call")?;
+            let with_status = exit_status_of(event, call);
+            let call = with_status.as_ref().unwrap_or(call);
             let what = InFlight::of(call, now, None).describe();
             let changed =
                 integrity::Integrity::of(&ws, store.dir()).after_call(&key, &call_key(call), &what);
@@ -346,6 +348,29 @@ pub(super) fn keep_guard(ws: &Workspace<'_>, surface: &crate::guard_surface::Sur
     let dir = place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
     integrity::Integrity::of(ws, &dir).keep_contents(surface);
 }
+
+/// `call` with the exit status its harness's transcript recorded, where the hook's input
+/// reports a shell call's output only (Codex): read from the transcript's end. `None`
+/// where there is nothing to add.
+fn exit_status_of(event: &HookEvent, call: &session::CallInput) -> Option<session::CallInput> {
+    if !call.output_only || call.kind() != session::Kind::Shell {
+        return None;
+    }
+    let tail = crate::safe_fs::read_tail(Path::new(event.transcript.as_deref()?), TRANSCRIPT_TAIL)
+        .ok()
+        .flatten()?;
+    let code = transcript::exit_status(
+        event.harness,
+        &String::from_utf8_lossy(&tail),
+        call.id.as_deref()?,
+    )?;
+    let mut call = call.clone();
+    call.exit_code = Some(code);
+    Some(call)
+}
+
+/// The most bytes of a transcript's end read for a call's exit status.
+const TRANSCRIPT_TAIL: u64 = 256 << 10;
 
 /// The run a session starts with: on the current branch.
 fn fresh(ws: &Workspace<'_>, event: &HookEvent, now: Timestamp) -> Run {
@@ -596,6 +621,25 @@ pub(super) fn sessions_text(sessions: &[SessionLine]) -> String {
     out
 }
 
+/// The harnesses whose hooks `init --agent` wrote into this project but that never ran a
+/// session: one that runs a project's hooks only once the person trusted them (Codex,
+/// Gemini CLI) says nothing when it runs none, so `status` says it.
+pub(super) fn unstarted_text(ws: &Workspace<'_>) -> String {
+    let ran: Vec<Harness> = sessions_of(ws, None).iter().map(|s| s.agent).collect();
+    let mut out = String::new();
+    for h in Harness::ALL.iter().copied() {
+        let Some(step) = h.descriptor().quirks.trust.step() else {
+            continue;
+        };
+        let hooked = std::fs::read_to_string(ws.root.join(h.descriptor().config.path))
+            .is_ok_and(|t| t.contains(&format!(" agent-hook {h}")));
+        if hooked && !ran.contains(&h) {
+            let _ = writeln!(out, "{h} hooks have not run yet: {} {step}", h.title());
+        }
+    }
+    out
+}
+
 /// `status --session ID`.
 pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
@@ -718,6 +762,7 @@ pub(super) fn resume_or_reset(ctx: &Ctx, id: &str, reset: bool) -> Result<u8> {
         call: None,
         stop_hook_active: false,
         last_message: None,
+        prompt: None,
     };
     let said = with_session(&ws, &config, &store, &key, &event, now, |run| {
         if reset {
@@ -845,7 +890,7 @@ pub(super) fn judge_recorded(
         let answer = match e.kind {
             HookKind::SessionStart => session::on_start(&config, &run, at),
             HookKind::Prompt => {
-                let step = session::on_prompt(&config, &mut run, at);
+                let step = session::on_prompt(&config, &mut run, e.prompt.as_deref(), at);
                 events.extend(step.events);
                 step.answer
             }

@@ -121,6 +121,7 @@ fn guarded(
         out.push_str(&super::session::sessions_text(
             s.sessions.as_deref().unwrap_or_default(),
         ));
+        out.push_str(&super::session::unstarted_text(&ws));
         print(&out)?;
     }
     Ok(if args.exit_code && s.state == State::Open {

@@ -23,7 +23,8 @@
 //!   `apply_patch`); `codex exec --trust --json --dangerously-bypass-approvals-and-sandbox`,
 //!   the next turn `codex exec resume --last`. Codex runs a project's hooks only when the
 //!   project is trusted (`--trust` saves that) *and* the person reviewed each hook (`/hooks`
-//!   in the TUI): [`codex_hook_review`] writes that review as the TUI would.
+//!   in the TUI): `init --agent codex` records that review of loopguard's hooks, as the TUI
+//!   would, so trusting the project is the person's one step.
 //! - Gemini CLI: `GOOGLE_GEMINI_BASE_URL`, `GEMINI_API_KEY` and `security.auth.selectedType =
 //!   "gemini-api-key"` in `~/.gemini/settings.json`; the folder trusted in
 //!   `~/.gemini/trustedFolders.json` as the trust dialog writes it (project hooks load only in
@@ -259,7 +260,11 @@ impl Cli {
                      [model_providers.fake]\nname = \"fake\"\nbase_url = \"{model}/v1\"\n\
                      wire_api = \"responses\"\nenv_key = \"FAKE_MODEL_KEY\"\n"
                 );
-                write(&home.join(".codex/config.toml"), &config);
+                // After what `init --agent codex` recorded there (its review of loopguard's
+                // hooks): top-level keys come before TOML tables.
+                let path = home.join(".codex/config.toml");
+                let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+                write(&path, &(config + &recorded));
             }
             Cli::Gemini => {
                 write(
@@ -370,6 +375,7 @@ fn project(cli: Cli, config: Option<&str>) -> TestRepo {
     repo.commit("Initial commit");
     let mut init = repo.command(hooks_loopguard());
     init.args(["init", "--agent", cli.name()])
+        .env_remove("CODEX_HOME")
         .env("LOOPGUARD_NO_PROMPT", "1");
     let ran = run_within(init, None, Duration::from_secs(60));
     assert!(ran.success(), "init --agent failed: {}", ran.stderr);
@@ -411,6 +417,12 @@ fn prefix_hooks(repo: &TestRepo, cli: Cli, prefix: &str) {
         .expect("the hook config is JSON");
     walk(&mut config, prefix);
     repo.write(path, config.to_string());
+    // Codex runs a hook whose command changed only after a new review: recorded again, as
+    // `init` recorded it.
+    if let Ok(harness) = cli.name().parse::<loopguard::session::Harness>() {
+        loopguard::agents_config::record_review(repo.path(), harness, Some(repo.home()), |_| None)
+            .expect("the review recorded");
+    }
 }
 
 /// A person's machine with one CLI, a project guarded by `init --agent`, and the fake
@@ -435,8 +447,9 @@ impl Session {
         Session::build(cli, Some(config), true)
     }
 
-    /// [`Session::new`] where the person has not reviewed Codex's hooks (`/hooks`): the
-    /// project is trusted, the hooks are not.
+    /// [`Session::new`] where Codex's record of the person's hook review (`/hooks`), which
+    /// `init --agent codex` writes, is gone (another `CODEX_HOME` at `init`): the project
+    /// is trusted, the hooks are not.
     pub(crate) fn unreviewed(cli: Cli) -> Option<Session> {
         Session::build(cli, None, false)
     }
@@ -446,8 +459,8 @@ impl Session {
         let repo = project(cli, config);
         let model = FakeModel::start(cli.provider());
         cli.prepare_home(repo.home(), repo.path(), &model.uri());
-        if cli == Cli::Codex && review {
-            codex_hook_review(&repo);
+        if cli == Cli::Codex && !review {
+            forget_codex_hook_review(&repo);
         }
         Some(Session {
             cli,
@@ -559,64 +572,24 @@ impl Drop for Session {
     }
 }
 
-/// Codex's own record of a person's `/hooks` review: for each hook of the project's
-/// `.codex/hooks.json`, `[hooks.state."<absolute path>:<event>:<group>:<handler>"]` with
-/// `trusted_hash` in `$CODEX_HOME/config.toml` (only the user's config is read for it). The
-/// hash is Codex's `version_for_toml` of the hook's normalised identity: SHA-256 of the
-/// compact JSON, keys sorted, of `{event_name, matcher (when the event has one and the
-/// group sets it), hooks: [{type, command, timeout (default 600), async: false}]}`. A hook
-/// whose hash differs (its command changed) is "modified" and silently not run.
-pub(crate) fn codex_hook_review(repo: &TestRepo) {
-    use sha2::Digest;
-    use std::fmt::Write;
-    let path = repo.path().join(".codex/hooks.json");
-    let hooks: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let mut review = String::new();
-    for (event, groups) in hooks["hooks"].as_object().expect("hooks by event") {
-        let label = codex_event_label(event);
-        for (g, group) in groups.as_array().expect("groups").iter().enumerate() {
-            for (h, hook) in group["hooks"]
-                .as_array()
-                .expect("handlers")
-                .iter()
-                .enumerate()
-            {
-                let mut identity = json!({
-                    "event_name": label,
-                    "hooks": [{"type": "command", "command": hook["command"],
-                        "timeout": hook["timeout"].as_u64().unwrap_or(600), "async": false}],
-                });
-                if let Some(m) = group["matcher"].as_str().filter(|_| has_matcher(label)) {
-                    identity["matcher"] = json!(m);
-                }
-                // serde_json's map keeps its keys sorted: this is the canonical form.
-                let hash = sha2::Sha256::digest(identity.to_string().as_bytes());
-                let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-                let _ = write!(
-                    review,
-                    "\n[hooks.state.\"{}:{label}:{g}:{h}\"]\ntrusted_hash = \"sha256:{hex}\"\n",
-                    path.display()
-                );
-            }
+/// Takes the hook review `init --agent codex` recorded out of `$CODEX_HOME/config.toml`
+/// (its `[hooks.state."…"]` tables).
+fn forget_codex_hook_review(repo: &TestRepo) {
+    let path = repo.home().join(".codex/config.toml");
+    let text = std::fs::read_to_string(&path).expect("init recorded the review");
+    assert!(
+        text.contains("[hooks.state."),
+        "no review recorded:\n{text}"
+    );
+    let mut kept = Vec::new();
+    let mut in_review = false;
+    for line in text.lines() {
+        if line.starts_with('[') {
+            in_review = line.starts_with("[hooks.state.");
+        }
+        if !in_review {
+            kept.push(line);
         }
     }
-    let config = repo.home().join(".codex/config.toml");
-    let before = std::fs::read_to_string(&config).unwrap_or_default();
-    write(&config, &(before + &review));
-}
-
-fn codex_event_label(event: &str) -> &'static str {
-    match event {
-        "PreToolUse" => "pre_tool_use",
-        "PostToolUse" => "post_tool_use",
-        "SessionStart" => "session_start",
-        "UserPromptSubmit" => "user_prompt_submit",
-        "Stop" => "stop",
-        other => panic!("a Codex event loopguard does not install: {other}"),
-    }
-}
-
-/// Codex drops the matcher of the events that have none.
-fn has_matcher(label: &str) -> bool {
-    !matches!(label, "user_prompt_submit" | "stop")
+    write(&path, &kept.join("\n"));
 }

@@ -3,6 +3,7 @@
 //! feature). Each asserts on what the model was told.
 
 use super::{Cli, Session, Step, TEST, shell};
+use crate::support::lg;
 
 /// The test's failure as the runner prints it (what the model sees in the tool output).
 pub(super) const FAILURE: &str = "AssertionError: 3 != 2";
@@ -78,6 +79,7 @@ fn a_loop_is_warned_tripped_refused_and_its_false_done_blocked(cli: Cli) {
         "loopguard: the breaker of this session is open, so from now on every tool call in this session is refused.",
     );
     assert_has(&trip, "rule: same_error");
+    assert_has(&trip, &format!("failure: {FAILURE}"));
     assert_has(
         &trip,
         "what the loop cost since the repeated failure first came",
@@ -105,7 +107,7 @@ fn a_loop_is_warned_tripped_refused_and_its_false_done_blocked(cli: Cli) {
 
 /// After the blocked stop the model tries once more: the breaker is still open, the call
 /// is refused (a block's own reason is no person's prompt).
-pub(super) fn after_a_blocked_stop_the_breaker_stays_open(cli: Cli) {
+fn after_a_blocked_stop_the_breaker_stays_open(cli: Cli) {
     let Some(s) = Session::new(cli) else { return };
     let prompt = "Make the word count tests pass.";
     s.script(
@@ -197,28 +199,43 @@ fn research_loop(cli: Cli, search: Step) {
     assert_has(&told.after_call(3), REFUSED);
 }
 
-/// The same failing command (no test run) again and again trips at the third.
-pub(super) fn a_repeated_failing_command_trips(cli: Cli) {
+/// The same failing command (no test run) again and again trips at the third, spelled
+/// differently each time (extra spaces, a variable before it, `bash -c`): one command.
+fn a_repeated_failing_command_trips(cli: Cli) {
+    repeated_failure(
+        cli,
+        [
+            "ls data/",
+            "ls   data/",
+            "LC_ALL=C ls data/",
+            "bash -c 'ls data/'",
+        ],
+        "No such file or directory",
+    );
+}
+
+/// A failing command that prints nothing: its exit status alone says it failed (Codex's
+/// hook input has none: it is read from Codex's rollout). Not `test -d`: Claude Code shows
+/// its exit status 1 as "completed with no output", as for `grep`.
+fn a_silent_failing_command_trips(cli: Cli) {
+    repeated_failure(cli, ["python3 -c 'raise SystemExit(3)'"; 4], "");
+}
+
+fn repeated_failure(cli: Cli, spellings: [&str; 4], printed: &str) {
     let Some(s) = Session::new(cli) else { return };
     let prompt = "Show me what is in the data directory.";
-    let ls = "ls data/";
-    s.script(
-        prompt,
-        &[
-            shell(ls),
-            shell(ls),
-            shell(ls),
-            shell(ls),
-            Step::Say("There is no data directory."),
-        ],
-    );
+    let mut steps: Vec<Step> = spellings.iter().map(|c| shell(*c)).collect();
+    steps.push(Step::Say("There is no data directory."));
+    s.script(prompt, &steps);
     s.prompt(prompt);
     let told = s.told(prompt);
-    assert_has(&told.after_call(0), "No such file or directory");
+    assert_has(&told.after_call(0), printed);
+    assert_quiet(&told.after_call(0));
     assert_has(
         &told.after_call(1),
         "loopguard: warning (same_error): the same call (",
     );
+    assert_has(&told.after_call(1), "failed the same way 2 times in a row");
     assert_has(&told.after_call(2), "rule: same_error");
     assert_has(&told.after_call(3), REFUSED);
 }
@@ -249,7 +266,7 @@ fn a_persons_next_turn_lets_the_fix_through(cli: Cli) {
     assert_has(&told.after_call(3), "rule: same_error");
     assert_has(
         &told.around_prompt(next),
-        "loopguard: the user's prompt starts a new episode",
+        "The user's prompt starts a new episode",
     );
     assert_quiet(&told.after_call(4));
     assert_has(&told.after_call(5), "OK");
@@ -385,6 +402,122 @@ fn codex_runs_no_hook_the_person_has_not_reviewed(cli: Cli) {
     );
 }
 
+/// A resumed session is told one thing around the person's prompt: `SessionStart`, which
+/// fires first, says nothing that contradicts the prompt's "a new episode" (it used to say
+/// "this session is refused … Stop calling tools" in the same request).
+fn a_resumed_session_gets_one_order(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let first = "Make the word count tests pass.";
+    let next = "count() must count words, not characters: fix it.";
+    s.script(
+        first,
+        &[
+            shell(TEST),
+            shell(TEST),
+            shell(TEST),
+            Step::Say("The tests keep failing the same way; I need your help."),
+            FIX,
+            Step::Say("Fixed."),
+        ],
+    );
+    s.prompt(first);
+    s.prompt(next);
+    let around = s.told(first).around_prompt(next);
+    assert_has(&around, "new episode");
+    assert!(
+        !has(&around, "Stop calling tools"),
+        "two orders at once:\n{around}"
+    );
+}
+
+/// The warning and the blocked stop name the failure as the runner printed it, not its
+/// signature (`AssertionError: <n> != <n>`, which Codex's stop block and Gemini's hook
+/// context showed HTML-escaped, `&lt;n&gt;`).
+fn the_model_reads_the_failure_as_printed(cli: Cli) {
+    let Some(s) = Session::new(cli) else { return };
+    let prompt = "The word count is wrong: make the tests pass.";
+    s.script(
+        prompt,
+        &[
+            shell(TEST),
+            shell(TEST),
+            Step::Say("All done: the tests pass now."),
+            Step::Say("The tests still fail."),
+        ],
+    );
+    s.prompt(prompt);
+    let told = s.told(prompt);
+    let warning = told.after_call(1);
+    // The warning alone (one line), not the tool output around it.
+    let warning = warning
+        .split_once("loopguard: warning")
+        .and_then(|(_, w)| w.lines().next())
+        .unwrap_or_else(|| panic!("no warning:\n{warning}"));
+    assert_has(warning, FAILURE);
+    let block = told.after_last_text();
+    assert_has(&block, FAILURE);
+    for text in [warning, &block] {
+        assert!(
+            !has(text, "&lt;") && !has(text, "<n>"),
+            "a signature or escaped text:\n{text}"
+        );
+    }
+}
+
+/// A false "done" in words of its own, after the failing run: blocked, whatever the
+/// words (judged by the failing run, not by phrases).
+fn a_false_done_in_other_words_is_blocked(cli: Cli) {
+    false_done(cli, &[shell(TEST)], "Tests are green.");
+}
+
+/// A false "done" after an edit that is no fix (the README): the last run of the suite
+/// still failed, so it is blocked.
+fn a_false_done_after_an_unrelated_edit_is_blocked(cli: Cli) {
+    let readme = Step::Edit {
+        path: "README.md",
+        old: "demo",
+        new: "Word count demo",
+    };
+    false_done(
+        cli,
+        &[Step::Read("README.md"), shell(TEST), readme],
+        "Done: the tests pass now.",
+    );
+}
+
+fn false_done(cli: Cli, before: &[Step], claim: &'static str) {
+    let Some(s) = Session::new(cli) else { return };
+    s.repo.write("README.md", "demo\n");
+    let prompt = "Make the word count tests pass.";
+    let mut steps = before.to_vec();
+    steps.extend([Step::Say(claim), Step::Say("The tests still fail.")]);
+    s.script(prompt, &steps);
+    s.prompt(prompt);
+    let block = s.told(prompt).after_last_text();
+    assert!(
+        has(&block, "loopguard (false_completion)"),
+        "the stop {claim:?} went through (the model was told nothing after it):\n{}",
+        s.told(prompt)
+    );
+}
+
+/// Codex without the person's hook review: `status` says loopguard's Codex hooks have not
+/// run, and what Codex needs.
+fn status_says_codex_hooks_have_not_run(cli: Cli) {
+    let Some(s) = Session::unreviewed(cli) else {
+        return;
+    };
+    let prompt = "Run the tests.";
+    s.script(prompt, &[shell(TEST), Step::Say("They fail.")]);
+    s.prompt(prompt);
+    let status = lg(&s.repo).arg("status").run().ok();
+    assert!(
+        status.stdout.contains("codex hooks have not run yet"),
+        "{}",
+        status.stdout
+    );
+}
+
 per_cli! {
     claude: [
         a_loop_is_warned_tripped_refused_and_its_false_done_blocked,
@@ -393,7 +526,12 @@ per_cli! {
         a_research_loop_trips,
         a_grep_loop_trips,
         a_repeated_failing_command_trips,
+        a_silent_failing_command_trips,
         a_persons_next_turn_lets_the_fix_through,
+        a_resumed_session_gets_one_order,
+        the_model_reads_the_failure_as_printed,
+        a_false_done_in_other_words_is_blocked,
+        a_false_done_after_an_unrelated_edit_is_blocked,
         a_looping_sub_agent_is_stopped,
         writing_the_hook_config_by_shell_is_refused,
         resuming_through_the_shell_is_refused,
@@ -403,17 +541,30 @@ per_cli! {
         after_a_blocked_stop_the_breaker_stays_open,
         a_healthy_session_hears_nothing,
         a_research_loop_trips,
+        a_repeated_failing_command_trips,
+        a_silent_failing_command_trips,
         a_persons_next_turn_lets_the_fix_through,
+        a_resumed_session_gets_one_order,
+        the_model_reads_the_failure_as_printed,
+        a_false_done_in_other_words_is_blocked,
+        a_false_done_after_an_unrelated_edit_is_blocked,
         writing_the_hook_config_by_shell_is_refused,
         resuming_through_the_shell_is_refused,
         codex_runs_no_hook_the_person_has_not_reviewed,
+        status_says_codex_hooks_have_not_run,
     ],
     gemini: [
         a_loop_is_warned_tripped_refused_and_its_false_done_blocked,
+        after_a_blocked_stop_the_breaker_stays_open,
         a_healthy_session_hears_nothing,
         a_research_loop_trips,
         a_repeated_failing_command_trips,
+        a_silent_failing_command_trips,
         a_persons_next_turn_lets_the_fix_through,
+        a_resumed_session_gets_one_order,
+        the_model_reads_the_failure_as_printed,
+        a_false_done_in_other_words_is_blocked,
+        a_false_done_after_an_unrelated_edit_is_blocked,
         a_looping_sub_agent_is_stopped,
         writing_the_hook_config_by_shell_is_refused,
         resuming_through_the_shell_is_refused,

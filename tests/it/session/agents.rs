@@ -112,7 +112,7 @@ fn the_stop_is_blocked_once_and_never_with_stop_hook_active() {
     assert!(
         blocked
             .text()
-            .contains("the last test run after your last edit failed: `pytest -q`"),
+            .contains("the last run of `pytest -q` failed and no run of it passed since"),
         "{}",
         blocked.text()
     );

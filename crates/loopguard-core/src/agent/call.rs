@@ -38,6 +38,12 @@ pub struct CallInput {
     pub agent: Option<String>,
     /// The harness's id of the call.
     pub id: Option<String>,
+    /// The harness reports a shell call's output only, no exit status
+    /// ([`super::harness::ShellStatus::OutputOnly`]): without one, the output decides.
+    pub output_only: bool,
+    /// The exit status the harness recorded elsewhere than in the hook's input (Codex's
+    /// rollout: [`super::transcript::exit_status`]).
+    pub exit_code: Option<i32>,
 }
 
 /// The most characters of output kept to judge a call (the end of a long test log holds
@@ -93,6 +99,12 @@ impl CallInput {
         }
     }
 
+    /// The command of a shell call as it does its work: whitespace collapsed, without
+    /// what only changes its spelling ([`canonical_command`]).
+    pub fn canonical_command(&self) -> Option<String> {
+        self.command().map(|c| canonical_command(&c).0)
+    }
+
     /// The command of a shell call, whitespace collapsed.
     pub fn command(&self) -> Option<String> {
         let c = match self
@@ -130,7 +142,7 @@ impl CallInput {
     /// (serde_json's map), strings keep their text; a shell command is compared by its
     /// words.
     pub fn action(&self) -> String {
-        match (self.kind(), self.command()) {
+        match (self.kind(), self.canonical_command()) {
             // Any harness's shell: the same command is the same call.
             (Kind::Shell, Some(c)) => format!("shell\0{c}"),
             _ => format!(
@@ -210,8 +222,16 @@ impl CallInput {
             .response
             .as_ref()
             .map_or_else(|| (String::new(), None, false), read_response);
-        let code = code.or_else(|| exit_code_in(&text));
-        let known_failed = self.failed || error_flag || code.is_some_and(|c| c != 0);
+        let code = code.or(self.exit_code).or_else(|| exit_code_in(&text));
+        // A command that throws its status away (`make; true`) has none: its output decides.
+        let masked =
+            self.kind() == Kind::Shell && self.command().is_some_and(|c| canonical_command(&c).1);
+        let code = code.filter(|_| !masked);
+        let unknown = masked || (self.output_only && code.is_none());
+        let known_failed = self.failed
+            || error_flag
+            || code.is_some_and(|c| c != 0)
+            || (unknown && self.kind() == Kind::Shell && output_says_failed(&text));
         // Without an exit status (Claude Code reports none on success), the output decides.
         let passed = if known_failed {
             Some(false)
@@ -241,18 +261,25 @@ impl CallInput {
                 t.signature.as_ref().map_or("", |s| s.as_str()),
                 t.failing
             ),
-            (None, Some(e)) => format!("error\0{code:?}\0{e}"),
+            // The error as printed: the same failure whatever status came with it.
+            (None, Some(e)) => format!("error\0{e}"),
             (None, None) => format!(
                 "{}\0{code:?}\0{}",
                 if failed { "failed" } else { "ok" },
                 normalize_output(&text)
             ),
         };
+        let printed = test
+            .as_ref()
+            .filter(|t| t.fails())
+            .and_then(|t| t.first_error.as_deref())
+            .and_then(|m| printed_line(&text, m));
         CallOutcome {
             failed,
             code,
             error,
             test,
+            printed,
             digest: super::files::digest(&digest_of),
         }
     }
@@ -267,7 +294,45 @@ pub struct CallOutcome {
     pub error: Option<String>,
     /// The test result, when the call ran tests.
     pub test: Option<TestEvidence>,
+    /// The first failure's error line of a failing test run as the runner printed it
+    /// (whitespace collapsed, at most [`PRINTED_CHARS`] characters): what the model is
+    /// told, where the evidence keeps it normalised (`<n>` for each number).
+    pub printed: Option<String>,
     pub digest: String,
+}
+
+/// The most characters of a failure line quoted to the model.
+pub const PRINTED_CHARS: usize = 200;
+
+/// The line of `text` whose normalised form holds `message` (a failure's normalised first
+/// error line), or its text after the exception's name (pytest's `AssertionError: assert
+/// <n> == <n>` is printed `E   assert 2 == 3`): the failure as printed. Only lines with
+/// the message's longest word are normalised, so a long log costs a scan.
+fn printed_line(text: &str, message: &str) -> Option<String> {
+    let after_name = message.split_once(": ").map(|(_, rest)| rest);
+    [Some(message), after_name]
+        .into_iter()
+        .flatten()
+        .filter(|m| !m.is_empty())
+        .find_map(|m| line_holding(text, m))
+        .map(|l| {
+            let line = l.split_whitespace().collect::<Vec<_>>().join(" ");
+            match line.char_indices().nth(PRINTED_CHARS) {
+                Some((cut, _)) => format!("{}…", &line[..cut]),
+                None => line,
+            }
+        })
+}
+
+/// The first line of `text` whose normalised form holds `message`.
+fn line_holding<'t>(text: &'t str, message: &str) -> Option<&'t str> {
+    let word = message
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty() && w != &"n")
+        .max_by_key(|w| w.len())?;
+    text.lines()
+        .filter(|l| l.contains(word))
+        .find(|l| normalize_message(l).contains(message))
 }
 
 impl CallOutcome {
@@ -461,6 +526,91 @@ fn exit_code_in(text: &str) -> Option<i32> {
     None
 }
 
+/// A shell command as it does its work, and whether it throws its exit status away:
+/// leading variable assignments (`LANG=C make`, `env LANG=C make`) dropped, a `bash -c
+/// '…'` (`sh`, `zsh`, `-lc`) unwrapped, a trailing `; true`, `|| true`, `|| :` or `; exit
+/// 0` dropped (and said: the status is then no evidence), words separated by one space.
+pub fn canonical_command(command: &str) -> (String, bool) {
+    let mut c = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut masked = false;
+    loop {
+        let before = c.clone();
+        for suffix in [
+            "; true", ";true", "|| true", "||true", "|| :", "; :", "; exit 0",
+        ] {
+            if let Some(rest) = c.strip_suffix(suffix) {
+                c = rest.trim_end().trim_end_matches(';').trim_end().to_owned();
+                masked = true;
+            }
+        }
+        let mut words: Vec<&str> = c.split(' ').collect();
+        if words.first() == Some(&"env") {
+            words.remove(0);
+        }
+        let assignments = words.iter().take_while(|w| is_assignment(w)).count();
+        if assignments > 0 && assignments < words.len() {
+            c = words[assignments..].join(" ");
+        }
+        if let Some(script) = shell_script(&c) {
+            c = script.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+        if c == before {
+            return (c, masked);
+        }
+    }
+}
+
+/// `NAME=value`: a variable assignment before a command.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+            && !name.starts_with(|ch: char| ch.is_ascii_digit())
+    })
+}
+
+/// The script of `bash -c '…'` (and `sh`, `zsh`, `dash`, `-lc`), its quotes taken off.
+fn shell_script(command: &str) -> Option<&str> {
+    let (shell, rest) = command.split_once(' ')?;
+    let shell = shell.rsplit('/').next().unwrap_or(shell);
+    if !matches!(shell, "bash" | "sh" | "zsh" | "dash") {
+        return None;
+    }
+    let (flag, script) = rest.split_once(' ')?;
+    if !matches!(flag, "-c" | "-lc" | "-ic" | "-ec") {
+        return None;
+    }
+    let script = script.trim();
+    for q in ['\'', '"'] {
+        if let Some(inner) = script.strip_prefix(q).and_then(|s| s.strip_suffix(q)) {
+            return (!inner.contains(q)).then_some(inner);
+        }
+    }
+    (!script.contains(['\'', '"'])).then_some(script)
+}
+
+/// Whether a command's output alone says it failed, where no exit status says how it
+/// ended (Codex's shell results, a status thrown away): a shell's `command not found`, a
+/// missing file, a Python traceback, `error:`/`fatal:` at a line's start, make's `***`.
+pub fn output_says_failed(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start();
+        let low = l.to_ascii_lowercase();
+        low.starts_with("traceback (most recent call last)")
+            || low.starts_with("error:")
+            || low.starts_with("error[")
+            || low.starts_with("fatal:")
+            || low.starts_with("make: ***")
+            || low.starts_with("npm err!")
+            || low.ends_with(": command not found")
+            || low.ends_with(": not found")
+            || low.ends_with(": no such file or directory")
+            || low.ends_with(": permission denied")
+    })
+}
+
 /// The first line of a failure that says what went wrong, normalised (numbers, paths,
 /// addresses replaced) so that the same error compares equal across runs.
 fn first_error(text: &str) -> Option<String> {
@@ -536,6 +686,76 @@ mod tests {
         );
         assert_eq!(oa.digest, ob.digest);
         assert_ne!(a.action(), b.action());
+    }
+
+    #[test]
+    fn one_failing_command_whatever_its_spelling() {
+        let out = json!({"stdout": "", "stderr": "make: *** No rule to make target 'al'.  Stop.", "exit_code": 2});
+        let base = call("Bash", json!({"command": "make al"}), out.clone());
+        let spellings = [
+            "make   al",
+            "LANG=C make al",
+            "env LANG=C CI=1 make al",
+            "bash -c 'make al'",
+            "sh -lc \"make al\"",
+            "/bin/bash -c 'LANG=C make al'",
+        ];
+        for spelled in spellings {
+            let c = call("Bash", json!({"command": spelled}), out.clone());
+            assert_eq!(c.action(), base.action(), "{spelled}");
+            assert_eq!(c.outcome().digest, base.outcome().digest, "{spelled}");
+        }
+        // The status thrown away: the output says it failed, the same failure.
+        let masked = call(
+            "Bash",
+            json!({"command": "make al; true"}),
+            json!({"stdout": "", "stderr": "make: *** No rule to make target 'al'.  Stop.", "exit_code": 0}),
+        );
+        assert_eq!(masked.action(), base.action());
+        let o = masked.outcome();
+        assert!(o.failed, "{o:?}");
+        assert_eq!(o.digest, base.outcome().digest);
+        // Not a spelling: another command, another file, a command that only starts alike.
+        for other in [
+            "make all",
+            "make al > log",
+            "bash -c 'make al' extra",
+            "X=1",
+        ] {
+            let c = call("Bash", json!({"command": other}), out.clone());
+            assert_ne!(c.action(), base.action(), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_failing_run_keeps_its_failure_as_printed() {
+        let log = "F\n======================================================================\n\
+                   FAIL: test_count (tests.test_wc.TestCount.test_count)\n\
+                   ----------------------------------------------------------------------\n\
+                   Traceback (most recent call last):\n  \
+                   File \"/tmp/x/tests/test_wc.py\", line 8, in test_count\n    \
+                   self.assertEqual(count(\"a b\"), 5)\n\
+                   AssertionError: -1 != 5\n\n\
+                   ----------------------------------------------------------------------\n\
+                   Ran 1 test in 0.000s\n\nFAILED (failures=1)\n";
+        let o = call(
+            "Bash",
+            json!({"command": "python3 -m unittest"}),
+            json!({"stdout": log, "exit_code": 1}),
+        )
+        .outcome();
+        assert!(o.test_failed(), "{o:?}");
+        assert_eq!(o.printed.as_deref(), Some("AssertionError: -1 != 5"));
+        let long = format!("AssertionError: {} != 5", "9".repeat(400));
+        let o = call(
+            "Bash",
+            json!({"command": "python3 -m unittest"}),
+            json!({"stdout": log.replace("-1", &long["AssertionError: ".len()..long.len() - 5]), "exit_code": 1}),
+        )
+        .outcome();
+        let printed = o.printed.expect("a printed line");
+        assert_eq!(printed.chars().count(), PRINTED_CHARS + 1, "{printed}");
+        assert!(printed.starts_with("AssertionError: 999") && printed.ends_with('…'));
     }
 
     #[test]

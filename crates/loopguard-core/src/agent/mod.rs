@@ -63,9 +63,18 @@ pub struct SessionState {
     /// ([`Held`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held: Vec<Held>,
+    /// The latest run of each suite the session ran (at most [`SUITES_KEPT`], the newest
+    /// last): a stop is judged by whether a suite's last run failed, whatever ran since.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suites: Vec<LastTest>,
+    /// The digest of a blocked stop's reason that the harness sends back as the next
+    /// prompt ([`harness::StopBlock::AsPrompt`]): that prompt is loopguard's own words, no
+    /// person's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_prompt: Option<String>,
 }
 
-/// The latest test run of a session.
+/// The latest test run of a session, or of one of its suites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LastTest {
     /// The call that ran it.
@@ -78,7 +87,16 @@ pub struct LastTest {
     /// `loopguard`'s post-commit hook).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<Timestamp>,
+    /// The suite it ran: the digest of its command's action (however it was spelled).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub suite: String,
+    /// Its first failure as the runner printed it ([`call::CallOutcome::printed`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<String>,
 }
+
+/// The suites whose latest run a session keeps ([`SessionState::suites`]).
+pub const SUITES_KEPT: usize = 8;
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -107,25 +125,60 @@ impl SessionState {
             warned: Vec::new(),
             last_test: None,
             held: Vec::new(),
+            suites: Vec::new(),
+            block_prompt: None,
         }
     }
 
-    /// Keeps what `it`, the newest call, tells of the latest test run.
-    pub(crate) fn note_call(&mut self, it: &Iteration) {
+    /// Keeps what `it`, the newest call, tells of the latest test run; `printed` is its
+    /// failure as printed.
+    pub(crate) fn note_call(&mut self, it: &Iteration, printed: Option<String>) {
         if it.files.as_ref().is_some_and(|f| !f.is_empty())
             && let Some(last) = self.last_test.as_mut()
         {
             last.edited_after = true;
         }
         if let Some(test) = &it.test {
-            self.last_test = Some(LastTest {
+            let last = LastTest {
                 id: it.id.clone(),
                 test: test.clone(),
                 edited_after: false,
                 at: it.at,
-            });
+                suite: it.call.as_ref().map(|c| c.action.clone()).unwrap_or_default(),
+                printed,
+            };
+            self.suites
+                .retain(|s| s.suite != last.suite && !(s.test.fails() && covers(&last, s)));
+            if self.suites.len() >= SUITES_KEPT {
+                self.suites.remove(0);
+            }
+            self.suites.push(last.clone());
+            self.last_test = Some(last);
         }
     }
+}
+
+/// Whether `pass`, a passing run, ran what `failed` ran: the same runner, and its command
+/// the same or broader (`pytest` covers `pytest -q tests/test_wc.py`: every word of it that
+/// is no flag is in the other).
+fn covers(pass: &LastTest, failed: &LastTest) -> bool {
+    let (Some(p), Some(f)) = (&pass.test.command, &failed.test.command) else {
+        return false;
+    };
+    if pass.test.outcome != crate::iteration::Outcome::Pass
+        || (pass.test.runner.is_some()
+            && failed.test.runner.is_some()
+            && pass.test.runner != failed.test.runner)
+    {
+        return false;
+    }
+    let f = call::canonical_command(f).0;
+    let f: Vec<&str> = f.split(' ').collect();
+    call::canonical_command(p)
+        .0
+        .split(' ')
+        .filter(|w| !w.starts_with('-'))
+        .all(|w| f.contains(&w))
 }
 
 /// The most held events a session keeps (the oldest go).

@@ -83,6 +83,8 @@ pub struct Input {
     pub stop_hook_active: Keys,
     /// The agent's last message, at a stop.
     pub last_message: Keys,
+    /// The prompt's text, at a prompt.
+    pub prompt: Keys,
 }
 
 /// The snake_case input of Claude Code, and of the harnesses that copied it.
@@ -99,6 +101,7 @@ pub const SNAKE_CASE: Input = Input {
     interrupted: &["is_interrupt"],
     stop_hook_active: &["stop_hook_active"],
     last_message: &["last_assistant_message"],
+    prompt: &["prompt"],
 };
 
 impl Input {

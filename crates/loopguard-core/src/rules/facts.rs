@@ -562,8 +562,20 @@ fn call_facts(
         (c.agent == call.agent).then_some((j, c))
     });
     let previous: Vec<(usize, &crate::iteration::ToolCall)> = mine.by_ref().take(3).collect();
-    f.same_call = match previous.first() {
-        Some((j, c)) if c.same_as(call) => facts_at(*j).map_or(1, |p| p.same_call) + 1,
+    // A failure is the same failure again across the calls that succeeded in between (an
+    // edit, a read): judged by its effect, the same outcome, an edit between changed
+    // nothing it depends on. A success is the same call again only right after itself.
+    let same_before = if call.failed {
+        previous
+            .iter()
+            .copied()
+            .chain(mine)
+            .find(|(_, c)| c.failed || c.action == call.action)
+    } else {
+        previous.first().copied()
+    };
+    f.same_call = match same_before {
+        Some((j, c)) if c.same_as(call) => facts_at(j).map_or(1, |p| p.same_call) + 1,
         _ => 1,
     };
     if let [(_, b), (_, a2), (_, b2)] = previous.as_slice() {

@@ -27,6 +27,7 @@
 
 mod guard;
 pub mod provenance;
+mod stop;
 pub mod transcript;
 
 use std::fmt::Write as _;
@@ -47,8 +48,9 @@ pub use crate::agent::{
 pub use call::{CallInput, Kind};
 pub use files::{FileEdit, Files};
 pub use guard::protected_reason;
-pub use harness::{Descriptor, Harness, HookEvent};
+pub use harness::{Descriptor, Harness, HookEvent, Resume, StopBlock};
 pub use protocol::{Answer, EventKind as HookKind, Reply};
+pub use stop::on_stop;
 
 /// A run for a new session of `harness` with id `id`, on `branch`. It keeps only its
 /// latest calls ([`Run::keep_latest`]): the hooks cost the same after 1,000 calls as after
@@ -92,20 +94,51 @@ impl Step {
     }
 }
 
-/// The session starts (or resumes): tell the agent when its breaker is open.
+/// The session starts (or resumes): tell the agent when its breaker is open. Where the
+/// harness fires its person's prompt hook right after (a resumed session,
+/// [`Resume::StartThenPrompt`]) the model reads both in one request, so the prompt's
+/// answer speaks for the turn and the start says nothing: "refused, stop calling tools"
+/// followed by "a new episode" would be two orders at once.
 pub fn on_start(config: &Config, run: &Run, now: Timestamp) -> Answer {
     let breaker = run.effective_breaker(config, now);
-    if breaker.blocks(config.on_trip.action) {
-        let s = Status::of_run(config, run, &[]);
-        return Answer::Context(refusal(&s, run, "This session"));
+    if !breaker.blocks(config.on_trip.action) {
+        return Answer::Nothing;
     }
-    Answer::Nothing
+    let resume = run
+        .session
+        .as_ref()
+        .map(|s| s.harness.descriptor().quirks.resume);
+    match resume {
+        Some(Resume::StartThenPrompt) => Answer::Nothing,
+        Some(Resume::Unknown) | None => {
+            let s = Status::of_run(config, run, &[]);
+            Answer::Context(refusal(&s, run, "This session"))
+        }
+    }
 }
 
 /// A person's prompt: a new episode. The loop counters start again (an open breaker is
-/// half-open: the next call decides); the budget keeps counting.
-pub fn on_prompt(config: &Config, run: &mut Run, now: Timestamp) -> Step {
-    let was_open = run.effective_breaker(config, now).state() == State::Open;
+/// half-open: the next call decides); the budget keeps counting. `prompt` is its text:
+/// when it is the reason of the stop loopguard just blocked, sent back by the harness as
+/// a prompt ([`StopBlock::AsPrompt`]), it is loopguard's own words and changes nothing.
+pub fn on_prompt(config: &Config, run: &mut Run, prompt: Option<&str>, now: Timestamp) -> Step {
+    if let Some(state) = run.session.as_mut()
+        && let Some(block) = state.block_prompt.take()
+        && prompt.is_some_and(|p| files::digest(p.trim()) == block)
+    {
+        return Step::quiet(Vec::new());
+    }
+    let breaker = run.effective_breaker(config, now);
+    let was_open = (breaker.state() == State::Open).then(|| {
+        let rule = breaker
+            .rule()
+            .map_or_else(String::new, |r| format!(" ({r})"));
+        let reason = breaker
+            .reason()
+            .map(|r| format!(": {}", crate::sanitize::printable(r)))
+            .unwrap_or_default();
+        format!("{rule}{reason}")
+    });
     let mut events: Vec<Event> = run.tick(config, now).into_iter().collect();
     match run.new_episode(config, now, Some("the user's prompt".to_owned())) {
         Ok(e) => events.extend(e),
@@ -115,13 +148,14 @@ pub fn on_prompt(config: &Config, run: &mut Run, now: Timestamp) -> Step {
     if let Some(s) = run.session.as_mut() {
         s.near.clear();
     }
-    let answer = if was_open {
-        let decides = crate::report::after_resume(run.breaker().rule(), "tool call");
-        Answer::Context(format!(
-            "loopguard: the user's prompt starts a new episode: the breaker is half-open and the loop counters start again; {decides}."
-        ))
-    } else {
-        Answer::Nothing
+    let answer = match was_open {
+        Some(why) => {
+            let decides = crate::report::after_resume(run.breaker().rule(), "tool call");
+            Answer::Context(format!(
+                "loopguard: this session's breaker was open{why}. The user's prompt starts a new episode: the breaker is half-open and the loop counters start again; {decides}."
+            ))
+        }
+        None => Answer::Nothing,
     };
     Step { answer, events }
 }
@@ -161,9 +195,20 @@ pub fn iteration_of(
     now: Timestamp,
     tokens: Option<u64>,
 ) -> Iteration {
+    let outcome = call.outcome();
+    iteration_with(run, call, &outcome, now, tokens)
+}
+
+/// [`iteration_of`] with the call's outcome already read.
+fn iteration_with(
+    run: &mut Run,
+    call: &CallInput,
+    outcome: &call::CallOutcome,
+    now: Timestamp,
+    tokens: Option<u64>,
+) -> Iteration {
     let n = run.recorded() + 1;
     let id = CommitId::new(format!("c{n}")).expect("a valid id");
-    let outcome = call.outcome();
     let edits = call.edits();
     let state = run
         .session
@@ -267,10 +312,11 @@ pub fn on_post_tool(
     {
         return Step::quiet(Vec::new());
     }
-    let it = iteration_of(run, call, now, tokens);
+    let outcome = call.outcome();
+    let it = iteration_with(run, call, &outcome, now, tokens);
     let after = it.id.clone();
     if let Some(state) = run.session.as_mut() {
-        state.note_call(&it);
+        state.note_call(&it, outcome.printed);
     }
     run.usage.tokens += tokens.unwrap_or(0);
     if let Some(agent) = &call.agent {
@@ -347,17 +393,14 @@ pub fn on_post_tool(
 }
 
 /// The session's latest test run, when it failed: the warning's words.
-fn failing_test(run: &Run) -> Option<TestEvidence> {
-    latest_test(run)
-        .map(|(_, t, _)| t)
-        .filter(TestEvidence::fails)
+fn failing_test(run: &Run) -> Option<LastTest> {
+    latest_test(run).filter(|t| t.test.fails())
 }
 
-/// The session's latest test run: the call that ran it, its evidence, and whether a call
-/// edited files after it. Runs an older loopguard wrote know it from their calls.
-fn latest_test(run: &Run) -> Option<(CommitId, TestEvidence, bool)> {
+/// The session's latest test run. Runs an older loopguard wrote know it from their calls.
+fn latest_test(run: &Run) -> Option<LastTest> {
     if let Some(t) = run.session.as_ref().and_then(|s| s.last_test.as_ref()) {
-        return Some((t.id.clone(), t.test.clone(), t.edited_after));
+        return Some(t.clone());
     }
     let its = run.iterations();
     let tested = its.iter().rposition(|it| it.test.is_some())?;
@@ -365,23 +408,56 @@ fn latest_test(run: &Run) -> Option<(CommitId, TestEvidence, bool)> {
         .iter()
         .any(|it| it.files.as_ref().is_some_and(|f| !f.is_empty()));
     let it = &its[tested];
-    Some((it.id.clone(), it.test.clone()?, edited))
+    Some(LastTest {
+        id: it.id.clone(),
+        test: it.test.clone()?,
+        edited_after: edited,
+        suite: it
+            .call
+            .as_ref()
+            .map(|c| c.action.clone())
+            .unwrap_or_default(),
+        printed: None,
+    })
+}
+
+/// A failing run as the model reads it: the runner, the first failing test and its
+/// failure as printed (else the evidence's normalised line, else the signature).
+fn failure_text(t: &LastTest) -> String {
+    let test = &t.test;
+    match &t.printed {
+        Some(printed) => {
+            let mut parts = Vec::new();
+            if let Some(runner) = &test.runner {
+                parts.push(format!("{runner}:"));
+            }
+            if let Some(first) = test.failures.as_ref().and_then(|f| f.first()) {
+                parts.push(format!("{first}:"));
+            }
+            parts.push(crate::sanitize::printable(printed));
+            parts.join(" ")
+        }
+        None => describe_failure(test),
+    }
 }
 
 /// What the agent reads one step before `n` trips.
-fn warning(n: &crate::rules::NearTrip, failing: &Option<TestEvidence>) -> String {
+fn warning(n: &crate::rules::NearTrip, failing: &Option<LastTest>) -> String {
     let next = "one more opens the breaker and stops this session's tool calls — change approach, or ask the user";
     let what = match (n.rule, failing) {
         (RuleName::SameError, Some(t)) if n.reason.starts_with("the same failure") => {
             let first = t
+                .test
                 .failures
                 .as_ref()
                 .and_then(|f| f.first())
                 .map(|f| format!("{f}: "))
                 .unwrap_or_default();
             let error = t
-                .first_error
-                .clone()
+                .printed
+                .as_deref()
+                .map(crate::sanitize::printable)
+                .or_else(|| t.test.first_error.clone())
                 .unwrap_or_else(|| "the same signature".to_owned());
             format!(
                 "the same failure in your last {} test runs ({first}{error})",
@@ -399,8 +475,15 @@ fn refusal(s: &Status, run: &Run, what: &str) -> String {
     let rule = s.rule.map_or_else(String::new, |r| r.to_string());
     let reason = crate::sanitize::printable(s.reason.as_deref().unwrap_or(""));
     let id = run.session.as_ref().map_or("?", |x| x.id.as_str());
+    // The reason names the failure by its signature (`<n>` for each number): the model
+    // reads it as the runner printed it too.
+    let printed = failing_test(run)
+        .and_then(|t| t.printed)
+        .filter(|_| s.rule == Some(RuleName::SameError))
+        .map(|p| format!("failure: {}\n", crate::sanitize::printable(&p)))
+        .unwrap_or_default();
     let mut text = format!(
-        "loopguard: the breaker of this session is open, so {} is refused.\nrule: {rule}\nreason: {reason}\nStop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.\nways out:\n",
+        "loopguard: the breaker of this session is open, so {} is refused.\nrule: {rule}\nreason: {reason}\n{printed}Stop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.\nways out:\n",
         what.to_lowercase()
     );
     for way in ways_out(s) {
@@ -516,71 +599,6 @@ fn loop_start(its: &[Iteration], base: usize, s: &Status) -> Option<usize> {
         return Some(base + p);
     }
     Some(base)
-}
-
-/// The agent wants to stop. Block it once when it claims completion while the last test
-/// run after its last edit failed (`false_completion`); never when a hook already made it
-/// go on (`stop_hook_active`), never twice for the same failing run, never for any other
-/// reason: for a loop, stopping is the goal. `message` is the agent's last message.
-pub fn on_stop(
-    config: &Config,
-    run: &mut Run,
-    stop_hook_active: bool,
-    message: Option<&str>,
-    now: Timestamp,
-) -> Step {
-    if !config.session.false_completion || stop_hook_active {
-        return Step::quiet(Vec::new());
-    }
-    let Some(message) = message.filter(|m| config.claims_done(m)) else {
-        return Step::quiet(Vec::new());
-    };
-    let Some((tested, test, edited_after)) = latest_test(run) else {
-        return Step::quiet(Vec::new());
-    };
-    if edited_after || !test.fails() {
-        return Step::quiet(Vec::new());
-    }
-    let state = run.session.as_ref();
-    if state.and_then(|s| s.stop_blocked_on.as_ref()) == Some(&tested) {
-        return Step::quiet(Vec::new());
-    }
-    let command = test
-        .command
-        .as_deref()
-        .map(|c| format!("`{c}`: "))
-        .unwrap_or_default();
-    let claim: String = message.chars().take(80).collect();
-    // With the breaker open every tool call is refused: the only way on is to tell the truth.
-    let what_now = if run.is_open() {
-        "Tool calls stay refused while this session's breaker is open: tell the user plainly that the tests still fail, and what you tried."
-    } else {
-        "Fix it and run the tests again, or tell the user plainly that the tests still fail."
-    };
-    let reason = format!(
-        "loopguard (false_completion): you are stopping as if the work were done (\"{}\"), but the last test run after your last edit failed: {command}{}. {what_now} loopguard blocks this stop once.",
-        crate::sanitize::printable(claim.trim()),
-        describe_failure(&test)
-    );
-    let id = tested;
-    let state = run.session.as_mut().expect("a session's run");
-    state.stop_blocked_on = Some(id.clone());
-    state.stop_blocks += 1;
-    let event = Event {
-        at: now,
-        run: run.id.clone(),
-        kind: EventKind::Warn,
-        from: run.breaker().state(),
-        to: run.breaker().state(),
-        rule: Some(RuleName::FalseCompletion),
-        reason: Some(reason.clone()),
-        iteration: Some(id),
-        terminal_status: None,
-    };
-    Step {
-        answer: Answer::Block(reason),
-        events: vec![event],
-    }
 }
 
 #[cfg(test)]

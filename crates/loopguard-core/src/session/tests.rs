@@ -105,7 +105,7 @@ impl S {
     }
     fn prompt(&mut self) -> Answer {
         self.n += 1;
-        let step = on_prompt(&self.config, &mut self.run, t(self.n));
+        let step = on_prompt(&self.config, &mut self.run, None, t(self.n));
         self.timeline.push(Mark::Prompt);
         self.settle(step)
     }
@@ -184,7 +184,7 @@ fn a_persons_prompt_starts_the_counters_again() {
         s.post(bash("pytest -q", FAIL_LOG, 1));
     }
     assert_eq!(s.rule(), Some(RuleName::SameError));
-    let step = on_prompt(&s.config, &mut s.run, t(50));
+    let step = on_prompt(&s.config, &mut s.run, Some("go on"), t(50));
     assert!(matches!(step.answer, Answer::Context(_)));
     assert_eq!(
         s.pre(&read("a")),
@@ -325,11 +325,80 @@ fn the_stop_is_blocked_once_on_a_false_completion() {
         Answer::Nothing,
         "once per failing run"
     );
-    // An edit after the failing run: the code is untested, nothing to say.
+}
+
+/// A false "done" is judged by the evidence — the last run of a suite failed and nothing
+/// ran it since with success — whatever the words, and whatever else happened since (an
+/// edit, a passing run of another suite); a message that says the tests still fail is the
+/// truth.
+#[test]
+fn a_false_done_is_judged_by_evidence_not_phrases() {
+    let blocked = |calls: &[CallInput], msg: &str| {
+        let mut s = S::new();
+        for c in calls {
+            s.post(c.clone());
+        }
+        matches!(s.stop(msg), Answer::Block(_))
+    };
+    let fail = bash("pytest -q", FAIL_LOG, 1);
+    for claim in [
+        "All tests passed.",
+        "Finished the change to count().",
+        "Resolved the issue.",
+        "Tests are green.",
+        "This fixes the issue.",
+        "Done",
+    ] {
+        assert!(blocked(std::slice::from_ref(&fail), claim), "{claim}");
+    }
+    let readme = edit("README.md", "demo", "Word count demo");
+    let other_suite = bash("pytest -q tests/test_other.py", PASS_LOG, 0);
+    for after in [&readme, &other_suite, &edit("src/wc.py", "n", "n + 1")] {
+        assert!(
+            blocked(&[fail.clone(), after.clone()], "Done: the tests pass now."),
+            "{}",
+            after.summary()
+        );
+    }
+    // The truth goes through.
+    for truth in [
+        "The tests still fail: count() is off by one.",
+        "I could not make the test pass.",
+        "I'm stuck and need your help.",
+    ] {
+        assert!(!blocked(std::slice::from_ref(&fail), truth), "{truth}");
+    }
+    // A passing run of the suite (the same command in another spelling, or a broader one)
+    // is the evidence that it passes.
+    for pass in [
+        "pytest -q",
+        "  pytest   -q",
+        "CI=1 pytest -q",
+        "pytest",
+        "bash -c 'pytest -q'",
+    ] {
+        let calls = [fail.clone(), readme.clone(), bash(pass, PASS_LOG, 0)];
+        assert!(!blocked(&calls, "Done: the tests pass now."), "{pass}");
+    }
+    // A narrower passing run is not the suite.
+    let narrow = bash("pytest -q tests/test_wc.py -k other", PASS_LOG, 0);
+    assert!(blocked(&[fail.clone(), narrow], "Tests are green."));
+    // No test ran, or the last run passed: nothing to judge.
+    assert!(!blocked(std::slice::from_ref(&readme), "Done."));
+    assert!(!blocked(&[bash("pytest -q", PASS_LOG, 0)], "Done."));
+}
+
+/// The blocked stop quotes the agent's words on one line and the failure as printed.
+#[test]
+fn a_blocked_stop_quotes_the_failure_as_printed() {
     let mut s = S::new();
     s.post(bash("pytest -q", FAIL_LOG, 1));
-    s.post(edit("src/wc.py", "return n", "return n + 1"));
-    assert_eq!(stop(&mut s, false, "Done"), Answer::Nothing);
+    let Answer::Block(r) = s.stop("Done.\nAll tests pass\tnow.") else {
+        panic!("not blocked")
+    };
+    assert!(r.contains("(\"Done. All tests pass now.\")"), "{r}");
+    assert!(!r.contains("^J") && !r.contains("<n>"), "{r}");
+    assert!(r.contains("E assert 2 == 3"), "{r}");
 }
 
 /// Stuck on a failure, the breaker open, and the agent says "done": the stop is blocked once
@@ -576,4 +645,61 @@ fn how_often_a_warned_session_recovers_by_chance() {
         recovered < warned,
         "some warnings came true: {recovered} of {warned}"
     );
+}
+
+/// Gemini CLI sends a blocked stop's reason back as the next prompt and fires its prompt
+/// hook with it: that is loopguard's own words, no person's, so the breaker stays open;
+/// a person's prompt after it still starts a new episode.
+#[test]
+fn a_blocked_stops_reason_sent_back_as_a_prompt_is_no_persons_prompt() {
+    let mut s = S::new();
+    s.run = new_run(Harness::Gemini, "g1", Some("main".into()), t(0));
+    for _ in 0..3 {
+        s.post(bash("pytest -q", FAIL_LOG, 1));
+    }
+    assert_eq!(s.rule(), Some(RuleName::SameError));
+    let Answer::Block(reason) = s.stop("All done: the tests pass now.") else {
+        panic!("the false done was not blocked")
+    };
+    let echo = on_prompt(&s.config, &mut s.run, Some(&reason), t(40));
+    assert_eq!(echo.answer, Answer::Nothing);
+    assert!(echo.events.is_empty(), "{:?}", echo.events);
+    assert!(s.run.is_open(), "the block's own text reset the breaker");
+    assert!(matches!(s.pre(&read("a")), Answer::Deny(_)));
+    // A person's prompt is one.
+    let person = on_prompt(&s.config, &mut s.run, Some(&reason), t(41));
+    assert!(
+        context(&person.answer).contains("The user's prompt starts a new episode"),
+        "{:?}",
+        person.answer
+    );
+    assert!(!s.run.is_open());
+}
+
+/// On a harness that fires `SessionStart` right before the person's prompt hook (a
+/// resumed session), the start says nothing and the prompt says the one thing: a new
+/// episode, with why the breaker was open.
+#[test]
+fn a_resumed_session_is_told_one_thing() {
+    for harness in Harness::ALL.iter().copied() {
+        let mut s = S::new();
+        s.run = new_run(harness, "r1", Some("main".into()), t(0));
+        for _ in 0..3 {
+            s.post(bash("pytest -q", FAIL_LOG, 1));
+        }
+        assert!(s.run.is_open());
+        let start = on_start(&s.config, &s.run, t(40));
+        match harness.descriptor().quirks.resume {
+            Resume::StartThenPrompt => assert_eq!(start, Answer::Nothing, "{harness}"),
+            Resume::Unknown => {
+                assert!(context(&start).contains("Stop calling tools"), "{harness}");
+            }
+        }
+        let prompt = on_prompt(&s.config, &mut s.run, Some("fix it"), t(41));
+        let text = context(&prompt.answer);
+        assert!(
+            text.contains("breaker was open (same_error)") && !text.contains("Stop calling"),
+            "{harness}: {text}"
+        );
+    }
 }

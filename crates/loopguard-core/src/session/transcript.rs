@@ -70,6 +70,18 @@ pub fn last_said(harness: Harness, tail: &str) -> Option<String> {
         .last_message
 }
 
+/// The exit status `harness`'s transcript recorded for the call `id`, read from `tail`, its
+/// end: where the hook's input reports a shell call's output only (Codex, whose rollout
+/// keeps `metadata.exit_code` or `Exit code: N`).
+pub fn exit_status(harness: Harness, tail: &str, id: &str) -> Option<i32> {
+    let t = harness.descriptor().transcript?;
+    tail.lines()
+        .rev()
+        .filter(|l| l.contains(id))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|v| (t.exit_status)(&v, id))
+}
+
 /// Tokens the model used in `lines`, new lines of `harness`'s transcript, since the last
 /// count (`counted`: the last message counted; `recorded`: the tokens recorded so far);
 /// `None` for a harness whose transcript loopguard does not read.
@@ -122,5 +134,23 @@ mod tests {
         let codex = r#"{"timestamp":"2026-11-26T10:00:00Z","type":"event_msg","payload":{"type":"agent_message","message":"Fixed."}}"#;
         assert_eq!(last_said(Harness::Codex, codex).as_deref(), Some("Fixed."));
         assert_eq!(last_said(Harness::Claude, ""), None);
+    }
+
+    #[test]
+    fn a_codex_shell_calls_exit_status_from_its_rollout() {
+        let rollout = [
+            r#"{"timestamp":"2026-11-26T10:00:00Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls data/\"}","call_id":"call_1"}}"#,
+            r#"{"timestamp":"2026-11-26T10:00:01Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 2\nOutput:\nls: cannot access 'data/': No such file or directory\n"}}"#,
+            r#"{"timestamp":"2026-11-26T10:00:02Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"true\"}","call_id":"call_2"}}"#,
+            r#"{"timestamp":"2026-11-26T10:00:03Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_2","output":"{\"output\":\"\",\"metadata\":{\"exit_code\":0}}"}}"#,
+        ]
+        .join("\n");
+        assert_eq!(exit_status(Harness::Codex, &rollout, "call_1"), Some(2));
+        assert_eq!(exit_status(Harness::Codex, &rollout, "call_2"), Some(0));
+        assert_eq!(exit_status(Harness::Codex, &rollout, "call_3"), None);
+        // Codex 0.171 at its PostToolUse hooks: the command's `item_completed`, no output yet.
+        let at_hook = r#"{"timestamp":"2026-11-28T16:36:53.011Z","ordinal":11,"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"call_9","command":["/bin/bash","-lc","test -d data"],"status":"failed","aggregated_output":"","exit_code":1}}}"#;
+        assert_eq!(exit_status(Harness::Codex, at_hook, "call_9"), Some(1));
+        assert_eq!(exit_status(Harness::Claude, &rollout, "call_1"), None);
     }
 }

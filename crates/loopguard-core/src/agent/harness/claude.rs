@@ -50,6 +50,7 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         shell_status: ShellStatus::Reported,
         trust: Trust::None,
     },
+    review: None,
 };
 
 /// `{type: command, command, timeout}`, the timeout in seconds (Codex's too).
@@ -92,6 +93,8 @@ const TRANSCRIPT: Transcript = Transcript {
     recognise,
     read,
     tokens,
+    // A failed call has its own event (`PostToolUseFailure`).
+    exit_status: |_, _| None,
 };
 
 fn recognise(v: &Value) -> bool {

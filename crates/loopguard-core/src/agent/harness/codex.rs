@@ -11,8 +11,8 @@ use super::super::call::CallInput;
 use super::super::protocol::{EventKind, SNAKE_CASE};
 use super::turns::{self, Turns};
 use super::{
-    ConfigFile, Descriptor, Event, Layout, Quirks, Resume, ShellStatus, StopBlock, Transcript,
-    Trust,
+    ConfigFile, Descriptor, Event, HookReview, Layout, Quirks, Resume, ReviewEntry, ShellStatus,
+    StopBlock, Transcript, Trust,
 };
 
 pub(super) const HARNESS: Descriptor = Descriptor {
@@ -43,6 +43,12 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         shell_status: ShellStatus::OutputOnly,
         trust: Trust::TrustedAndReviewed,
     },
+    review: Some(HookReview {
+        home_var: "CODEX_HOME",
+        home_default: ".codex",
+        file: "config.toml",
+        entries: review,
+    }),
 };
 
 /// Codex's rollout, `~/.codex/sessions/…/rollout-*.jsonl`: lines `{timestamp, type:
@@ -54,7 +60,23 @@ const TRANSCRIPT: Transcript = Transcript {
     recognise,
     read,
     tokens,
+    exit_status,
 };
+
+/// The exit status of the shell call `id`: the `item_completed` event of its
+/// `CommandExecution` (`exit_code`), written before Codex runs the `PostToolUse` hooks, or
+/// its `function_call_output` (written after them).
+fn exit_status(v: &Value, id: &str) -> Option<i32> {
+    let p = &v["payload"];
+    let code = match (v["type"].as_str()?, p["type"].as_str()?) {
+        ("event_msg", "item_completed") if p["item"]["id"] == id => p["item"]["exit_code"].as_i64(),
+        ("response_item", "function_call_output") if p["call_id"] == id => {
+            codex_output(&p["output"])["exit_code"].as_i64()
+        }
+        _ => None,
+    };
+    code.and_then(|c| i32::try_from(c).ok())
+}
 
 fn recognise(v: &Value) -> bool {
     let t = v.get("type").and_then(Value::as_str).unwrap_or("");
@@ -170,4 +192,61 @@ fn codex_output(output: &Value) -> Value {
         })
         .and_then(|c| c.trim().parse::<i64>().ok());
     json!({"output": body, "exit_code": code})
+}
+
+/// Codex's record of a person's `/hooks` review, for each hook of the project's
+/// `.codex/hooks.json` at `path`: `[hooks.state."<path>:<event>:<group>:<handler>"]` with
+/// `trusted_hash`, kept in `$CODEX_HOME/config.toml` (only the user's config is read for
+/// it). The hash is SHA-256 of the compact JSON, keys sorted, of the hook's identity:
+/// `{event_name, matcher (when the event takes one and the group sets it), hooks: [{type,
+/// command, timeout (default 600), async: false}]}`. A hook whose hash differs (its command
+/// changed) is "modified" and silently not run.
+fn review(config: &Value, path: &str) -> Vec<ReviewEntry> {
+    use sha2::Digest as _;
+    let mut out = Vec::new();
+    let Some(events) = config["hooks"].as_object() else {
+        return out;
+    };
+    let path = path.replace('\\', "\\\\").replace('"', "\\\"");
+    for (event, groups) in events {
+        let Some(label) = event_label(event) else {
+            continue;
+        };
+        for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+            for (h, hook) in group["hooks"].as_array().into_iter().flatten().enumerate() {
+                let mut identity = json!({
+                    "event_name": label,
+                    "hooks": [{"type": "command", "command": hook["command"],
+                        "timeout": hook["timeout"].as_u64().unwrap_or(600), "async": false}],
+                });
+                // Codex drops the matcher of the events that have none.
+                if let Some(m) = group["matcher"].as_str()
+                    && !matches!(label, "user_prompt_submit" | "stop")
+                {
+                    identity["matcher"] = json!(m);
+                }
+                // serde_json's map keeps its keys sorted: the canonical form.
+                let hash = sha2::Sha256::digest(identity.to_string().as_bytes());
+                let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+                out.push(ReviewEntry {
+                    command: hook["command"].as_str().unwrap_or_default().to_owned(),
+                    header: format!("[hooks.state.\"{path}:{label}:{g}:{h}\"]"),
+                    line: format!("trusted_hash = \"sha256:{hex}\""),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Codex's name of an event in its hook state.
+fn event_label(event: &str) -> Option<&'static str> {
+    Some(match event {
+        "PreToolUse" => "pre_tool_use",
+        "PostToolUse" => "post_tool_use",
+        "SessionStart" => "session_start",
+        "UserPromptSubmit" => "user_prompt_submit",
+        "Stop" => "stop",
+        _ => return None,
+    })
 }

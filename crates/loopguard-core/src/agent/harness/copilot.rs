@@ -51,6 +51,7 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         interrupted: &["is_interrupt"],
         stop_hook_active: &["stop_hook_active", "stopHookActive"],
         last_message: &["last_assistant_message", "lastAssistantMessage"],
+        prompt: &["prompt"],
     },
     answer,
     transcript: None,
@@ -60,6 +61,7 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         shell_status: ShellStatus::Reported,
         trust: Trust::None,
     },
+    review: None,
 };
 
 /// Copilot's denial before a tool call.

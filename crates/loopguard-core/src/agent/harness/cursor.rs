@@ -67,6 +67,7 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         shell_status: ShellStatus::OutputOnly,
         trust: Trust::None,
     },
+    review: None,
 };
 
 /// Cursor's answer: the members it reads at the event, each only when there is something

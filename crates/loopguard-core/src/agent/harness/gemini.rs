@@ -51,6 +51,7 @@ pub(super) const HARNESS: Descriptor = Descriptor {
         shell_status: ShellStatus::Reported,
         trust: Trust::TrustedFolder,
     },
+    review: None,
 };
 
 fn answer(answer: &Answer, event: Option<&Event>) -> Reply {

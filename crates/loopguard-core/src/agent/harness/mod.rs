@@ -41,6 +41,34 @@ pub struct Descriptor {
     /// last words at a stop where the input lacks them, the tokens, and `replay`.
     pub transcript: Option<Transcript>,
     pub quirks: Quirks,
+    /// How the person's review of the project's hooks is recorded, where the harness keeps
+    /// one and loopguard can write it for its own hooks (Codex's `/hooks`).
+    pub review: Option<HookReview>,
+}
+
+/// Where and how a harness records that a person reviewed a project's hooks (each by a
+/// hash of what it runs): `init --agent` writes it for loopguard's hooks, as the review
+/// would, and says so.
+#[derive(Debug, Clone, Copy)]
+pub struct HookReview {
+    /// The variable naming the harness's home (`CODEX_HOME`), else this directory under
+    /// the user's home (`.codex`).
+    pub home_var: &'static str,
+    pub home_default: &'static str,
+    /// The file the review is kept in, in that home.
+    pub file: &'static str,
+    /// The review of every hook in the project's hook config `config` (its absolute path
+    /// `path`): one TOML table each, its header and its one line.
+    pub entries: fn(config: &Value, path: &str) -> Vec<ReviewEntry>,
+}
+
+/// One hook's review: `[header]` then `line`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewEntry {
+    /// The command of the hook reviewed.
+    pub command: String,
+    pub header: String,
+    pub line: String,
 }
 
 /// How a harness's transcript is read: JSON lines, turned back into the hook events the
@@ -54,6 +82,9 @@ pub struct Transcript {
     /// Tokens the model used in new lines: `counted` is the last message whose tokens were
     /// counted, `recorded` the tokens the session recorded so far.
     pub tokens: fn(&[Value], &mut Option<String>, u64) -> u64,
+    /// The exit status a line records for the call with this id, where the hook's input
+    /// has none ([`ShellStatus::OutputOnly`]); `None` for a line that records none.
+    pub exit_status: fn(&Value, &str) -> Option<i32>,
 }
 
 /// A harness's project hook config: the file `init --agent` merges loopguard's entries
@@ -211,6 +242,22 @@ pub enum Trust {
     TrustedAndReviewed,
 }
 
+impl Trust {
+    /// What a person must do before the harness runs loopguard's hooks, in `init`'s words
+    /// (`None`: nothing).
+    pub fn step(self) -> Option<&'static str> {
+        match self {
+            Trust::None => None,
+            Trust::TrustedFolder => Some(
+                "loads a project's hooks only in a trusted folder: trust this folder when it asks, or set GEMINI_CLI_TRUST_WORKSPACE=true for a headless run (--skip-trust does not load them)",
+            ),
+            Trust::TrustedAndReviewed => Some(
+                "runs a project's hooks only when the project is trusted (its prompt, or `codex exec --trust`) and the person reviewed each hook (`/hooks`); without both it runs none, silently",
+            ),
+        }
+    }
+}
+
 impl Descriptor {
     /// The event the harness calls `name`, if loopguard hooks it.
     pub fn event(&self, name: &str) -> Option<&'static Event> {
@@ -325,6 +372,8 @@ pub struct HookEvent {
     pub stop_hook_active: bool,
     /// The agent's last message at a stop, where the harness gives it.
     pub last_message: Option<String>,
+    /// The prompt's text, at a prompt.
+    pub prompt: Option<String>,
 }
 
 impl HookEvent {
@@ -404,6 +453,8 @@ impl HookEvent {
                             == Some(true),
                     agent: text(keys.agent).filter(|a| !a.is_empty() && a != "main"),
                     id: text(keys.call_id),
+                    output_only: d.quirks.shell_status == ShellStatus::OutputOnly,
+                    exit_code: None,
                 })
             }
             EventKind::SessionStart | EventKind::Prompt | EventKind::Stop | EventKind::Other => {
@@ -419,6 +470,7 @@ impl HookEvent {
             call,
             stop_hook_active: Input::flag(&v, keys.stop_hook_active),
             last_message: text(keys.last_message),
+            prompt: text(keys.prompt).filter(|_| kind == EventKind::Prompt),
             name,
         })
     }

@@ -89,6 +89,7 @@ impl Turns {
                 call: None,
                 stop_hook_active: false,
                 last_message: None,
+                prompt: None,
             },
             tokens,
         });
