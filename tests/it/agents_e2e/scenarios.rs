@@ -79,7 +79,12 @@ fn a_loop_is_warned_tripped_refused_and_its_false_done_blocked(cli: Cli) {
         "loopguard: the breaker of this session is open, so from now on every tool call in this session is refused.",
     );
     assert_has(&trip, "rule: same_error");
-    assert_has(&trip, &format!("failure: {FAILURE}"));
+    assert_has(
+        &trip,
+        &format!(
+            "reason: the same failure (unittest: tests.test_wc.TestCount.test_count, {FAILURE})"
+        ),
+    );
     assert_has(
         &trip,
         "what the loop cost since the repeated failure first came",
@@ -427,6 +432,13 @@ fn a_resumed_session_gets_one_order(cli: Cli) {
     assert!(
         !has(&around, "Stop calling tools"),
         "two orders at once:\n{around}"
+    );
+    // Why the breaker was open, with the failure as printed.
+    assert_has(&around, "breaker was open (same_error)");
+    assert_has(&around, FAILURE);
+    assert!(
+        !has(&around, "&lt;n") && !has(&around, "<n>"),
+        "a signature:\n{around}"
     );
 }
 

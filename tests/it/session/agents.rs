@@ -23,7 +23,7 @@ fn a_looping_claude_session_is_warned_stopped_and_resumed_by_a_prompt() {
     let warned = a.pytest("python -m pytest tests/test_wc.py", FAIL);
     let text = warned.text();
     assert!(
-        text.contains("the same failure in your last 2 test runs (tests/test_wc.py::test_count: AssertionError: assert <n> == <n>); one more opens the breaker"),
+        text.contains("the same failure in your last 2 test runs (tests/test_wc.py::test_count: E assert 3 == 2); one more opens the breaker"),
         "{text}"
     );
     assert!(

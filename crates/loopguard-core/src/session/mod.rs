@@ -96,9 +96,10 @@ impl Step {
 
 /// The session starts (or resumes): tell the agent when its breaker is open. Where the
 /// harness fires its person's prompt hook right after (a resumed session,
-/// [`Resume::StartThenPrompt`]) the model reads both in one request, so the prompt's
-/// answer speaks for the turn and the start says nothing: "refused, stop calling tools"
-/// followed by "a new episode" would be two orders at once.
+/// [`Resume::StartThenPrompt`]) the model reads both in one request, so the start says
+/// only what agrees with the prompt's answer: the calls are refused until the user's
+/// prompt, which starts a new episode — not "refused, stop calling tools" followed by "a
+/// new episode", two orders at once.
 pub fn on_start(config: &Config, run: &Run, now: Timestamp) -> Answer {
     let breaker = run.effective_breaker(config, now);
     if !breaker.blocks(config.on_trip.action) {
@@ -109,12 +110,29 @@ pub fn on_start(config: &Config, run: &Run, now: Timestamp) -> Answer {
         .as_ref()
         .map(|s| s.harness.descriptor().quirks.resume);
     match resume {
-        Some(Resume::StartThenPrompt) => Answer::Nothing,
-        Some(Resume::Unknown) | None => {
+        Some(Resume::StartThenPrompt) if breaker.state() == State::Open => {
+            Answer::Context(format!(
+                "loopguard: this session's breaker is open{}; its tool calls are refused until the user's next prompt, which starts a new episode.",
+                why_open(&breaker, run)
+            ))
+        }
+        Some(Resume::StartThenPrompt | Resume::Unknown) | None => {
             let s = Status::of_run(config, run, &[]);
             Answer::Context(refusal(&s, run, "This session"))
         }
     }
+}
+
+/// ` (rule): reason` of an open breaker, as the model reads it.
+fn why_open(breaker: &crate::breaker::Breaker, run: &Run) -> String {
+    let rule = breaker
+        .rule()
+        .map_or_else(String::new, |r| format!(" ({r})"));
+    let reason = breaker
+        .reason()
+        .map(|r| format!(": {}", as_printed(r, run)))
+        .unwrap_or_default();
+    format!("{rule}{reason}")
 }
 
 /// A person's prompt: a new episode. The loop counters start again (an open breaker is
@@ -129,16 +147,7 @@ pub fn on_prompt(config: &Config, run: &mut Run, prompt: Option<&str>, now: Time
         return Step::quiet(Vec::new());
     }
     let breaker = run.effective_breaker(config, now);
-    let was_open = (breaker.state() == State::Open).then(|| {
-        let rule = breaker
-            .rule()
-            .map_or_else(String::new, |r| format!(" ({r})"));
-        let reason = breaker
-            .reason()
-            .map(|r| format!(": {}", crate::sanitize::printable(r)))
-            .unwrap_or_default();
-        format!("{rule}{reason}")
-    });
+    let was_open = (breaker.state() == State::Open).then(|| why_open(&breaker, run));
     let mut events: Vec<Event> = run.tick(config, now).into_iter().collect();
     match run.new_episode(config, now, Some("the user's prompt".to_owned())) {
         Ok(e) => events.extend(e),
@@ -469,21 +478,33 @@ fn warning(n: &crate::rules::NearTrip, failing: &Option<LastTest>) -> String {
     format!("loopguard: warning ({}): {what}; {next}", n.rule)
 }
 
+/// A reason as the model reads it: printable, and the session's latest failure in it as
+/// the runner printed it instead of normalised (`AssertionError: 3 != 2`, not `<n> != <n>`,
+/// which harnesses that show hook text in markup also HTML-escape).
+fn as_printed(reason: &str, run: &Run) -> String {
+    let reason = match failing_test(run) {
+        Some(LastTest {
+            printed: Some(printed),
+            test:
+                TestEvidence {
+                    first_error: Some(normalised),
+                    ..
+                },
+            ..
+        }) => reason.replace(&normalised, &printed),
+        _ => reason.to_owned(),
+    };
+    crate::sanitize::printable(&reason)
+}
+
 /// The words the model reads while the breaker blocks: the rule, the stop reason and the
 /// ways out of a session.
 fn refusal(s: &Status, run: &Run, what: &str) -> String {
     let rule = s.rule.map_or_else(String::new, |r| r.to_string());
-    let reason = crate::sanitize::printable(s.reason.as_deref().unwrap_or(""));
+    let reason = as_printed(s.reason.as_deref().unwrap_or(""), run);
     let id = run.session.as_ref().map_or("?", |x| x.id.as_str());
-    // The reason names the failure by its signature (`<n>` for each number): the model
-    // reads it as the runner printed it too.
-    let printed = failing_test(run)
-        .and_then(|t| t.printed)
-        .filter(|_| s.rule == Some(RuleName::SameError))
-        .map(|p| format!("failure: {}\n", crate::sanitize::printable(&p)))
-        .unwrap_or_default();
     let mut text = format!(
-        "loopguard: the breaker of this session is open, so {} is refused.\nrule: {rule}\nreason: {reason}\n{printed}Stop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.\nways out:\n",
+        "loopguard: the breaker of this session is open, so {} is refused.\nrule: {rule}\nreason: {reason}\nStop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.\nways out:\n",
         what.to_lowercase()
     );
     for way in ways_out(s) {
