@@ -144,7 +144,11 @@ impl SessionState {
                 test: test.clone(),
                 edited_after: false,
                 at: it.at,
-                suite: it.call.as_ref().map(|c| c.action.clone()).unwrap_or_default(),
+                suite: it
+                    .call
+                    .as_ref()
+                    .map(|c| c.action.clone())
+                    .unwrap_or_default(),
                 printed,
             };
             self.suites
