@@ -361,19 +361,19 @@ fn install_agents(
             agent.title(),
             agents_config::config_path(agent)
         ));
-        trust_note(ws, *agent)?;
+        trust_note(ws, agent)?;
     }
     Ok(())
 }
 
 /// What the person must do before `agent` runs loopguard's hooks, and what loopguard did
 /// of it: the review it recorded as the person's (Codex's `/hooks`).
-fn trust_note(ws: &Workspace<'_>, agent: crate::session::Harness) -> Result<()> {
+fn trust_note(ws: &Workspace<'_>, agent: Harness) -> Result<()> {
     let Some(step) = agent.descriptor().quirks.trust.step() else {
         return Ok(());
     };
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let recorded = crate::agents_config::record_review(&ws.root, agent, home.as_deref(), |v| {
+    let recorded = agents_config::record_review(&ws.root, agent, home.as_deref(), |v| {
         std::env::var_os(v)
     })?;
     let done = match recorded {

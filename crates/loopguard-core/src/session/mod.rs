@@ -421,6 +421,7 @@ fn latest_test(run: &Run) -> Option<LastTest> {
         id: it.id.clone(),
         test: it.test.clone()?,
         edited_after: edited,
+        at: it.at,
         suite: it
             .call
             .as_ref()
