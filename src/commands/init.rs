@@ -373,9 +373,8 @@ fn trust_note(ws: &Workspace<'_>, agent: Harness) -> Result<()> {
         return Ok(());
     };
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let recorded = agents_config::record_review(&ws.root, agent, home.as_deref(), |v| {
-        std::env::var_os(v)
-    })?;
+    let recorded =
+        agents_config::record_review(&ws.root, agent, home.as_deref(), |v| std::env::var_os(v))?;
     let done = match recorded {
         Some(file) => format!(
             "; loopguard recorded the review of its own hooks in {} as `/hooks` would, so trusting the project is the one step left",
