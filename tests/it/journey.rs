@@ -459,12 +459,12 @@ no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict
 > Bash: pytest -q
 > Edit src/wc.rs
 > Bash: pytest -q
-loopguard: warning (same_error): the same failure in your last 2 test runs (tests/test_wc.py::test_count: AssertionError: assert <n> == <n>); one more opens the breaker and stops this session's tool calls — change approach, or ask the user
+loopguard: warning (same_error): the same failure in your last 2 test runs (tests/test_wc.py::test_count: E assert 3 == 2); one more opens the breaker and stops this session's tool calls — change approach, or ask the user
 > Edit src/wc.rs
 > Bash: pytest -q
 loopguard: the breaker of this session is open, so from now on every tool call in this session is refused.
 rule: same_error
-reason: the same failure (pytest: tests/test_wc.py::test_count, AssertionError: assert <n> == <n>) in 3 test runs in a row
+reason: the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2) in 3 test runs in a row
 Stop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.
 ways out:
 - the user's next prompt starts a new episode: the loop counters start again and the next tool call decides
@@ -474,7 +474,7 @@ what the loop cost since the repeated failure first came (c1): 5 tool calls, 0s
 > Edit src/wc.rs (denied)
 loopguard: the breaker of this session is open, so this tool call is refused.
 rule: same_error
-reason: the same failure (pytest: tests/test_wc.py::test_count, AssertionError: assert <n> == <n>) in 3 test runs in a row
+reason: the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2) in 3 test runs in a row
 Stop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.
 ways out:
 - the user's next prompt starts a new episode: the loop counters start again and the next tool call decides
@@ -497,7 +497,7 @@ counters:
 sessions:
   claude s1 5 tool calls, breaker open (same_error): the same failure (pytest: tests/test_wc.py::test_count, AssertionError: assert <n> == <n>) in 3 test runs in a row
 > prompt
-loopguard: the user's prompt starts a new episode: the breaker is half-open and the loop counters start again; the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again.
+loopguard: this session's breaker was open (same_error): the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2) in 3 test runs in a row. The user's prompt starts a new episode: the breaker is half-open and the loop counters start again; the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again.
 > Edit src/wc.rs
 > Bash: pytest -q
 > stop
