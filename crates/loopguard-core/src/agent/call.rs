@@ -42,7 +42,7 @@ pub struct CallInput {
     /// ([`super::harness::ShellStatus::OutputOnly`]): without one, the output decides.
     pub output_only: bool,
     /// The exit status the harness recorded elsewhere than in the hook's input (Codex's
-    /// rollout: [`super::transcript::exit_status`]).
+    /// rollout: `session::transcript::exit_status`).
     pub exit_code: Option<i32>,
 }
 
