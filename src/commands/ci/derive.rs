@@ -139,21 +139,30 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// When each commit was first seen: a trusted state knows the earlier ones (the new
-    /// ones are seen now); otherwise when GitHub first ran a workflow on them.
+    /// When each commit was first seen: when GitHub first ran a workflow on it (the PR's
+    /// workflow runs, listed once), as a person's turn is placed (README, "A person's
+    /// turn"); a trusted state knows the earlier ones, and lists the runs only when a
+    /// commit is new to it. A commit no run shows yet is seen `now`.
     pub(super) fn note_when_seen(
-        &self,
+        &mut self,
         pr: Option<&PullRequest>,
         pr_state: &mut PrState,
         history: &[Iteration],
         now: jiff::Timestamp,
-    ) {
-        match &pr_state.trust {
-            Trust::Sealed => pr_state.state.mark_seen(history, now),
-            Trust::Derived(_) => {
-                let pushes = pr.map(|pr| self.pushes(pr)).unwrap_or_default();
-                pr_state.state.seen = derived::pushed_at(history, &pushes, now);
+    ) -> Result<()> {
+        let pushes = match pr {
+            Some(pr) if !pr_state.trust.is_sealed() || pr_state.state.sees_new(history) => {
+                self.pr_runs(pr)?;
+                self.pushes(pr)
             }
+            _ => Vec::new(),
+        };
+        let pushed = derived::pushed_at(history, &pushes, now);
+        if pr_state.trust.is_sealed() {
+            pr_state.state.mark_seen(history, &pushed, now);
+        } else {
+            pr_state.state.seen = pushed;
         }
+        Ok(())
     }
 }

@@ -64,7 +64,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     // onto the history.
     let mut history = pr_state.state.with_gone(history);
     let now = ctx.settings.now();
-    s.note_when_seen(pr.as_ref(), &mut pr_state, &history, now);
+    s.note_when_seen(pr.as_ref(), &mut pr_state, &history, now)?;
     if pr.is_some() {
         s.rebuild_evidence(&config, &history, &mut pr_state);
     }

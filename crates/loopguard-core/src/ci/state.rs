@@ -340,11 +340,23 @@ impl CiState {
         }
     }
 
-    /// Notes `now` as when the commits of `history` no run judged before were first seen.
-    pub fn mark_seen(&mut self, history: &[Iteration], now: Timestamp) {
+    /// Remembers when each commit of `history` not seen before was first seen: `pushed`
+    /// says when GitHub first ran a workflow on it (or a later commit), else `now`.
+    pub fn mark_seen(
+        &mut self,
+        history: &[Iteration],
+        pushed: &BTreeMap<CommitId, Timestamp>,
+        now: Timestamp,
+    ) {
         for it in history {
-            self.seen.entry(it.id.clone()).or_insert(now);
+            let at = pushed.get(&it.id).copied().unwrap_or(now);
+            self.seen.entry(it.id.clone()).or_insert(at);
         }
+    }
+
+    /// Whether a commit of `history` was never seen before.
+    pub fn sees_new(&self, history: &[Iteration]) -> bool {
+        history.iter().any(|it| !self.seen.contains_key(&it.id))
     }
 
     /// Makes room: drops the file lists of the oldest records first, then the oldest

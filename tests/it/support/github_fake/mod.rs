@@ -478,6 +478,8 @@ struct State {
     tokens: BTreeMap<String, String>,
     /// The time of the next workflow step (see [`FakeGitHub::step_time`]).
     clock: Option<jiff::Timestamp>,
+    /// When the last thing a person did between two steps happened.
+    last_act: Option<jiff::Timestamp>,
     requests: Vec<RecordedRequest>,
     next_id: u64,
     ratelimit_remaining: u64,
@@ -500,12 +502,16 @@ impl State {
     }
 
     /// When something a person (or a write) does between two steps happens: half a minute
-    /// after the last step.
-    fn person_time(&self) -> String {
+    /// after the last step, and each a second after the one before, in the order the test
+    /// does them (a review, then a push: the push is after the review).
+    fn person_time(&mut self) -> String {
         let next = self.clock.unwrap_or_else(jiff::Timestamp::now);
-        (next - jiff::SignedDuration::from_secs(30))
-            .strftime("%Y-%m-%dT%H:%M:%SZ")
-            .to_string()
+        let mut at = next - jiff::SignedDuration::from_secs(30);
+        if let Some(last) = self.last_act.filter(|l| *l >= at) {
+            at = last + jiff::SignedDuration::from_secs(1);
+        }
+        self.last_act = Some(at);
+        at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
     }
 
     /// Who a request's token acts as.
