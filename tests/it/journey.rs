@@ -49,7 +49,7 @@ fn commit(
 /// contributor's branch of three commits, every 53rd reverts the change before it, every
 /// 97th moves a module into a package (a rename), every 211th bumps the submodule
 /// `vendor/dep`. Imported with `git fast-import` and checked out; the number of commits.
-fn real_size(n: usize) -> (TestRepo, usize) {
+pub(crate) fn real_size(n: usize) -> (TestRepo, usize) {
     let repo = TestRepo::new();
     let mut h = Stream::new();
     let mut paths: Vec<String> = (0..MODULES).map(|k| format!("src/mod_{k}.py")).collect();

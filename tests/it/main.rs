@@ -31,6 +31,7 @@ mod harness;
 mod hook_gates;
 mod input_limits;
 mod journey;
+mod journey_ci;
 mod keeps_its_word;
 mod local_guard;
 mod model;
