@@ -122,9 +122,12 @@ fn main() {
         false,
     )
     .expect("hooks installed");
-    for dir in ["open", "runs", "sessions/open"] {
+    for dir in ["open", "runs"] {
         std::fs::create_dir_all(store.join(dir)).expect("store dirs");
     }
+    // The sessions, where loopguard keeps them: under the user's state directory.
+    let sessions = loopguard::store::place::sessions_dir(Some(&home.join(".local/state")), &common);
+    std::fs::create_dir_all(sessions.join("open")).expect("sessions dir");
     std::fs::create_dir_all(root.join(".claude")).expect("agent dir");
     std::fs::write(root.join(".claude/settings.json"), "{\"hooks\": {}}\n").expect("write");
     let place = Place {
@@ -136,6 +139,7 @@ fn main() {
             path: std::env::var("PATH").ok(),
             ..GitEnv::default()
         },
+        sessions,
     };
     let first = Surface::snapshot(&place, None);
     // Settled: the files were written more than the racy margin before the snapshots

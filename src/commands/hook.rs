@@ -158,7 +158,7 @@ fn readable_again(ws: &Workspace<'_>) {
 /// shim always starts; pre-commit it may skip) and push here: the commits and pushes made
 /// there pass no gate (a person turns them back on; `loopguard status` says the same).
 fn say_unguarded_elsewhere(ws: &Workspace<'_>) {
-    let place = crate::guard_surface::Place::of(&ws.repo, &ws.ctx.settings.git);
+    let place = crate::guard_surface::Place::of(&ws.repo, &ws.ctx.settings);
     let none_open = ws.store.open_keys().is_ok_and(|k| k.is_empty());
     for n in crate::guard_surface::unguarded_elsewhere(&place, &ws.root, none_open) {
         ws.warn(&format!("not guarded: {n}"));

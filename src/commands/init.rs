@@ -202,7 +202,7 @@ fn show_preview(ws: &Workspace<'_>) -> Result<()> {
 /// The surface as `init` (or `by`) leaves it, so that it is not taken for an agent's
 /// change.
 pub(super) fn record_own(ws: &Workspace<'_>, by: own::By) {
-    let place = Place::of(&ws.repo, &ws.ctx.settings.git);
+    let place = Place::of(&ws.repo, &ws.ctx.settings);
     let surface = Surface::snapshot(&place, None);
     if let Err(e) = own::record(ws.store.dir(), by, ws.now(), &surface) {
         ws.warn(&format!("cannot record what loopguard changed: {e}"));

@@ -36,7 +36,6 @@ mod closed;
 mod inflight;
 mod inside;
 mod integrity;
-mod place;
 mod process;
 mod provenance;
 mod state;
@@ -156,9 +155,9 @@ fn deadline(ctx: &Ctx, harness: Harness, name: String, limit: Duration) {
     });
 }
 
-/// The sessions' store of the repository `ws` is in (out of the repository: [`place`]).
+/// The sessions' store of the repository `ws` is in (out of the repository: [`crate::store::place`]).
 fn store_of(ws: &Workspace<'_>) -> Store {
-    let dir = place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
+    let dir = crate::store::place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
     Store::sessions(dir, ws.ctx.settings.clock)
 }
 
@@ -345,7 +344,7 @@ fn pre_tool(
 /// Keeps the content of each file of `surface` (what guards the repository, as `init`
 /// leaves it), for the agents' hooks to put back.
 pub(super) fn keep_guard(ws: &Workspace<'_>, surface: &crate::guard_surface::Surface) {
-    let dir = place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
+    let dir = crate::store::place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
     integrity::Integrity::of(ws, &dir).keep_contents(surface);
 }
 

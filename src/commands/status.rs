@@ -34,7 +34,7 @@ pub(super) fn status(ctx: &Ctx, args: StatusArgs) -> Result<u8> {
     // No marker: no breaker may be open, so a disarmed reference-transaction guards.
     let open_keys = store.open_keys();
     let none_open = open_keys.as_ref().is_ok_and(Vec::is_empty);
-    let surface = Surface::snapshot(&Place::of(&repo, &ctx.settings.git), None);
+    let surface = Surface::snapshot(&Place::of(&repo, &ctx.settings), None);
     let not_guarded = surface.not_guarded(repo.common_dir(), none_open);
     if let Err(e) = repo.readable() {
         let why = Why::new(e.to_string(), e.hint().map(str::to_owned));

@@ -20,7 +20,7 @@ use super::{Ctx, print};
 pub(super) fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> Result<u8> {
     let repo = Repo::discover_with_env(&ctx.dir)?;
     let store = Store::new(repo.common_dir(), ctx.settings.clock);
-    let place = Place::of(&repo, &ctx.settings.git);
+    let place = Place::of(&repo, &ctx.settings);
     if !args.agents.is_empty() {
         let code = uninstall_agents(ctx, &place.root, &args.agents)?;
         record_own(ctx, &place, &store);

@@ -12,9 +12,10 @@
 //!   keeps refs and objects in: `extensions.refStorage`, `extensions.objectFormat`);
 //! - the coding agents' hook configs (`agents_config::config_path` of every harness) in
 //!   the working tree;
-//! - loopguard's own state: the store and its `runs/`, `sessions/` directories, the open
-//!   markers (`open/`, `sessions/open/`) by name, and the accepted config (what new runs
-//!   are pinned to).
+//! - loopguard's own state: the store and its `runs/` directory, the sessions' directory
+//!   where it really is (under the user's state directory: [`crate::store::place`]), the
+//!   open markers of both (`<store>/open/`, `<sessions>/open/`) by name, and the accepted
+//!   config (what new runs are pinned to).
 //!
 //! [`Surface::snapshot`] reads it; given the previous snapshot it reads again only what
 //! changed since (a path whose metadata, `ctime` and inode included, is the same and was
@@ -51,10 +52,10 @@ pub use gitconfig::{HooksPathSet, Scope};
 use seen::Read;
 pub use seen::{Seen, Stat};
 
-use crate::settings::GitEnv;
+use crate::settings::{GitEnv, Settings};
 
 /// The version of [`Surface`]'s stored form.
-const SCHEMA: u32 = 1;
+const SCHEMA: u32 = 2;
 /// Seconds before a snapshot within which a path's change makes it be read again next
 /// time, whatever its metadata says (file times tick coarsely).
 const RACY_SECONDS: i64 = 2;
@@ -69,15 +70,24 @@ pub struct Place {
     pub root: PathBuf,
     /// Where git finds its config files.
     pub env: GitEnv,
+    /// Where the coding agents' sessions of the repository are kept
+    /// ([`crate::store::place::sessions_dir`]: under the user's state directory).
+    pub sessions: PathBuf,
 }
 
 impl Place {
-    /// The place of `repo`, as the environment `env` finds git's config.
-    pub fn of(repo: &crate::git::Repo, env: &GitEnv) -> Place {
+    /// The place of `repo`, as `settings` find git's config and the user's state
+    /// directory.
+    pub fn of(repo: &crate::git::Repo, settings: &Settings) -> Place {
+        let common_dir = repo.common_dir().to_owned();
         Place {
-            common_dir: repo.common_dir().to_owned(),
+            sessions: crate::store::place::sessions_dir(
+                settings.state_home.as_deref(),
+                &common_dir,
+            ),
             root: repo.workdir().unwrap_or(repo.git_dir()).to_owned(),
-            env: env.clone(),
+            env: settings.git.clone(),
+            common_dir,
         }
     }
 
@@ -102,8 +112,21 @@ pub enum Watched {
     Accepted,
     /// A directory of the store (`""`: the store itself).
     StoreDir { dir: String },
-    /// A directory of the store's markers (`open`, `sessions/open`), by name.
-    Markers { dir: String },
+    /// The directory the coding agents' sessions are kept in ([`Place::sessions`]).
+    Sessions,
+    /// A directory of open markers, by name: the branches' (`<store>/open`) or the
+    /// sessions' (`<sessions>/open`).
+    Markers { of: MarkersOf },
+}
+
+/// Whose open markers a directory holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkersOf {
+    /// The branches' runs: `<store>/open`.
+    Branches,
+    /// The coding agents' sessions: `<sessions>/open`.
+    Sessions,
 }
 
 impl Watched {
@@ -119,7 +142,13 @@ impl Watched {
             Watched::Accepted => "the accepted config (accepted-config.json)".to_owned(),
             Watched::StoreDir { dir } if dir.is_empty() => "loopguard's store".to_owned(),
             Watched::StoreDir { dir } => format!("loopguard's {dir}/ directory"),
-            Watched::Markers { dir } => format!("loopguard's markers in {dir}/"),
+            Watched::Sessions => "loopguard's sessions directory".to_owned(),
+            Watched::Markers {
+                of: MarkersOf::Branches,
+            } => "loopguard's markers in open/".to_owned(),
+            Watched::Markers {
+                of: MarkersOf::Sessions,
+            } => "loopguard's markers of the sessions' breakers".to_owned(),
         }
     }
 
@@ -134,7 +163,10 @@ impl Watched {
     /// Loopguard's own state (its hooks change it in the course of their work), rather
     /// than what guards.
     pub fn is_state(&self) -> bool {
-        matches!(self, Watched::StoreDir { .. } | Watched::Markers { .. })
+        matches!(
+            self,
+            Watched::StoreDir { .. } | Watched::Sessions | Watched::Markers { .. }
+        )
     }
 }
 
@@ -272,17 +304,19 @@ impl Surface {
             store.join("accepted-config.json"),
             Read::Digest,
         );
-        for dir in ["", "runs", "sessions"] {
+        for dir in ["", "runs"] {
             let watched = Watched::StoreDir {
                 dir: dir.to_owned(),
             };
             reader.look(watched, store.join(dir), Read::Dir);
         }
-        for dir in ["open", "sessions/open"] {
-            let watched = Watched::Markers {
-                dir: dir.to_owned(),
-            };
-            reader.look(watched, store.join(dir), Read::Names);
+        reader.look(Watched::Sessions, place.sessions.clone(), Read::Dir);
+        let markers = [
+            (MarkersOf::Branches, store.join("open")),
+            (MarkersOf::Sessions, place.sessions.join("open")),
+        ];
+        for (of, dir) in markers {
+            reader.look(Watched::Markers { of }, dir, Read::Names);
         }
         let mut items = reader.items;
         items.sort_by(|a, b| a.watched.cmp(&b.watched));

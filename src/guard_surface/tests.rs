@@ -40,7 +40,13 @@ impl Layout {
                 no_system: true,
                 ..GitEnv::default()
             },
+            sessions: self.sessions(),
         }
+    }
+
+    /// The sessions' directory, where `crate::store::place` puts it: out of the repository.
+    fn sessions(&self) -> PathBuf {
+        crate::store::place::sessions_dir(Some(&self.home.join(".local/state")), &self.common())
     }
 
     fn snapshot(&self, previous: Option<&Surface>) -> Surface {
@@ -272,4 +278,46 @@ fn a_change_loopguard_recorded_is_explained_and_another_is_not() {
     let later = l.snapshot(Some(&after));
     let changes = later.changes_since(&before);
     assert!(!own.explains(&changes[0]), "{changes:?}");
+}
+
+#[test]
+fn the_sessions_are_watched_where_they_live() {
+    let l = Layout::new();
+    let open = l.sessions().join("open");
+    fs::create_dir_all(&open).unwrap();
+    fs::write(open.join("s1"), "").unwrap();
+    let before = l.snapshot(None);
+    assert!(
+        !l.sessions().starts_with(&l.root),
+        "{}",
+        l.sessions().display()
+    );
+    assert!(
+        matches!(before.seen(&Watched::Markers { of: MarkersOf::Sessions }), Some(Seen::Names { names }) if names == &["s1".to_owned()]),
+        "{before:?}"
+    );
+    // A store path no session lives in changes nothing.
+    fs::create_dir_all(l.common().join("loopguard/sessions/open")).unwrap();
+    fs::write(l.common().join("loopguard/sessions/open/s2"), "").unwrap();
+    assert!(l.snapshot(Some(&before)).changes_since(&before).is_empty());
+    fs::remove_file(open.join("s1")).unwrap();
+    let after = l.snapshot(Some(&before));
+    let text = shown(&after.changes_since(&before));
+    assert_eq!(
+        text,
+        ["loopguard's markers of the sessions' breakers: s1 gone"],
+        "{text:?}"
+    );
+    fs::remove_dir_all(l.sessions()).unwrap();
+    let gone = l.snapshot(Some(&after));
+    let text = shown(&gone.changes_since(&after));
+    assert!(
+        text.contains(&"loopguard's sessions directory: removed".to_owned()),
+        "{text:?}"
+    );
+    assert!(
+        gone.changes_since(&after)
+            .iter()
+            .all(|c| c.watched.is_state())
+    );
 }

@@ -58,6 +58,7 @@
 
 mod key;
 mod locked;
+pub mod place;
 #[cfg(test)]
 mod tests;
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use loopguard_core::session::{Answer, Harness, HookKind};
 
 use super::super::Ctx;
-use super::{key_of, place};
+use super::key_of;
 use crate::store::Store;
 
 /// What a hook answers when it could not judge the event `name`: a refusal before a tool
@@ -67,5 +67,5 @@ pub(super) fn open_somewhere(ctx: &Ctx, session: Option<&str>, cwd: Option<&str>
 }
 
 fn sessions_dir(ctx: &Ctx, common: &Path) -> PathBuf {
-    place::sessions_dir(ctx.settings.state_home.as_deref(), common)
+    crate::store::place::sessions_dir(ctx.settings.state_home.as_deref(), common)
 }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use loopguard_core::session::provenance::Process;
 
 use super::inflight::{self, Flights};
-use super::{place, process};
+use super::process;
 use crate::error::InputError;
 use crate::settings::{Clock, Settings};
 use crate::store::Store;
@@ -92,7 +92,7 @@ fn dirs(settings: &Settings, common_dir: Option<&Path>) -> Vec<PathBuf> {
         out.extend(entries.flatten().map(|e| e.path().join("sessions")));
     }
     if let Some(c) = common_dir {
-        let own = place::sessions_dir(settings.state_home.as_deref(), c);
+        let own = crate::store::place::sessions_dir(settings.state_home.as_deref(), c);
         if !out.contains(&own) {
             out.push(own);
         }

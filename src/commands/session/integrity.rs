@@ -46,7 +46,7 @@ impl Integrity {
     pub(super) fn of(ws: &Workspace<'_>, sessions_dir: &Path) -> Integrity {
         Integrity {
             dir: sessions_dir.to_owned(),
-            place: Place::of(&ws.repo, &ws.ctx.settings.git),
+            place: Place::of(&ws.repo, &ws.ctx.settings),
         }
     }
 
@@ -192,14 +192,20 @@ impl Integrity {
                     .join("loopguard")
                     .join("accepted-config.json"),
             ),
-            Watched::Chained { .. } | Watched::StoreDir { .. } | Watched::Markers { .. } => None,
+            Watched::Chained { .. }
+            | Watched::StoreDir { .. }
+            | Watched::Sessions
+            | Watched::Markers { .. } => None,
         }
     }
 
     /// Whether `c` is a change to what guards, rather than loopguard's own work.
     fn guards(&self, c: &Change, after: &Surface) -> bool {
         match &c.watched {
-            Watched::StoreDir { .. } | Watched::Markers { .. } | Watched::Chained { .. } => false,
+            Watched::StoreDir { .. }
+            | Watched::Sessions
+            | Watched::Markers { .. }
+            | Watched::Chained { .. } => false,
             Watched::Hook { dir, hook } if hook == "reference-transaction" => {
                 // Armed (a copy of pre-commit's shim) or disarmed by loopguard's hooks.
                 let shim = after.seen(&Watched::Hook {

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 /// The sessions' directory of the repository whose git common directory is `common_dir`.
-pub(super) fn sessions_dir(state_home: Option<&Path>, common_dir: &Path) -> PathBuf {
+pub fn sessions_dir(state_home: Option<&Path>, common_dir: &Path) -> PathBuf {
     let Some(home) = state_home else {
         return common_dir.join("loopguard").join("sessions");
     };
@@ -44,7 +44,11 @@ fn repository_key(common: &Path) -> String {
         })
         .take(40)
         .collect();
-    let digest = super::super::content_hash(common.as_os_str().as_encoded_bytes());
+    use sha2::Digest as _;
+    let digest: String = sha2::Sha256::digest(common.as_os_str().as_encoded_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     format!("{}-{}", name.trim_start_matches('.'), &digest[..16])
 }
 
