@@ -157,7 +157,10 @@ fn deadline(ctx: &Ctx, harness: Harness, name: String, limit: Duration) {
 
 /// The sessions' store of the repository `ws` is in (out of the repository: [`crate::store::place`]).
 fn store_of(ws: &Workspace<'_>) -> Store {
-    let dir = crate::store::place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
+    let dir = crate::store::place::sessions_dir(
+        ws.ctx.settings.state_home.as_deref(),
+        ws.repo.common_dir(),
+    );
     Store::sessions(dir, ws.ctx.settings.clock)
 }
 
@@ -306,21 +309,21 @@ fn pre_tool(
     let run = match state::known(store, key, ws.ctx.settings.lock_timeout)? {
         state::Known::Run(run) => *run,
         state::Known::Closed => fresh(ws, event, now),
-        state::Known::New => {
-            if let Some(answer) = state::unknown_yet_seen(ws, event, call) {
-                return Ok(answer);
+        state::Known::New => match state::deleted(ws, store, key, event, call) {
+            Some(why) => state::tamper(ws, config, store, key, event, now, why)?,
+            None => {
+                if let Some(answer) = state::began_before(ws, event, call) {
+                    return Ok(answer);
+                }
+                fresh(ws, event, now)
             }
-            fresh(ws, event, now)
-        }
+        },
         state::Known::Unusable(why) => {
             return Ok(Answer::Failed(format!("{why}: not judged")));
         }
         state::Known::Tampered(why) => {
             let why = format!("{why}; what loopguard knows of it was put back");
-            with_session(ws, config, store, key, event, now, |run| {
-                let step = session::provenance::tampered(config, run, why, now);
-                Ok((run.clone(), step.events))
-            })?
+            state::tamper(ws, config, store, key, event, now, why)?
         }
     };
     let root = ws.root.to_string_lossy().into_owned();
@@ -344,7 +347,10 @@ fn pre_tool(
 /// Keeps the content of each file of `surface` (what guards the repository, as `init`
 /// leaves it), for the agents' hooks to put back.
 pub(super) fn keep_guard(ws: &Workspace<'_>, surface: &crate::guard_surface::Surface) {
-    let dir = crate::store::place::sessions_dir(ws.ctx.settings.state_home.as_deref(), ws.repo.common_dir());
+    let dir = crate::store::place::sessions_dir(
+        ws.ctx.settings.state_home.as_deref(),
+        ws.repo.common_dir(),
+    );
     integrity::Integrity::of(ws, &dir).keep_contents(surface);
 }
 
@@ -420,22 +426,36 @@ fn with_session<T>(
     for why in &recovered.set_aside {
         ws.warn(why);
     }
-    let (mut run, before) = match store.load_run(key, &tag)? {
-        Loaded::Found(run) => (*run.clone(), Some(*run)),
-        Loaded::Missing => (fresh(ws, event, now), None),
+    // A session's state loopguard kept and no longer finds, or cannot read, was taken by
+    // something else than loopguard: never a fresh start, a `constraint` trip.
+    let (mut run, before, lost) = match store.load_run(key, &tag)? {
+        Loaded::Found(run) => (*run.clone(), Some(*run), None),
+        Loaded::Missing => {
+            let lost = state::was_seen(&store, key).then(|| {
+                "the state of this session was deleted (by something else than loopguard), though loopguard kept it for its earlier calls".to_owned()
+            });
+            (fresh(ws, event, now), None, lost)
+        }
         Loaded::SetAside { kept, why } => {
-            ws.warn(&format!(
-                "{why}; it was kept as {} and the session starts again",
+            let lost = format!(
+                "{why} (not as loopguard writes it): it was kept as {}",
                 kept.display()
-            ));
-            (fresh(ws, event, now), None)
+            );
+            (fresh(ws, event, now), None, Some(lost))
         }
     };
     // A run every hook wrote has its session's state; one without it gets it back.
     if run.session.is_none() {
         run.session = Some(session::SessionState::new(event.harness, &event.session));
     }
-    let (value, events) = f(&mut run)?;
+    let mut lost_events = Vec::new();
+    if let Some(why) = lost {
+        ws.warn(&why);
+        lost_events = session::provenance::tampered(config, &mut run, why, now).events;
+    }
+    let (value, mut events) = f(&mut run)?;
+    lost_events.append(&mut events);
+    let events = lost_events;
     let calls = run.compact(config);
     if before.as_ref().map(Run::saved) != Some(run.saved()) || !events.is_empty() {
         let report = events.iter().any(|e| e.kind.opens()).then(|| {
@@ -455,6 +475,9 @@ fn with_session<T>(
             },
             Durability::Synced,
         )?;
+        if before.is_none() {
+            state::note_seen(&store, key)?;
+        }
     }
     Ok(value)
 }

@@ -466,3 +466,103 @@ fn a_background_eraser_of_the_markers_is_caught() {
         );
     }
 }
+
+/// A program that deletes a session's whole state after every call, before it ever trips
+/// (issue 25, item 3): each call looked like a session's first, and the same failing run
+/// never tripped. loopguard notes each session it keeps state for beside the sessions'
+/// directory, and a harness's transcript shows the calls made since the hooks were set up:
+/// the state missing for such a session is a `constraint` trip, the call refused — never a
+/// fresh start. Deleted the sessions' directory (the note stays), and the whole state
+/// directory of the repository (the transcript tells).
+#[test]
+fn deleting_a_sessions_whole_state_after_every_call_is_a_constraint_trip() {
+    for whole in [false, true] {
+        let repo = project("claude");
+        let mut a = Agent::new(&repo, "claude", "wiper");
+        let transcript = repo.home().join("wiper.jsonl");
+        a.transcript = Some(transcript.clone());
+        let a = a;
+        assert!(!a.pytest("pytest -q", FAIL).denied());
+        let sessions = super::sessions_dir(&repo);
+        let wiped = if whole {
+            sessions.parent().unwrap().to_owned()
+        } else {
+            sessions.clone()
+        };
+        std::fs::remove_dir_all(&wiped).unwrap();
+        // The harness writes the time of each line: now, after `init`.
+        let now = jiff::Timestamp::now().to_string();
+        let text = std::fs::read_to_string(&transcript).unwrap();
+        let text = text
+            .replace("2026-11-26T10:00:00Z", &now)
+            .replace("2026-11-26T10:00:01Z", &now);
+        std::fs::write(&transcript, text).unwrap();
+        let denied = a.pytest("pytest -q", FAIL);
+        assert!(denied.denied(), "whole={whole}: {}", denied.text());
+        assert!(
+            denied.text().contains("rule: constraint") && denied.text().contains("deleted"),
+            "whole={whole}: {}",
+            denied.text()
+        );
+        std::fs::remove_dir_all(&wiped).unwrap();
+        assert!(a.shell("true").denied(), "whole={whole}: a fresh start");
+        let s = session(&repo, "wiper");
+        assert_eq!(
+            (&s["state"], &s["rule"]),
+            (&json!("open"), &json!("constraint")),
+            "whole={whole}: {s}"
+        );
+    }
+}
+
+/// Deleted during a call (the command removes its own state) is caught by the result's
+/// hook: loopguard kept the session's state, and it is gone.
+#[test]
+fn deleting_a_sessions_state_during_a_call_is_a_constraint_trip() {
+    let repo = project("claude");
+    let a = Agent::new(&repo, "claude", "wiper");
+    assert!(!a.pytest("pytest -q", FAIL).denied());
+    let sessions = super::sessions_dir(&repo);
+    let (answer, _) = a.shell_ran(&format!("rm -rf '{}'", sessions.display()));
+    assert!(
+        answer.text().contains("loopguard (constraint)"),
+        "{}",
+        answer.text()
+    );
+    let denied = a.pytest("pytest -q", FAIL);
+    assert!(denied.denied(), "{}", denied.text());
+    let log = events(&repo, "wiper");
+    assert!(log.iter().any(|e| e["rule"] == "constraint"), "{log:?}");
+}
+
+/// A session that began before loopguard's hooks (its transcript's calls all came before
+/// `init`) is no lost state: told, and recorded from then on.
+#[test]
+fn a_session_begun_before_the_hooks_starts_with_a_word() {
+    let repo = project("claude");
+    let transcript = repo.home().join("early.jsonl");
+    std::fs::write(
+        &transcript,
+        r#"{"type":"assistant","timestamp":"2020-01-01T10:00:00Z","message":{"content":[{"type":"tool_use","id":"early-1","name":"Bash","input":{"command":"ls"}}]}}
+"#,
+    )
+    .unwrap();
+    let mut a = Agent::new(&repo, "claude", "early");
+    a.transcript = Some(transcript);
+    let said = a.shell("true");
+    assert!(!said.denied(), "{}", said.text());
+    let log = a.log.borrow().clone();
+    assert!(
+        log.iter().any(|(event, _, out)| event == "PreToolUse"
+            && out.contains("began before loopguard's hooks were set up")),
+        "{log:?}"
+    );
+    for _ in 0..2 {
+        assert!(!a.pytest("pytest -q", FAIL).denied());
+    }
+    assert!(
+        a.pytest("pytest -q", FAIL)
+            .text()
+            .contains("rule: same_error")
+    );
+}

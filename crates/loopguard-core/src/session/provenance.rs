@@ -106,20 +106,29 @@ impl InFlight {
     }
 }
 
-/// Whether a transcript's text shows a tool call other than `this` (its id): Claude
-/// Code's `tool_use`, Codex's `function_call` and `custom_tool_call`. A session the hooks
-/// have no state for, whose transcript shows earlier calls, lost its state — or began
-/// before loopguard's hooks.
-pub fn shows_earlier_calls(transcript: &str, this: &str) -> bool {
+/// Whether a transcript's text shows a tool call other than `this` (its id) made at or
+/// after `since` (when given): Claude Code's `tool_use`, Codex's `function_call` and
+/// `custom_tool_call`, each line by its `timestamp` (a line without one that can be read
+/// counts: it may be after). A session the hooks have no state for, whose transcript shows
+/// calls since loopguard's hooks were set up, lost its state; one whose calls all came
+/// before began before the hooks.
+pub fn shows_earlier_calls(transcript: &str, this: &str, since: Option<Timestamp>) -> bool {
     const CALLS: [&str; 3] = [
         "\"type\":\"tool_use\"",
         "\"type\":\"function_call\"",
         "\"type\":\"custom_tool_call\"",
     ];
     let own = format!("\"{this}\"");
+    let after = |line: &str| {
+        let Some(since) = since else { return true };
+        let at = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v.get("timestamp")?.as_str()?.parse::<Timestamp>().ok());
+        at.is_none_or(|at| at >= since)
+    };
     transcript
         .lines()
-        .any(|l| CALLS.iter().any(|c| l.contains(c)) && !l.contains(&own))
+        .any(|l| CALLS.iter().any(|c| l.contains(c)) && !l.contains(&own) && after(l))
 }
 
 /// The key of a call among those in flight: the harness's id (Claude Code, Codex), or,
@@ -331,11 +340,31 @@ mod tests {
         ));
         assert!(!task.answered_by(r#"{"type":"tool_result","tool_use_id":"id-Bash"}"#));
         let transcript = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash"}]}}"#;
-        assert!(!shows_earlier_calls(transcript, "t1"));
-        assert!(shows_earlier_calls(transcript, "t2"));
+        assert!(!shows_earlier_calls(transcript, "t1", None));
+        assert!(shows_earlier_calls(transcript, "t2", None));
         assert!(shows_earlier_calls(
             r#"{"payload":{"type":"function_call","call_id":"c1"}}"#,
-            "c2"
+            "c2",
+            None
+        ));
+        // Since the hooks were set up: a call before then is no lost state; one without a
+        // time it can read may be after.
+        let at = r#"{"timestamp":"2026-03-01T10:00:00Z","type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}]}}"#;
+        let set_up = |s: &str| Some(s.parse::<Timestamp>().unwrap());
+        assert!(!shows_earlier_calls(
+            at,
+            "t2",
+            set_up("2026-03-01T10:00:01Z")
+        ));
+        assert!(shows_earlier_calls(
+            at,
+            "t2",
+            set_up("2026-03-01T10:00:00Z")
+        ));
+        assert!(shows_earlier_calls(
+            transcript,
+            "t2",
+            set_up("2026-03-01T10:00:01Z")
         ));
         for kind in [HookKind::PreTool, HookKind::PostTool, HookKind::Other] {
             assert_eq!(
