@@ -238,6 +238,14 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
         || ws.repo.git_dir().join("sequencer").is_dir();
 
     let now = ws.now();
+    // What guards the repository, changed since the last hook read it (not by loopguard):
+    // put back, and pinned to this commit, the first to arrive after it.
+    let guard_changed = super::session::guard_changed(&ws).map(|told| {
+        format!(
+            "before the commit {}, what guards this repository was changed (not by loopguard): {told}",
+            head.short()
+        )
+    });
     // The commits it records are git's: after a crash of the machine the next hook
     // catches them up again (a change with events goes through the journal, synced).
     let mut recorded_before = 0;
@@ -286,6 +294,9 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
                 }
                 events.extend(run.record_local(&ws.config, it, now).events);
             }
+        }
+        if let Some(why) = guard_changed.clone() {
+            events.extend(run.tampered(&ws.config, why, now));
         }
         Ok(((events.clone(), run.clone()), events))
     })?;

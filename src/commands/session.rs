@@ -344,6 +344,14 @@ fn pre_tool(
     ))
 }
 
+/// In a git hook: what changed on the guard since the last hook (a session's or git's)
+/// read it, when no session's call is running — put back where it can be; what changed
+/// and what was done, for the `constraint` trip of the commit that arrives after it.
+pub(super) fn guard_changed(ws: &Workspace<'_>) -> Option<String> {
+    let store = store_of(ws);
+    integrity::Integrity::of(ws, store.dir()).at_git_hook(|| inflight::any_running(&store))
+}
+
 /// Keeps the content of each file of `surface` (what guards the repository, as `init`
 /// leaves it), for the agents' hooks to put back.
 pub(super) fn keep_guard(ws: &Workspace<'_>, surface: &crate::guard_surface::Surface) {

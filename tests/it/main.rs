@@ -26,6 +26,7 @@ mod fingerprint;
 mod fuzz;
 mod git_evidence;
 mod github_client;
+mod guard_at_commit;
 mod hard_to_fool;
 mod harness;
 mod hook_gates;

@@ -396,26 +396,25 @@ fn status_in_any_worktree_names_a_worktree_whose_hooks_are_off() {
         .run()
         .ok()
         .stdout_has(&said);
-    // Every gate in the main worktree says so too: a commit, a push.
+    // Every gate in the main worktree says so too: a push, a commit.
     let warned = format!(
         "loopguard: warning: not guarded: {}",
         &said["guard: not guarded: ".len()..]
     );
-    let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "here"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains(&warned), "{}", stderr(&out));
     let _remote = repo.with_remote();
     let out = repo.try_git(&["push", "-q", "origin", "main"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains(&warned), "{}", stderr(&out));
-    // Turned back on, it is guarded again, and the gates say nothing.
-    let out = git_in(
-        &repo,
-        &wt,
-        &["config", "--worktree", "--unset", "core.hooksPath"],
-    );
+    // The commit is the first to arrive after the change (issue 25, item 1): it is pinned
+    // to it, a `constraint` trip, and both keys are set back (tests/it/guard_at_commit.rs).
+    let out = repo.try_git(&["commit", "-q", "--allow-empty", "-m", "here"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(status(&repo)["guarded"], true);
+    assert!(stderr(&out).contains(&warned), "{}", stderr(&out));
+    let doc = status(&repo);
+    assert_eq!(doc["rule"], "constraint", "{doc:#}");
+    assert_eq!(doc["guarded"], true, "{doc:#}");
+    // A person resumes: guarded again, and the gates say nothing.
+    lg(&repo).arg("resume").run().ok();
     repo.write("src/lib.rs", "pub fn back() {}\n");
     repo.git(&["add", "-A"]);
     let out = repo.try_commit_staged("Hooks back on");

@@ -66,10 +66,33 @@ impl Integrity {
     }
 
     /// Before a call: the surface now, and what changed on the guard since the last hook
-    /// read it, when no call of any session was running then (`busy` says whether one
-    /// is: that call's result will pin the change to it) and `init`/`uninstall` do not
-    /// explain it — put back where it can be; the reason of the `constraint` trip.
+    /// read it ([`Integrity::since_last`]); the reason of the `constraint` trip.
     pub(super) fn between_calls(&self, busy: impl FnOnce() -> bool) -> (Surface, Option<String>) {
+        let (now, told) = self.since_last(busy);
+        let reason = told.map(|told| {
+            format!(
+                "between two tool calls (none was running: a program left running, or a person), what guards this repository was changed (not by loopguard): {told}"
+            )
+        });
+        (now, reason)
+    }
+
+    /// In a git hook (a commit's): what changed on the guard since the last hook read it
+    /// ([`Integrity::since_last`]), put back, kept as the last reading so that it is told
+    /// once; `None` when nothing did, or a session's call is running (its result pins the
+    /// change to that call).
+    pub(super) fn at_git_hook(&self, busy: impl FnOnce() -> bool) -> Option<String> {
+        let (now, told) = self.since_last(busy);
+        let told = told?;
+        self.keep_last(&now);
+        Some(told)
+    }
+
+    /// The surface now, and what changed on the guard since the last hook read it, when
+    /// no call of any session was running then (`busy` says whether one is: that call's
+    /// result will pin the change to it) and `init`/`uninstall` do not explain it — put
+    /// back where it can be: each change and what was done, for people.
+    fn since_last(&self, busy: impl FnOnce() -> bool) -> (Surface, Option<String>) {
         let store = self.place.common_dir.join("loopguard");
         // Before the first call: the surface as `init` left it.
         let last = read_snapshot(&self.last_path())
@@ -99,11 +122,7 @@ impl Integrity {
             .map(|c| format!("{c} ({})", self.restore(c)))
             .collect();
         let now = Surface::snapshot(&self.place, Some(&now));
-        let reason = format!(
-            "between two tool calls (none was running: a program left running, or a person), what guards this repository was changed (not by loopguard): {}",
-            told.join("; ")
-        );
-        (now, Some(reason))
+        (now, Some(told.join("; ")))
     }
 
     /// Before the call `call` of the session `key` runs: `surface` (the surface now,
@@ -328,9 +347,12 @@ impl Integrity {
             .into_iter()
             .filter(|k| values(before, k) != values(after, k))
             .collect();
-        let (formats, keys): (Vec<&String>, Vec<&String>) = changed
-            .into_iter()
-            .partition(|k| k.starts_with("extensions."));
+        let (formats, keys): (Vec<&String>, Vec<&String>) = changed.into_iter().partition(|k| {
+            matches!(
+                k.as_str(),
+                "extensions.refstorage" | "extensions.objectformat"
+            )
+        });
         let mut said = Vec::new();
         if !keys.is_empty() {
             let kept = std::fs::read(path).ok().and_then(|bytes| {
