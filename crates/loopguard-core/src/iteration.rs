@@ -121,6 +121,12 @@ pub struct ToolCall {
     /// The normalised first error line of a failed call that is no test run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// sha256 (hex, 16 digits) of what a failed call that is no test run printed, every
+    /// line normalised as a failure signature is: its effect, by which two failures are
+    /// the same whatever the spelling of the command that failed. `None` for a success,
+    /// a test run, and a failure that printed nothing (its exit status is all there is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
     /// Tokens the model used for this call, where the transcript says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
@@ -131,9 +137,15 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// Whether `other` is the same call with the same outcome.
+    /// Whether `other` is the same call with the same outcome. Two failures are one when
+    /// they printed the same ([`ToolCall::evidence`]), whatever the commands' spelling;
+    /// the action (a command's words) decides only where the failure printed nothing.
     pub fn same_as(&self, other: &ToolCall) -> bool {
-        self.action == other.action && self.outcome == other.outcome
+        let same_effect = self.failed
+            && other.failed
+            && self.evidence.is_some()
+            && self.evidence == other.evidence;
+        self.outcome == other.outcome && (same_effect || self.action == other.action)
     }
 }
 

@@ -205,14 +205,15 @@ fn research_loop(cli: Cli, search: Step) {
 }
 
 /// The same failing command (no test run) again and again trips at the third, spelled
-/// differently each time (extra spaces, a variable before it, `bash -c`): one command.
+/// differently each time (a `cd` before it, a variable, a redirection, `bash -c`): one
+/// command, by what it printed.
 fn a_repeated_failing_command_trips(cli: Cli) {
     repeated_failure(
         cli,
         [
             "ls data/",
-            "ls   data/",
-            "LC_ALL=C ls data/",
+            "cd . && ls data/",
+            "LC_ALL=C ls data/ 2>&1",
             "bash -c 'ls data/'",
         ],
         "No such file or directory",

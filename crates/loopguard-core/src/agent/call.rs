@@ -274,10 +274,14 @@ impl CallInput {
             .filter(|t| t.fails())
             .and_then(|t| t.first_error.as_deref())
             .and_then(|m| printed_line(&text, m));
+        // A failure's effect: all it printed, normalised (not its spelling, nor its status).
+        let evidence = (failed && test.is_none() && !text.trim().is_empty())
+            .then(|| super::files::digest(&format!("printed\0{}", normalize_output(&text))));
         CallOutcome {
             failed,
             code,
             error,
+            evidence,
             test,
             printed,
             digest: super::files::digest(&digest_of),
@@ -292,6 +296,10 @@ pub struct CallOutcome {
     pub code: Option<i32>,
     /// The normalised first error line of a failure that is no test run.
     pub error: Option<String>,
+    /// A digest of all a failure that is no test run printed, normalised: the same
+    /// failure whatever the command's spelling (`None`: a success, a test run, a failure
+    /// that printed nothing).
+    pub evidence: Option<String>,
     /// The test result, when the call ran tests.
     pub test: Option<TestEvidence>,
     /// The first failure's error line of a failing test run as the runner printed it

@@ -289,6 +289,7 @@ fn iteration_with(
         failed: outcome.failed,
         agent: call.agent.clone(),
         error: outcome.error.clone(),
+        evidence: outcome.evidence.clone(),
         tokens,
         id: call.id.clone(),
     });

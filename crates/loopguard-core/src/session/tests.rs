@@ -706,3 +706,69 @@ fn a_resumed_session_is_told_one_thing() {
         );
     }
 }
+
+/// One failing command in any spelling is one command (issue 26, item 4): judged by what
+/// it printed, normalised, not by its words. Spellings no rewriting of words reaches (a
+/// `cd`, a redirection, a subshell, `timeout`, `exec`, another flag) fail the same way and
+/// trip at the third; commands that fail differently never merge, and a failure that
+/// printed nothing is judged by its command's words.
+#[test]
+fn one_failing_command_in_any_spelling_is_one_command() {
+    let out = "make: *** No rule to make target 'al'.  Stop.\n";
+    let spellings = [
+        "make al",
+        "cd . && make al",
+        "make al 2>&1",
+        "(make al)",
+        "timeout 60 make al",
+        "exec make al",
+        "make -C . al",
+        "make al | cat",
+    ];
+    for pair in spellings.windows(3) {
+        let mut s = S::new();
+        for (i, cmd) in pair.iter().enumerate() {
+            s.post(bash(cmd, out, 2));
+            if i < 2 {
+                assert_eq!(s.rule(), None, "{pair:?}");
+            }
+        }
+        assert_eq!(s.rule(), Some(RuleName::SameError), "{pair:?}");
+    }
+    // Failing differently: another target, another program, the same program elsewhere.
+    let mut s = S::new();
+    for (cmd, printed) in [
+        ("make al", out),
+        (
+            "make all",
+            "make: *** No rule to make target 'all'.  Stop.\n",
+        ),
+        (
+            "ls data/",
+            "ls: cannot access 'data/': No such file or directory\n",
+        ),
+        ("cat data.csv", "cat: data.csv: No such file or directory\n"),
+        (
+            "python3 run.py",
+            "Traceback (most recent call last):\nModuleNotFoundError: No module named 'yaml'\n",
+        ),
+        (
+            "python3 run.py",
+            "Traceback (most recent call last):\nKeyError: 'name'\n",
+        ),
+        ("make al", out),
+    ] {
+        s.post(bash(cmd, printed, 2));
+        assert_eq!(s.rule(), None, "{cmd}: {:?}", s.run.breaker().reason());
+    }
+    // Printed nothing: two commands whose exit status alone says they failed are two.
+    let mut s = S::new();
+    for cmd in ["test -d data", "test -f data.csv", "test -e data.json"] {
+        s.post(bash(cmd, "", 1));
+    }
+    assert_eq!(s.rule(), None, "{:?}", s.run.breaker().reason());
+    for _ in 0..3 {
+        s.post(bash("test -d data", "", 1));
+    }
+    assert_eq!(s.rule(), Some(RuleName::SameError));
+}
