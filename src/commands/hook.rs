@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::error::{HookError, exit};
 use crate::git::Repo;
 use crate::iteration::{CommitId, IterationKind};
-use crate::report::text;
+use crate::report::{NearWarning, text};
 use crate::run::Run;
 use crate::store::{Durability, Peeked, Store, branch_key_bytes};
 
@@ -303,26 +303,25 @@ fn post_commit(ctx: &Ctx) -> Result<()> {
     ws.mark_recorded(&run);
     ws.say_past_the_gates(&run, run.recorded() - recorded_before);
     // (Most commits change nothing but the run: no status to build, nothing to say.)
-    if !events.is_empty() {
+    // (The announcement carries the warnings one step before a trip; without events no
+    // status is built, and the warnings are judged alone.)
+    if events.is_empty() {
+        warn_before_trip(&ws, run);
+    } else {
         let s = ws.status(&run, &[]);
         aftermath::announce(&ws, &events, &s);
     }
-    warn_before_trip(&ws, run, &events);
     Ok(())
 }
 
 /// One commit before a rule would open the breaker, the agent reads what is repeating in
 /// git's output (agents read it), while it can still get out by itself.
-fn warn_before_trip(ws: &Workspace<'_>, mut run: Run, events: &[crate::breaker::Event]) {
-    if run.is_open() || events.iter().any(|e| e.kind.opens()) {
+fn warn_before_trip(ws: &Workspace<'_>, mut run: Run) {
+    if run.is_open() {
         return;
     }
     for near in run.near_trips(&ws.config) {
-        ws.note(&format!(
-            "loopguard: warning ({}): {}; the next such attempt opens the breaker and refuses commits — change approach, or ask the user",
-            near.rule,
-            crate::sanitize::printable(&near.reason)
-        ));
+        ws.note(&NearWarning::in_run(&near, &ws.config, &run).line(crate::sanitize::printable));
     }
 }
 

@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::breaker::{Event, State};
 use crate::cli::{AgentHookArgs, ReportFormat};
 use crate::config::{Config, Unit};
-use crate::documents::{BranchBreaker, HookAnswer, SessionLine};
+use crate::documents::{BranchBreaker, EdgeRow, HookAnswer, SessionLine};
 use crate::error::{InputError, exit};
 use crate::iteration::Iteration;
 use crate::report::{Status, markdown, text};
@@ -714,19 +714,7 @@ pub(super) fn status(ctx: &Ctx, id: &str, json_out: bool, exit_code: bool) -> Re
 
 /// Each edge (sub-agent) with its count and latest reasons.
 fn edges_text(run: &Run) -> String {
-    let mut out = String::new();
-    for (name, e) in &run.usage.edges {
-        let _ = writeln!(
-            out,
-            "edge {}: {} without progress",
-            crate::sanitize::printable(name),
-            Unit::ToolCall.count(e.count)
-        );
-        for r in &e.reasons {
-            let _ = writeln!(out, "  - {}", crate::sanitize::printable(r));
-        }
-    }
-    out
+    text::edges(&EdgeRow::of(run), Unit::ToolCall)
 }
 
 /// `report --session ID`: the same Status document as a branch's report, over every call
@@ -746,27 +734,15 @@ pub(super) fn report(ctx: &Ctx, id: &str, format: &ReportFormat) -> Result<u8> {
     let calls = session::all_calls(&run, dropped.clone());
     let s = session_status(&ws.config.for_sessions(), &run, dropped, &events, ws.now())
         .with_session(&run);
-    let edges = edges_text(&run);
     if format.html {
         print(&crate::report::html::page(&s))?;
     } else if format.json {
         let own: Vec<Event> = events.into_iter().filter(|e| e.run == run.id).collect();
         print_json(&s.with_history(&calls).with_events(&own).to_json())?;
     } else if format.markdown || (!format.text && !ctx.settings.stdout_tty) {
-        let mut md = markdown::report(&s);
-        if !edges.is_empty() {
-            md.push_str("\n## Edges\n\n```text\n");
-            md.push_str(&edges);
-            md.push_str("```\n");
-        }
-        print(&md)?;
+        print(&markdown::report(&s))?;
     } else {
-        let mut out = text::report(&s);
-        if !edges.is_empty() {
-            out.push('\n');
-            out.push_str(&edges);
-        }
-        print(&out)?;
+        print(&text::report(&s))?;
     }
     Ok(exit::OK)
 }
@@ -867,18 +843,7 @@ pub(super) fn replay_transcript(
     } else {
         let mut out = text::verdict(&s);
         out.push_str(&edges_text(&judged.run));
-        for a in &judged.answers {
-            let _ = writeln!(
-                out,
-                "{} {}: {}",
-                a.after.as_deref().unwrap_or("-"),
-                a.event,
-                crate::sanitize::printable(&a.text)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-            );
-        }
+        out.push_str(&text::answers(&judged.answers));
         print(&out)?;
     }
     Ok(if open { exit::TRIPPED } else { exit::OK })

@@ -48,4 +48,5 @@ mod shapes;
 mod slow;
 mod undo;
 mod untrusted_text;
+mod wording;
 mod working_tree;

@@ -75,7 +75,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     pr_state.state.apply_to(&mut history, &placed);
     let seen = &pr_state.state.seen;
     let judgement = judge_seen(&config, history, "ci", now, |id| seen.get(id).copied());
-    let status = Status::of_judgement(&config, &judgement);
+    let status = Status::of_judgement(&config, &judgement).in_pull_request(&config.github.label);
     let before = match &pr_state.trust {
         Trust::Sealed => pr_state.state.last.as_ref().map(|v| v.state),
         // The comment's own verdict is not trusted: what this push changed, from the
@@ -110,7 +110,7 @@ pub(super) fn ci(ctx: &Ctx, args: CiArgs) -> Result<u8> {
     pr_state.state.last = Some(verdict);
 
     // Write.
-    s.write_local(&config, &status, pr.as_ref(), change, &pr_state)?;
+    s.write_local(&status, pr.as_ref(), change, &pr_state)?;
     if let Some(pr) = &pr {
         let to = PrWrites {
             config: &config,

@@ -44,7 +44,6 @@ struct IssueText {
 impl Session<'_> {
     fn view<'a>(
         &'a self,
-        config: &'a Config,
         status: &'a Status,
         pr: Option<u64>,
         change: Change,
@@ -56,7 +55,6 @@ impl Session<'_> {
             head: self.trigger.head_sha.as_str(),
             change,
             issue,
-            label: &config.github.label,
             notes: &self.notes,
             loop_cost: self.loop_cost.as_ref().map(|c| c as _),
         }
@@ -105,14 +103,12 @@ impl Session<'_> {
     /// Outputs, summary, annotation and the log: the step's own files, always written.
     pub(super) fn write_local(
         &self,
-        config: &Config,
         status: &Status,
         pr: Option<&PullRequest>,
         change: Change,
         pr_state: &PrState,
     ) -> Result<()> {
         let view = self.view(
-            config,
             status,
             pr.map(|p| p.number),
             change,
@@ -218,7 +214,7 @@ impl Session<'_> {
     fn issue_text(&self, to: &PrWrites<'_>, pr_state: &PrState) -> IssueText {
         let number = pr_state.state.issue.as_ref().map(|i| i.number);
         let (title, markdown) = self
-            .view(to.config, to.status, Some(to.pr.number), to.change, number)
+            .view(to.status, Some(to.pr.number), to.change, number)
             .issue(to.pr.number);
         let body = render_issue_body(to.pr.number, &markdown);
         IssueText {
@@ -294,13 +290,7 @@ impl Session<'_> {
     ) -> Result<()> {
         let issue_now = pr_state.state.issue.as_ref().map(|i| i.number);
         let visible = self
-            .view(
-                to.config,
-                to.status,
-                Some(to.pr.number),
-                to.change,
-                issue_now,
-            )
+            .view(to.status, Some(to.pr.number), to.change, issue_now)
             .comment();
         let sticky = |source| GitHubError::Sticky {
             pr: to.pr.number,

@@ -67,7 +67,7 @@ fn a_loop_is_warned_tripped_refused_and_its_false_done_blocked(cli: Cli) {
     let warning = told.after_call(1);
     assert_has(
         &warning,
-        "loopguard: warning (same_error): the same failure in your last 2 test runs",
+        "loopguard: warning (same_error): the same failure (pytest: tests/test_wc.py::test_count, AssertionError: assert <n> == <n>) in 2 test runs in a row;",
     );
     assert_has(
         &warning,

@@ -22,9 +22,9 @@ fn a_looping_claude_session_is_warned_stopped_and_resumed_by_a_prompt() {
     assert!(a.edit("src/wc.py", STUCK, "    return len(s) - 1").silent());
     let warned = a.pytest("python -m pytest tests/test_wc.py", FAIL);
     let text = warned.text();
-    assert!(
-        text.contains("the same failure in your last 2 test runs (tests/test_wc.py::test_count: E assert 3 == 2); one more opens the breaker"),
-        "{text}"
+    assert_eq!(
+        text,
+        "loopguard: warning (same_error): the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2) in 2 test runs in a row; one more opens the breaker and stops this session's tool calls — change approach, or ask the user"
     );
     assert!(
         a.edit(

@@ -24,7 +24,7 @@ pub use duration::{format_duration, parse_duration};
 pub use profile::Profile;
 pub(crate) use raw::{BoundedMap, Globs};
 pub use session::SessionSettings;
-pub use unit::{Counted, Unit};
+pub use unit::{Counted, Unit, plural, times};
 
 pub use crate::rules::budget::BudgetRule;
 pub use crate::rules::constraint::ConstraintRule;

@@ -66,6 +66,36 @@ pub struct Counted {
     unit: Unit,
 }
 
+impl Counted {
+    /// `3 iterations in a row`; one alone is no row: `1 iteration`.
+    pub fn in_a_row(self) -> String {
+        if self.n == 1 {
+            self.to_string()
+        } else {
+            format!("{self} in a row")
+        }
+    }
+
+    /// Whether it is one.
+    pub fn is_one(self) -> bool {
+        self.n == 1
+    }
+}
+
+/// How often, in words: `once`, `twice`, `3 times`.
+pub fn times(n: u64) -> String {
+    match n {
+        1 => "once".to_owned(),
+        2 => "twice".to_owned(),
+        n => format!("{n} times"),
+    }
+}
+
+/// `n` of a thing whose plural is `many`: `1 test run`, `2 test runs`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 impl fmt::Display for Counted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let word = if self.n == 1 {
@@ -88,6 +118,16 @@ mod tests {
         assert_eq!(Unit::ToolCall.count(2u64).to_string(), "2 tool calls");
         assert_eq!(Unit::ToolCall.count(1u64).to_string(), "1 tool call");
         assert_eq!(Unit::ToolCall.heading(), "Tool calls");
+        assert_eq!(
+            Unit::Iteration.count(3u64).in_a_row(),
+            "3 iterations in a row"
+        );
+        assert_eq!(Unit::Iteration.count(1u64).in_a_row(), "1 iteration");
+        assert_eq!(
+            [1, 2, 3].map(super::times),
+            ["once", "twice", "3 times"].map(String::from)
+        );
+        assert_eq!(super::plural(1, "test run", "test runs"), "1 test run");
         assert_eq!(Unit::Iteration.id_column(), "commit");
     }
 }

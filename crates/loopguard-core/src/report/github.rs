@@ -12,7 +12,7 @@ use super::markdown::{self, failure, iterations};
 use super::{Row, Status, picture, text};
 use crate::breaker::{EventKind, State};
 use crate::ids::Signature;
-use crate::rules::RuleName;
+use crate::rules::{Involves, RuleName};
 use crate::sanitize::{code_span, inline};
 
 /// Iteration rows shown in comments and summaries.
@@ -57,8 +57,6 @@ pub struct PrView<'a> {
     pub change: Change,
     /// The stuck-loop issue, when one is filed.
     pub issue: Option<u64>,
-    /// The label a maintainer removes to resume.
-    pub label: &'a str,
     /// Things the reader should know (a log that expired, a glob that matched nothing);
     /// untrusted.
     pub notes: &'a [String],
@@ -132,7 +130,8 @@ impl PrView<'_> {
             md.push_str(&picture);
         }
         md.push('\n');
-        md.push_str(&self.what_now());
+        let next = self.what_now() + &self.warnings();
+        md.push_str(next.trim_start_matches('\n'));
         md.push('\n');
         md.push_str(&markdown::counters(s, true));
         md.push_str(&iterations(&s.rows, s.unit, TABLE_ROWS));
@@ -151,28 +150,46 @@ impl PrView<'_> {
         md
     }
 
+    /// What comes next ([`Status::next`]), or how the breaker closed since the last run.
     fn what_now(&self) -> String {
         let s = self.s();
-        let label = code_span(self.label, false);
-        match (s.state, s.rule) {
-            (State::Open, _) if s.aborted => {
-                "**What now:** the run was aborted (`on_trip.action: abort`); a maintainer takes over.\n".to_owned()
+        if let Some(next) = s.next() {
+            let mut md = format!("**What now:** {}.\n", next.now);
+            if !next.ways.is_empty() {
+                md.push_str("\n**Ways out:**\n\n");
+                for way in &next.ways {
+                    let _ = writeln!(md, "- {way}");
+                }
             }
-            (State::Open, Some(RuleName::Constraint)) => format!(
-                "**What now:** the agent changed what guards it (the protected paths, or test skips or deletions). A maintainer reviews the change and removes the {label} label to let the agent go on.\n"
-            ),
-            (State::Open, _) => format!(
-                "**What now:** a push that mends the failure (tests pass, or a different failure) closes the breaker by itself. Removing the {label} label lets the agent try again: the next push decides.\n"
-            ),
-            (State::HalfOpen, _) => format!("**What now:** {}.\n", s.after_resume("push")),
-            (State::Closed, _) if s.escalated() => {
-                "**What now:** hand the task to the next model (the `next-model` output); it starts with fresh counters. Another trip escalates again, or on the last model stops the agent.\n".to_owned()
-            }
-            (State::Closed, _) if self.change == Change::Recovered => {
-                format!("**Recovered:** {}\n", self.recovery())
-            }
-            (State::Closed, _) => String::new(),
+            return md;
         }
+        if s.state == State::Closed && self.change == Change::Recovered {
+            return format!("**Recovered:** {}\n", self.recovery());
+        }
+        String::new()
+    }
+
+    /// The warnings one step before a trip, then the rules that only warn.
+    fn warnings(&self) -> String {
+        let s = self.s();
+        let mut lines: Vec<String> = s
+            .near_warnings()
+            .iter()
+            .map(|w| format!("`{}`: {}", w.rule, w.says(inline)))
+            .collect();
+        lines.extend(
+            s.warnings
+                .iter()
+                .map(|w| format!("`{}`: {}", w.rule, inline(&w.reason))),
+        );
+        if lines.is_empty() {
+            return String::new();
+        }
+        let mut md = String::from("\n**Warnings:**\n\n");
+        for line in lines {
+            let _ = writeln!(md, "- {line}");
+        }
+        md
     }
 
     /// How the breaker closed, from the last close.
@@ -304,21 +321,23 @@ impl PrView<'_> {
     }
 }
 
-/// The attempts the tripping rule counted: the violating ones for `constraint`, else the
-/// newest `count` of them.
+/// The attempts the tripping rule counted, as its descriptor says ([`Involves`]): those
+/// that broke it, or the newest `count` of them.
 fn involved(s: &Status, rule: Option<RuleName>) -> Vec<&Row> {
-    if rule == Some(RuleName::Constraint) {
-        return s
+    match rule.map(|r| r.descriptor().involves) {
+        Some(Involves::Violating) => s
             .rows
             .iter()
             .filter(|r| r.violates)
             .take(INVOLVED_ROWS)
-            .collect();
+            .collect(),
+        Some(Involves::Latest) | None => {
+            let count = rule
+                .and_then(|r| s.counters.get(&r))
+                .map_or(1, |c| c.count as usize)
+                .clamp(1, INVOLVED_ROWS);
+            let start = s.rows.len().saturating_sub(count);
+            s.rows[start..].iter().collect()
+        }
     }
-    let count = rule
-        .and_then(|r| s.counters.get(&r))
-        .map_or(1, |c| c.count as usize)
-        .clamp(1, INVOLVED_ROWS);
-    let start = s.rows.len().saturating_sub(count);
-    s.rows[start..].iter().collect()
 }

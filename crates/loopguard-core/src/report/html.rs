@@ -72,6 +72,7 @@ pub fn page(s: &Status) -> String {
     }
     h.push_str(&counters(s));
     h.push_str(&warnings(s));
+    h.push_str(&edges(s));
     h.push_str(&iterations(s, &points));
     h.push_str(&events(s));
     h.push_str("</body></html>\n");
@@ -127,15 +128,15 @@ fn facts(s: &Status) -> String {
             escape(reason)
         );
     }
-    let next = super::text::next_step(s);
-    if let Some((now, _)) = &next {
-        let _ = writeln!(h, "<dt>Now</dt><dd>{}</dd>", with_code(now));
+    let next = s.next();
+    if let Some(next) = &next {
+        let _ = writeln!(h, "<dt>Now</dt><dd>{}</dd>", with_code(&next.now));
     }
     h.push_str("</dl>\n");
-    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+    if let Some(next) = next.filter(|n| !n.ways.is_empty()) {
         h.push_str("<h2>Ways out</h2>\n<ul>\n");
-        for way in ways {
-            let _ = writeln!(h, "<li>{}</li>", with_code(&way));
+        for way in &next.ways {
+            let _ = writeln!(h, "<li>{}</li>", with_code(way));
         }
         h.push_str("</ul>\n");
     }
@@ -375,11 +376,46 @@ fn counters(s: &Status) -> String {
     h
 }
 
+/// The harness's edges with their latest reasons (see [`super::text::edges`]).
+fn edges(s: &Status) -> String {
+    let Some(edges) = s.edges.as_deref().filter(|e| !e.is_empty()) else {
+        return String::new();
+    };
+    let mut h = String::from("<h2>Edges</h2>\n<ul>\n");
+    for e in edges {
+        let _ = write!(
+            h,
+            "<li><strong>{}</strong>: {} without progress",
+            escape(&e.edge),
+            super::text::taken(e.count, s.unit)
+        );
+        if !e.reasons.is_empty() {
+            h.push_str("<ul>");
+            for r in &e.reasons {
+                let _ = write!(h, "<li>{}</li>", escape(r));
+            }
+            h.push_str("</ul>");
+        }
+        h.push_str("</li>\n");
+    }
+    h.push_str("</ul>\n");
+    h
+}
+
 fn warnings(s: &Status) -> String {
-    if s.warnings.is_empty() && s.notes.is_empty() {
+    let near = s.near_warnings();
+    if near.is_empty() && s.warnings.is_empty() && s.notes.is_empty() {
         return String::new();
     }
     let mut h = String::from("<h2>Warnings and notes</h2>\n<ul>\n");
+    for w in &near {
+        let _ = writeln!(
+            h,
+            "<li><strong>{}</strong>: {}</li>",
+            w.rule,
+            w.says(escape)
+        );
+    }
     for w in &s.warnings {
         let _ = writeln!(
             h,

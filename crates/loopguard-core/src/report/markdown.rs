@@ -40,9 +40,9 @@ pub fn report(s: &Status) -> String {
         };
         let _ = writeln!(md, "- **Model:** {}{last}", cell(m));
     }
-    let next = super::text::next_step(s);
-    if let Some((now, _)) = &next {
-        let _ = writeln!(md, "- **Now:** {now}");
+    let next = s.next();
+    if let Some(next) = &next {
+        let _ = writeln!(md, "- **Now:** {}", next.now);
     }
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = write!(md, "\n## Stop reason\n\n**{rule}**: {}\n", cell(reason));
@@ -51,9 +51,9 @@ pub fn report(s: &Status) -> String {
             md.push_str(&failure(t));
         }
     }
-    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+    if let Some(next) = next.filter(|n| !n.ways.is_empty()) {
         md.push_str("\n## Ways out\n\n");
-        for way in ways {
+        for way in &next.ways {
             let _ = writeln!(md, "- {way}");
         }
     }
@@ -81,8 +81,12 @@ pub fn report(s: &Status) -> String {
     }
     md.push_str("\n## Counters\n\n");
     md.push_str(&counters(s, false));
-    if !s.warnings.is_empty() || !s.notes.is_empty() {
+    let near = s.near_warnings();
+    if !near.is_empty() || !s.warnings.is_empty() || !s.notes.is_empty() {
         md.push_str("\n## Warnings and notes\n\n");
+        for w in &near {
+            let _ = writeln!(md, "- **{}**: {}", w.rule, w.says(cell));
+        }
         for w in &s.warnings {
             let _ = writeln!(md, "- **{}**: {}", w.rule, cell(&w.reason));
         }
@@ -90,8 +94,30 @@ pub fn report(s: &Status) -> String {
             let _ = writeln!(md, "- **{}**: {}", n.rule, cell(&n.text));
         }
     }
+    md.push_str(&edges(s));
     md.push_str(&iterations(&s.rows, s.unit, 12));
     md.push_str(&events(s));
+    md
+}
+
+/// The harness's edges with their latest reasons (see [`super::text::edges`]); empty when
+/// there are none.
+fn edges(s: &Status) -> String {
+    let Some(edges) = s.edges.as_deref().filter(|e| !e.is_empty()) else {
+        return String::new();
+    };
+    let mut md = String::from("\n## Edges\n\n");
+    for e in edges {
+        let _ = writeln!(
+            md,
+            "- **{}**: {} without progress",
+            cell(&e.edge),
+            super::text::taken(e.count, s.unit)
+        );
+        for r in &e.reasons {
+            let _ = writeln!(md, "  - {}", cell(r));
+        }
+    }
     md
 }
 

@@ -18,9 +18,12 @@
 pub mod github;
 pub mod html;
 pub mod markdown;
+pub mod next;
 pub mod picture;
 pub mod session;
 pub mod text;
+
+pub use next::{NearWarning, Next, RunKind, WayOut, after_resume};
 
 use std::collections::BTreeMap;
 
@@ -30,7 +33,7 @@ use crate::breaker::{Breaker, Event, EventKind, State, TerminalStatus};
 use crate::config::{Config, Profile, RuleAction, TripAction, Unit};
 use crate::ids::CommitId;
 use crate::iteration::{Iteration, TestEvidence};
-use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, Recovery, RuleName};
+use crate::rules::{Counter, Evaluation, Facts, LoopingFailure, NearTrip, RuleName};
 use crate::run::{Inherited, Judgement, PinnedConfig, Run};
 
 use session::{BranchBreaker, EdgeRow, HookAnswer, SessionLine, SessionRef};
@@ -61,63 +64,6 @@ pub struct Warning {
 pub struct Note {
     pub rule: RuleName,
     pub text: String,
-}
-
-/// A way out of an open breaker: what closes it or lets the agent try again. Which exist
-/// depends on the rule that tripped (its [`Recovery`]), on `on_trip` and on whether the
-/// run was aborted; the refusals and the trip message name exactly these, and nothing
-/// else.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WayOut {
-    /// New code whose tests pass, or fail differently: `loopguard run -- <tests>` on
-    /// changed code (the commit is refused while the breaker blocks; the working tree is
-    /// tested).
-    TestsChange,
-    /// A commit that really changes the code (commits go on: `on_trip.action: alert`).
-    NewCommit,
-    /// The harness reports progress on its edges (`event --progress`; under `alert`).
-    HarnessProgress,
-    /// `on_trip.cooldown` passes: the next attempt decides.
-    Cooldown,
-    /// A person lets the agent try again: `loopguard resume` (in CI, removing the label).
-    Resume,
-    /// A person starts a new run: `loopguard reset`.
-    Reset,
-    /// A coding agent's session: the user's next prompt starts a new episode (the breaker
-    /// is half-open, the loop counters start again).
-    Prompt,
-}
-
-impl WayOut {
-    /// The ways out of a breaker in `state` that `rule` opened (see [`WayOut`]).
-    pub fn of(
-        state: State,
-        rule: Option<RuleName>,
-        action: TripAction,
-        aborted: bool,
-        cooldown: bool,
-    ) -> Vec<WayOut> {
-        if aborted {
-            return vec![WayOut::Reset];
-        }
-        let Some(rule) = rule.filter(|_| state == State::Open) else {
-            return Vec::new();
-        };
-        // Under `alert` commits and harness steps go on; otherwise they are refused.
-        let goes_on = action == TripAction::Alert;
-        let mut ways = match rule.descriptor().recovery {
-            Recovery::TestsChange => vec![WayOut::TestsChange],
-            Recovery::NewCode if goes_on => vec![WayOut::NewCommit],
-            Recovery::HarnessProgress if goes_on => vec![WayOut::HarnessProgress],
-            Recovery::NewCode | Recovery::HarnessProgress | Recovery::Person => Vec::new(),
-        };
-        if cooldown {
-            ways.push(WayOut::Cooldown);
-        }
-        ways.extend([WayOut::Resume, WayOut::Reset]);
-        ways
-    }
 }
 
 /// How a failing attempt's failure compares with the failure before it (the newest
@@ -197,6 +143,13 @@ pub struct Status {
     /// What closes the breaker or lets the agent try again, while it is open (see
     /// [`WayOut`]); empty otherwise.
     pub ways_out: Vec<WayOut>,
+    /// What kind of run this is (a branch, a session, a pull request): the words of "now",
+    /// of the ways out and of the warnings (see [`next`]).
+    #[serde(skip)]
+    pub kind: RunKind,
+    /// The rules one step before a trip, while the breaker is closed.
+    #[serde(skip)]
+    pub near: Vec<NearTrip>,
     /// The config the run is judged by (stored runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<ConfigInForce>,
@@ -296,14 +249,10 @@ pub struct Source<'a> {
     pub events: &'a [Event],
     pub run: Option<&'a str>,
     pub branch: Option<&'a str>,
+    pub kind: RunKind,
 }
 
 impl Status {
-    /// What decides a half-open breaker, in a sentence ([`after_resume`]).
-    pub fn after_resume(&self, attempt: &str) -> String {
-        after_resume(self.rule, attempt)
-    }
-
     /// The document of a stored run, with the events of its log: the branch's log holds
     /// the runs before a reset too, and only this run's own are its story.
     pub fn of_run(config: &Config, run: &Run, events: &[Event]) -> Status {
@@ -320,16 +269,19 @@ impl Status {
             events: &own,
             run: Some(&run.id),
             branch: run.branch.as_deref(),
+            kind: RunKind::of(run),
         });
         s.config = run.pinned_config.as_ref().map(ConfigInForce::of);
         s.inherited = run.inherited.clone();
+        s.near = near(config, run, facts.all(), &evaluation);
+        s.edges = (!run.usage.edges.is_empty()).then(|| EdgeRow::of(run));
         s
     }
 
     /// The document of a judged history (`check`, `replay`, `ci`).
     pub fn of_judgement(config: &Config, j: &Judgement) -> Status {
         let facts = j.run.facts_now(config);
-        Status::build(&Source {
+        let mut s = Status::build(&Source {
             config,
             history: j.run.iterations(),
             facts: facts.all(),
@@ -339,7 +291,27 @@ impl Status {
             events: &j.events,
             run: None,
             branch: None,
-        })
+            kind: RunKind::Branch,
+        });
+        s.near = near(config, &j.run, facts.all(), &j.evaluation);
+        s
+    }
+
+    /// The same document about a pull request judged in CI, whose maintainers remove
+    /// `label` to resume: its ways out and its words are CI's.
+    pub fn in_pull_request(mut self, label: &str) -> Status {
+        self.kind = RunKind::PullRequest {
+            label: label.to_owned(),
+        };
+        self.ways_out = WayOut::of(
+            self.state,
+            self.rule,
+            self.action,
+            self.aborted,
+            self.cooldown.is_some(),
+            &self.kind,
+        );
+        self
     }
 
     pub fn build(s: &Source<'_>) -> Status {
@@ -389,7 +361,10 @@ impl Status {
                 s.config.on_trip.action,
                 b.is_aborted(),
                 s.config.on_trip.cooldown.is_some(),
+                &s.kind,
             ),
+            kind: s.kind.clone(),
+            near: Vec::new(),
             config: None,
             inherited: None,
             history: None,
@@ -531,23 +506,23 @@ impl Status {
     }
 }
 
-/// The failure that loops, for the rules a failure trips.
-/// What decides a half-open breaker tripped by `rule`, in a sentence: the rule's own
-/// recovery (`attempt` names an attempt where it is read: "push" in CI, "tool call" in a
-/// session). The one wording of it, so that what every surface says the next attempt does
-/// is what the breaker does.
-pub fn after_resume(rule: Option<RuleName>, attempt: &str) -> String {
-    if rule.is_some_and(|r| r.descriptor().recovery == Recovery::TestsChange) {
-        format!(
-            "the next {attempt} with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again"
-        )
-    } else {
-        format!(
-            "the next {attempt} decides: progress closes the breaker, another round of the same opens it again"
-        )
+/// The rules one step before a trip of `run` (`facts` its attempts', `evaluation` its
+/// rules'), while its breaker is closed.
+pub fn near(config: &Config, run: &Run, facts: &[Facts], evaluation: &Evaluation) -> Vec<NearTrip> {
+    if run.breaker().state() != State::Closed {
+        return Vec::new();
     }
+    crate::rules::near_trips(
+        config,
+        run.iterations(),
+        facts,
+        run.breaker().baseline(),
+        &run.harness_usage(config),
+        evaluation,
+    )
 }
 
+/// The failure that loops, for the rules a failure trips.
 fn looping_failure(rule: RuleName, history: &[Iteration], facts: &[Facts]) -> Option<TestEvidence> {
     let failing = |f: &&Facts| {
         history[f.index]
@@ -582,7 +557,7 @@ fn rows(history: &[Iteration], facts: &[Facts], before: usize) -> Vec<Row> {
         if let Some(t) = test {
             last_outcome = Some(t.outcome);
         }
-        let mut notes = notes(f, failure, fixed);
+        let mut notes = notes(f, failure, fixed, it.call.is_some());
         if !it.superseded_tests.is_empty() {
             notes.push(format!(
                 "{} earlier test run(s) on amended versions",
@@ -610,10 +585,11 @@ fn rows(history: &[Iteration], facts: &[Facts], before: usize) -> Vec<Row> {
 }
 
 /// What happened in one attempt, in words: to the code, then to the tests, then what the
-/// rules look at besides.
-fn notes(f: &Facts, failure: Option<Failure>, fixed: bool) -> Vec<String> {
+/// rules look at besides. A tool call (`call`) that changes no file is no empty change: most
+/// calls (a test run, a search) change none.
+fn notes(f: &Facts, failure: Option<Failure>, fixed: bool, call: bool) -> Vec<String> {
     let mut n = Vec::new();
-    if f.empty {
+    if f.empty && !call {
         n.push("empty".to_owned());
     }
     if f.whitespace_only {

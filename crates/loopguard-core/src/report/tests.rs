@@ -94,7 +94,7 @@ fn markdown_is_inert() {
 #[test]
 fn a_pr_view_shows_reason_counters_failure_and_iterations() {
     let c = Config::default();
-    let s = status_of(&c, &stuck());
+    let s = status_of(&c, &stuck()).in_pull_request("loopguard:stuck");
     let head = s.rows.last().unwrap().id.to_string();
     let v = PrView {
         status: &s,
@@ -102,7 +102,6 @@ fn a_pr_view_shows_reason_counters_failure_and_iterations() {
         head: &head,
         change: Change::Tripped,
         issue: Some(12),
-        label: "loopguard:stuck",
         notes: &[],
         loop_cost: None,
     };
@@ -196,7 +195,6 @@ fn the_picture_marks_new_and_same_failures_and_the_trip() {
         head: "abc",
         change: Change::Tripped,
         issue: None,
-        label: "loopguard:stuck",
         notes: &[],
         loop_cost: None,
     };

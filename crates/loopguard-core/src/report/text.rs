@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::{Status, WayOut};
-use crate::breaker::{Event, EventKind, State};
-use crate::config::TripAction;
+use super::Status;
+use super::session::{EdgeRow, HookAnswer};
+use crate::breaker::{Event, EventKind};
+use crate::config::Unit;
 use crate::iteration::TestEvidence;
 use crate::sanitize::printable;
 
@@ -48,7 +49,7 @@ pub fn status(s: &Status) -> String {
             "  {:<17} {:<24} {}{mark}",
             rule.as_str(),
             c.describe(),
-            rule.descriptor().counts
+            c.what(*rule)
         );
     }
     for w in &s.warnings {
@@ -64,7 +65,7 @@ pub fn status(s: &Status) -> String {
 /// escapes, no markup, no chart only a renderer draws).
 pub fn report(s: &Status) -> String {
     let mut out = String::from("loopguard report\n\n");
-    let next = next_step(s);
+    let next = s.next();
     let mut fact = |name: &str, value: &str| {
         let _ = writeln!(out, "{:<12}{value}", format!("{name}:"));
     };
@@ -81,8 +82,8 @@ pub fn report(s: &Status) -> String {
     if let Some(m) = model(s) {
         fact("model", &m);
     }
-    if let Some((now, _)) = &next {
-        fact("now", now);
+    if let Some(next) = &next {
+        fact("now", &next.now);
     }
     if let (Some(rule), Some(reason)) = (s.rule, &s.reason) {
         let _ = writeln!(out, "\nstop reason: {rule}: {}", printable(reason));
@@ -90,9 +91,9 @@ pub fn report(s: &Status) -> String {
             out.push_str(&evidence(t, "looping signature"));
         }
     }
-    if let Some((_, ways)) = next.filter(|(_, ways)| !ways.is_empty()) {
+    if let Some(next) = next.filter(|n| !n.ways.is_empty()) {
         out.push_str("\nways out:\n");
-        for way in ways {
+        for way in &next.ways {
             let _ = writeln!(out, "  - {way}");
         }
     }
@@ -110,11 +111,19 @@ pub fn report(s: &Status) -> String {
     }
     out.push_str("\ncounters:\n");
     out.push_str(&counters(s));
+    for w in s.near_warnings() {
+        let _ = writeln!(out, "warning: {}: {}", w.rule, w.says(printable));
+    }
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {}: {}", w.rule, printable(&w.reason));
     }
     for n in &s.notes {
         let _ = writeln!(out, "note: {}: {}", n.rule, printable(&n.text));
+    }
+    let edges = edges(s.edges.as_deref().unwrap_or_default(), s.unit);
+    if !edges.is_empty() {
+        out.push('\n');
+        out.push_str(&edges);
     }
     if !s.rows.is_empty() {
         out.push('\n');
@@ -136,6 +145,34 @@ pub fn report(s: &Status) -> String {
         }
     }
     out
+}
+
+/// The harness's edges (a session's sub-agents, `loopguard event --edge NAME`): each with
+/// how often it was taken without progress, then its latest reasons (untrusted: the
+/// harness gave them). Empty when there are none.
+pub fn edges(edges: &[EdgeRow], unit: Unit) -> String {
+    let mut out = String::new();
+    for e in edges {
+        let _ = writeln!(
+            out,
+            "edge {}: {} without progress",
+            printable(&e.edge),
+            taken(e.count, unit)
+        );
+        for r in &e.reasons {
+            let _ = writeln!(out, "  - {}", printable(r));
+        }
+    }
+    out
+}
+
+/// How often an edge was taken: a session's sub-agent in tool calls (`3 tool calls`), a
+/// branch's harness step in times (`taken twice`).
+pub fn taken(n: u64, unit: Unit) -> String {
+    match unit {
+        Unit::ToolCall => unit.count(n).to_string(),
+        Unit::Iteration => format!("taken {}", crate::config::times(n)),
+    }
 }
 
 /// The facts of one test run, indented under its heading.
@@ -213,10 +250,11 @@ fn unguarded(missing: &[String], some: bool) -> String {
 pub fn verdict(s: &Status) -> String {
     let mut out = status(s);
     for e in &s.transitions {
-        let at = e
-            .iteration
-            .as_ref()
-            .map_or_else(|| "the end".to_owned(), |id| id.short().to_owned());
+        // An event names the newest attempt when it came: none yet, it came first.
+        let at = e.iteration.as_ref().map_or_else(
+            || format!("the start (before the first {})", s.unit.one()),
+            |id| id.short().to_owned(),
+        );
         let what = match e.kind {
             EventKind::Trip => "tripped",
             EventKind::Reopen => "reopened",
@@ -230,6 +268,27 @@ pub fn verdict(s: &Status) -> String {
         };
         let rule = e.rule.map(|r| format!(" ({r})")).unwrap_or_default();
         let _ = writeln!(out, "{what} at {at}{rule}");
+    }
+    out
+}
+
+/// What the hooks would have answered in a replay, one answer after another: the call
+/// it came after (`-`: before the first), the event, then the words the model reads, line
+/// by line as it reads them (untrusted: they quote the session).
+pub fn answers(answers: &[HookAnswer]) -> String {
+    let mut out = String::new();
+    for a in answers {
+        let mut lines = a.text.lines();
+        let _ = writeln!(
+            out,
+            "{} {}: {}",
+            printable(a.after.as_deref().unwrap_or("-")),
+            printable(&a.event),
+            printable(lines.next().unwrap_or(""))
+        );
+        for line in lines {
+            let _ = writeln!(out, "    {}", printable(line));
+        }
     }
     out
 }
@@ -250,7 +309,9 @@ pub fn refusal(s: &Status, branch: &str, what: &str) -> String {
         "  reason: {}",
         printable(s.reason.as_deref().unwrap_or(""))
     );
-    msg.push_str(&ways_out(s, "  "));
+    if let Some(next) = s.next() {
+        msg.push_str(&ways_out(&next.ways, "  "));
+    }
     if let Some(m) = &s.next_model {
         let _ = writeln!(msg, "  model: {}", printable(m));
     }
@@ -258,7 +319,7 @@ pub fn refusal(s: &Status, branch: &str, what: &str) -> String {
 }
 
 /// What one change did to the breaker, for the agent (stderr): trips, closings,
-/// escalations and warnings, and what happens now.
+/// escalations and warnings, what happens now, and the warnings one step before a trip.
 pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
     let mut lines = Vec::new();
     for e in events {
@@ -286,97 +347,34 @@ pub fn announce(events: &[Event], s: &Status) -> Vec<String> {
     if tripped && !escalated {
         lines.push(what_now(s));
     }
+    if !tripped {
+        lines.extend(s.near_warnings().iter().map(|w| w.line(printable)));
+    }
     lines
 }
 
-/// What the breaker does to the agent now, by `on_trip.action`; `None` while it lets the
-/// agent go on (closed or half-open).
-pub fn stance(s: &Status) -> Option<&'static str> {
-    if s.aborted {
-        return Some("the run is aborted: commits and pushes are refused");
-    }
-    match (s.action, s.state) {
-        (_, State::Closed | State::HalfOpen) => None,
-        (TripAction::Alert, State::Open) => {
-            Some("on_trip.action is alert: commits go on, and the breaker stays open")
-        }
-        (TripAction::Escalate, State::Open)
-            if s.rule.is_none_or(crate::breaker::Breaker::escalates) =>
-        {
-            Some("the last model of escalation.models is stuck too: commits and pushes are refused")
-        }
-        (TripAction::Pause | TripAction::Abort | TripAction::Escalate, State::Open) => {
-            Some("commits and pushes are refused")
-        }
-    }
-}
-
-/// What happens after a trip, by `on_trip.action`, and the ways out.
+/// What happens after a trip: where the breaker leaves the agent, and the ways out.
 pub fn what_now(s: &Status) -> String {
-    match stance(s) {
+    match s.next() {
         None => format!("loopguard: the next {} decides", s.unit.one()),
-        Some(head) => format!("loopguard: {head}\n{}", ways_out(s, "  ").trim_end()),
+        Some(next) => {
+            let mut out = format!("loopguard: {}", next.now);
+            if !next.ways.is_empty() {
+                out.push('\n');
+                out.push_str(ways_out(&next.ways, "  ").trim_end());
+            }
+            out
+        }
     }
 }
 
-/// What a report says comes next: where the breaker stands for the agent and the ways out
-/// of it, one sentence each; `None` when nothing waits (the breaker is closed, or a reset
-/// ended the run).
-pub fn next_step(s: &Status) -> Option<(String, Vec<String>)> {
-    if s.reset().is_some() {
-        return None;
-    }
-    match stance(s) {
-        Some(head) => Some((
-            head.to_owned(),
-            s.ways_out.iter().map(|w| way_out(s, *w)).collect(),
-        )),
-        None if s.state == State::HalfOpen => Some((
-            format!("half-open: {}", s.after_resume("attempt")),
-            Vec::new(),
-        )),
-        None => None,
-    }
-}
-
-/// The ways out of the open breaker (see [`super::WayOut`]), one a line, each indented by
-/// `indent`: what the agent can do first, then what only a person does.
-pub fn ways_out(s: &Status, indent: &str) -> String {
+/// The ways out (see [`super::Next`]), one a line, each indented by `indent`.
+fn ways_out(ways: &[String], indent: &str) -> String {
     let mut out = format!("{indent}ways out:\n");
-    for way in &s.ways_out {
-        let _ = writeln!(out, "{indent}- {}", way_out(s, *way));
+    for way in ways {
+        let _ = writeln!(out, "{indent}- {way}");
     }
     out
-}
-
-/// One way out, in a sentence.
-pub fn way_out(s: &Status, way: WayOut) -> String {
-    match way {
-        WayOut::TestsChange => {
-            "change the code and run the tests with `loopguard run -- <test command>`: a run that passes, or fails differently, closes the breaker (a re-run of the same code does not)".to_owned()
-        }
-        WayOut::NewCommit => {
-            "a commit that really changes the code closes the breaker (not a return to an earlier tree or patch, not whitespace, not tests alone)".to_owned()
-        }
-        WayOut::HarnessProgress => {
-            "the harness reports progress on its edges (`loopguard event --edge NAME --progress`)".to_owned()
-        }
-        WayOut::Cooldown => match s.cooldown {
-            Some(c) => format!(
-                "after the cooldown ({}) the next attempt decides",
-                crate::config::format_duration(c)
-            ),
-            None => "after the cooldown the next attempt decides".to_owned(),
-        },
-        WayOut::Resume => format!(
-            "a person lets the agent try again: `loopguard resume` ({})",
-            s.after_resume("attempt")
-        ),
-        WayOut::Reset => "a person starts a new run: `loopguard reset`".to_owned(),
-        WayOut::Prompt => {
-            "the user's next prompt starts a new episode: the loop counters start again".to_owned()
-        }
-    }
 }
 
 /// The recent attempts as plain text (the prompt's help, `report` on a terminal): one

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use super::{Descriptor, Involves, LoopingFailure, Recovery, RuleSettings, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::{MAX_BUDGET_ITERATIONS, Profile, RuleAction, at, positive};
 use crate::error::ConfigError;
@@ -19,6 +19,10 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: false,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Spends {
+        spent: |n, max| format!("{n} of the budget of {max} spent"),
+    },
+    involves: Involves::Latest,
     count,
 };
 

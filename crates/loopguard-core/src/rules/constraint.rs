@@ -23,7 +23,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use super::{Descriptor, Involves, LoopingFailure, Recovery, RuleSettings, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::{
     CI_PATHS, DEFAULT_PROTECTED, GlobKind, Globs, PatternSet, Profile, RuleAction, patterns,
@@ -37,6 +37,8 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: false,
     terminal: TerminalStatus::AbortedConstraint,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Never,
+    involves: Involves::Violating,
     count,
 };
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use super::{Descriptor, Involves, LoopingFailure, Recovery, RuleSettings, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::{
     BoundedMap, MAX_LIST_ENTRIES, MAX_NAME_BYTES, Profile, RuleAction, at, positive,
@@ -23,8 +23,17 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Repeats { nearer },
+    involves: Involves::Latest,
     count,
 };
+
+/// One step nearer: every edge's limit one lower.
+fn nearer(c: &mut crate::config::Config) {
+    let rule = &mut c.rules.edge_loop;
+    super::one_lower(&mut rule.threshold);
+    rule.edges.values_mut().for_each(super::one_lower);
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct EdgeLoopRule {
@@ -131,8 +140,9 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     match &usage.edge {
         Some(e) => Count::new(Counter::at_least(e.count, e.threshold), || {
             format!(
-                "the harness took the edge {} {} times without progress",
-                e.name, e.count
+                "the harness took the edge {} {} without progress",
+                e.name,
+                crate::config::times(e.count)
             )
         }),
         None => Count::new(Counter::at_least(0, rule.threshold.into()), String::new),

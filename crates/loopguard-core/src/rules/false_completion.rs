@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use super::{Descriptor, Involves, LoopingFailure, Recovery, RuleSettings, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::{Profile, RuleAction, positive};
 use crate::error::ConfigError;
@@ -23,8 +23,15 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::NewestFailing,
+    warns: Warns::Repeats { nearer },
+    involves: Involves::Latest,
     count,
 };
+
+/// One step nearer: the limit one lower.
+fn nearer(c: &mut crate::config::Config) {
+    super::one_lower(&mut c.rules.false_completion.threshold);
+}
 
 /// `false_completion`: a count threshold, and whether missing evidence counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,11 +114,13 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             Some(Outcome::Fail) => "while the tests fail",
             _ => "without passing test evidence",
         };
-        format!(
-            "{} in a row claim completion {evidence} (last: {})",
-            w.attempts(claims),
-            w.label(last.index)
-        )
+        let claimed = w.attempts(claims);
+        let claim = if claimed.is_one() {
+            format!("{claimed} claims completion")
+        } else {
+            format!("{claimed} in a row claim completion")
+        };
+        format!("{claim} {evidence} (last: {})", w.label(last.index))
     })
     .with_note(note)
 }

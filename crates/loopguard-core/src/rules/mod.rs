@@ -37,7 +37,7 @@ pub use same_error::describe_failure;
 
 use crate::breaker::TerminalStatus;
 use crate::config::agents::AgentFilter;
-use crate::config::{Config, Profile, RuleAction};
+use crate::config::{Config, Counted, Profile, RuleAction};
 use crate::error::ConfigError;
 use crate::iteration::Iteration;
 
@@ -56,7 +56,40 @@ pub struct Descriptor {
     pub terminal: TerminalStatus,
     /// The failure reports name as the one that loops, while this rule holds the breaker.
     pub looping_failure: LoopingFailure,
+    /// What the warning one step before a trip says (see [`near_trips`]).
+    pub warns: Warns,
+    /// Which attempts a report lists as involved in a trip.
+    pub involves: Involves,
     pub count: fn(&Window<'_>) -> Count,
+}
+
+/// Which attempts a report lists as involved in a trip of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Involves {
+    /// The attempts that broke it.
+    Violating,
+    /// The newest ones, as many as the rule counted.
+    Latest,
+}
+
+/// What the warning one step before a rule trips says, if there is one: the agent reads it
+/// while it can still get out by itself.
+#[derive(Debug, Clone, Copy)]
+pub enum Warns {
+    /// No step before a trip: one attempt is enough (a limit of 1), or the limit is a
+    /// share of the window.
+    Never,
+    /// What repeats: the rule's own reason at a limit one lower (`nearer` lowers the
+    /// rule's limits by one in a config).
+    Repeats { nearer: fn(&mut Config) },
+    /// How much is spent: nothing repeats, an allowance runs out (`spent` words the count,
+    /// in the run's unit, against the limit).
+    Spends { spent: fn(Counted, u64) -> String },
+}
+
+/// Lowers a limit by one, never below 1 (for [`Warns::Repeats`]).
+pub(crate) fn one_lower(n: &mut u32) {
+    *n = n.saturating_sub(1).max(1);
 }
 
 /// What closes a breaker a rule opened, besides a person (`resume`, `reset`, a maintainer
@@ -282,14 +315,35 @@ pub enum Limit {
 pub struct Counter {
     pub count: u64,
     pub limit: Limit,
+    /// What it counts, when not what its rule's descriptor says (a rule with two counts
+    /// shows the one nearer its limit).
+    pub counts: Option<&'static str>,
 }
 
 impl Counter {
     pub fn at_least(count: u64, threshold: u64) -> Counter {
+        Counter::of(count, Limit::AtLeast(threshold))
+    }
+
+    pub fn of(count: u64, limit: Limit) -> Counter {
         Counter {
             count,
-            limit: Limit::AtLeast(threshold),
+            limit,
+            counts: None,
         }
+    }
+
+    /// The same counter, counting `what` (see [`Counter::counts`]).
+    pub fn counting(self, what: &'static str) -> Counter {
+        Counter {
+            counts: Some(what),
+            ..self
+        }
+    }
+
+    /// What it counts, in a few words: its own, or its rule's.
+    pub fn what(self, rule: RuleName) -> &'static str {
+        self.counts.unwrap_or(rule.descriptor().counts)
     }
 
     /// Whether the rule fires.
@@ -303,9 +357,10 @@ impl Counter {
             }
     }
 
-    /// `3 / 3`, or `2 of 6 (30% once 3)` for a share.
+    /// `2 / 3`, `4 (limit 3)` once past its limit, or `2 of 6 (30% once 3)` for a share.
     pub fn describe(self) -> String {
         match self.limit {
+            Limit::AtLeast(t) if self.count > t => format!("{} (limit {t})", self.count),
             Limit::AtLeast(t) => format!("{} / {t}", self.count),
             Limit::Share { ratio, of, min } => {
                 format!("{} of {of} ({:.0}% once {min})", self.count, ratio * 100.0)
@@ -459,7 +514,7 @@ impl Window<'_> {
 
     /// `n` attempts in the run's unit (`3 iterations`, `3 tool calls`): the one place a
     /// reason names what it counts (see [`crate::config::Unit`]).
-    pub fn attempts(&self, n: usize) -> crate::config::Counted {
+    pub fn attempts(&self, n: usize) -> Counted {
         self.config.unit.count(n as u64)
     }
 }

@@ -1,8 +1,10 @@
 //! One step before a trip: the rules whose count is one short of their limit, each with
-//! the reason it would give, so the agent can be told what is repeating while it can still
-//! get out by itself (the session hooks' additional context, the git hooks' output).
+//! what its descriptor says then ([`super::Warns`]): what is repeating, or how much is
+//! spent, so the agent can be told while it can still get out by itself. How the warning
+//! is worded on each surface (the git hooks, `run`, a session, CI) is
+//! [`crate::report::next`]'s.
 
-use super::{Evaluation, Limit, RuleName, Usage, evaluate};
+use super::{Evaluation, Limit, RuleName, Usage, Warns, evaluate};
 use crate::config::{Config, RuleAction};
 use crate::iteration::Iteration;
 use crate::rules::Facts;
@@ -13,7 +15,8 @@ pub struct NearTrip {
     pub rule: RuleName,
     pub count: u64,
     pub threshold: u64,
-    /// What the rule would say at this count (its own trip reason).
+    /// What is coming, in the rule's words: its own trip reason at this count (what
+    /// repeats), or the count against its limit (what is spent).
     pub reason: String,
 }
 
@@ -38,44 +41,25 @@ pub fn near_trips(
         {
             continue;
         }
-        let mut lowered = config.clone();
-        if !lower(&mut lowered, rule) {
-            continue;
-        }
-        let again = evaluate(&lowered, history, facts, baseline, usage);
-        if let Some(f) = again.fired.iter().find(|f| f.rule == rule) {
-            out.push(NearTrip {
-                rule,
-                count: counter.count,
-                threshold,
-                reason: f.reason.clone(),
-            });
-        }
+        let reason = match rule.descriptor().warns {
+            Warns::Never => continue,
+            Warns::Spends { spent } => spent(config.unit.count(counter.count), threshold),
+            Warns::Repeats { nearer } => {
+                let mut lowered = config.clone();
+                nearer(&mut lowered);
+                let again = evaluate(&lowered, history, facts, baseline, usage);
+                match again.fired.iter().find(|f| f.rule == rule) {
+                    Some(f) => f.reason.clone(),
+                    None => continue,
+                }
+            }
+        };
+        out.push(NearTrip {
+            rule,
+            count: counter.count,
+            threshold,
+            reason,
+        });
     }
     out
-}
-
-/// Lowers `rule`'s limit by one, so that its count now reaches it; `false` when it has
-/// no count limit to lower.
-fn lower(c: &mut Config, rule: RuleName) -> bool {
-    let down = |n: &mut u32| {
-        *n = n.saturating_sub(1).max(1);
-    };
-    match rule {
-        RuleName::Stagnation => down(&mut c.rules.stagnation.threshold),
-        RuleName::SameError => {
-            down(&mut c.rules.same_error.threshold);
-            down(&mut c.session.identical_calls);
-        }
-        RuleName::RepeatedPatch => down(&mut c.rules.repeated_patch.threshold),
-        RuleName::Oscillation => down(&mut c.rules.oscillation.threshold),
-        RuleName::FalseCompletion => down(&mut c.rules.false_completion.threshold),
-        RuleName::EdgeLoop => {
-            down(&mut c.rules.edge_loop.threshold);
-            c.rules.edge_loop.edges.values_mut().for_each(down);
-        }
-        RuleName::Budget => down(&mut c.rules.budget.max_iterations),
-        RuleName::Constraint | RuleName::TestOnly => return false,
-    }
-    true
 }

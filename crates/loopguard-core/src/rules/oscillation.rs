@@ -5,7 +5,7 @@
 //! flipping, and does not count.
 
 use super::{Count, Counter, Facts, Window};
-use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use super::{CountRule, Descriptor, Involves, LoopingFailure, Recovery, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
 
@@ -16,8 +16,15 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Repeats { nearer },
+    involves: Involves::Latest,
     count,
 };
+
+/// One step nearer: the limit one lower.
+fn nearer(c: &mut crate::config::Config) {
+    super::one_lower(&mut c.rules.oscillation.threshold);
+}
 
 /// `threshold` by profile.
 pub(crate) fn defaults(profile: Profile) -> CountRule {
@@ -55,8 +62,8 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     Count::new(Counter::at_least(returns.len() as u64, threshold), || {
         let list: Vec<&str> = returns.iter().map(|(_, what)| what.as_str()).collect();
         format!(
-            "the code returned to an earlier state {} times in the last {} ({})",
-            returns.len(),
+            "the code returned to an earlier state {} in the last {} ({})",
+            crate::config::times(returns.len() as u64),
             w.attempts(w.recent.len()),
             list.join(", ")
         )
@@ -79,7 +86,7 @@ mod tests {
         assert_eq!(h.first_trip(), Some((4, Oscillation)));
         assert_eq!(
             h.eval().trip().unwrap().reason,
-            "the code returned to an earlier state 2 times in the last 4 iterations (c02aaaa back to the tree of c00aaaa, c03aaaa back to the tree of c01aaaa)"
+            "the code returned to an earlier state twice in the last 4 iterations (c02aaaa back to the tree of c00aaaa, c03aaaa back to the tree of c01aaaa)"
         );
     }
 

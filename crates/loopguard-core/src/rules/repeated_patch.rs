@@ -4,7 +4,7 @@
 //! to catch. An empty change has no patch id; rewrites are not attempts.
 
 use super::{Count, Counter, Window};
-use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use super::{CountRule, Descriptor, Involves, LoopingFailure, Recovery, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
 
@@ -15,8 +15,15 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Repeats { nearer },
+    involves: Involves::Latest,
     count,
 };
+
+/// One step nearer: the limit one lower.
+fn nearer(c: &mut crate::config::Config) {
+    super::one_lower(&mut c.rules.repeated_patch.threshold);
+}
 
 /// `threshold` by profile.
 pub(crate) fn defaults(profile: Profile) -> CountRule {
@@ -44,8 +51,8 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             .map(|(f, earlier)| format!("{} = {}", w.short(f.index), earlier.short()))
             .collect();
         format!(
-            "the same patch was applied again {} times in the last {} ({})",
-            repeats.len(),
+            "the same patch was applied again {} in the last {} ({})",
+            crate::config::times(repeats.len() as u64),
             w.attempts(w.recent.len()),
             list.join(", ")
         )

@@ -5,7 +5,7 @@
 //! the streak.
 
 use super::{Count, Counter, Window};
-use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use super::{CountRule, Descriptor, Involves, LoopingFailure, Recovery, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
 use crate::iteration::TestEvidence;
@@ -17,8 +17,16 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::NewestFailing,
+    warns: Warns::Repeats { nearer },
+    involves: Involves::Latest,
     count,
 };
+
+/// One step nearer: the failing runs' limit and the identical calls' (a session's) one lower.
+fn nearer(c: &mut crate::config::Config) {
+    super::one_lower(&mut c.rules.same_error.threshold);
+    super::one_lower(&mut c.session.identical_calls);
+}
 
 /// `threshold` by profile.
 pub(crate) fn defaults(profile: Profile) -> CountRule {
@@ -41,9 +49,9 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     Count::new(tests, || {
         let runs = if w.config.unit == crate::config::Unit::ToolCall {
             // A session's test runs are some of its calls, with edits between them.
-            format!("{} test runs in a row", streak.runs)
+            runs_in_a_row(streak.runs)
         } else if streak.attempts == streak.runs {
-            format!("{} in a row", w.attempts(streak.runs as usize))
+            w.attempts(streak.runs as usize).in_a_row()
         } else {
             format!(
                 "{} test runs in a row over {}, amended in between",
@@ -56,6 +64,12 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             .expect("a streak that reached its limit has a run");
         format!("the same failure ({}) in {runs}", describe_failure(newest))
     })
+}
+
+/// `3 test runs in a row`; one alone is no row: `1 test run`.
+fn runs_in_a_row(n: u64) -> String {
+    let runs = crate::config::plural(n, "test run", "test runs");
+    if n == 1 { runs } else { format!("{runs} in a row") }
 }
 
 /// How near a counter is to its limit, comparable across limits.
@@ -98,12 +112,17 @@ pub(super) fn same_calls(w: &Window<'_>) -> Option<SameCalls> {
         .copied()
         .unwrap_or(0);
     let n = last.same_call.min(mine + earlier);
-    let (threshold, what) = if call.failed {
-        (w.config.rules.same_error.threshold, "failed the same way")
+    let (threshold, what, counts) = if call.failed {
+        (
+            w.config.rules.same_error.threshold,
+            "failed the same way",
+            "calls in a row that failed the same way",
+        )
     } else {
         (
             w.config.session.identical_calls,
             "came back with the same result",
+            "identical calls in a row with the same result",
         )
     };
     let error = call
@@ -111,12 +130,18 @@ pub(super) fn same_calls(w: &Window<'_>) -> Option<SameCalls> {
         .as_deref()
         .map(|e| format!(": {e}"))
         .unwrap_or_default();
-    Some(SameCalls {
-        counter: Counter::at_least(n, threshold.into()),
-        reason: format!(
-            "the same call ({}) {what} {n} times in a row{error}",
-            it.subject()
+    let reason = match (n, call.failed) {
+        (1, true) => format!("the call ({}) failed{error}", it.subject()),
+        (1, false) => format!("the call ({}) was made once", it.subject()),
+        _ => format!(
+            "the same call ({}) {what} {} in a row{error}",
+            it.subject(),
+            crate::config::times(n)
         ),
+    };
+    Some(SameCalls {
+        counter: Counter::at_least(n, threshold.into()).counting(counts),
+        reason,
     })
 }
 

@@ -3,7 +3,7 @@
 //! that unwinds a stack of changes one by one ([`Facts::stalls`]) is not counted.
 
 use super::{Count, Counter, Facts, Stuck, Window};
-use super::{CountRule, Descriptor, LoopingFailure, Recovery};
+use super::{CountRule, Descriptor, Involves, LoopingFailure, Recovery, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::Profile;
 
@@ -14,8 +14,15 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Repeats { nearer },
+    involves: Involves::Latest,
     count,
 };
+
+/// One step nearer: the limit one lower.
+fn nearer(c: &mut crate::config::Config) {
+    super::one_lower(&mut c.rules.stagnation.threshold);
+}
 
 /// `threshold` by profile.
 pub(crate) fn defaults(profile: Profile) -> CountRule {
@@ -44,8 +51,8 @@ pub(super) fn count(w: &Window<'_>) -> Count {
             .first()
             .map_or_else(String::new, |f| format!("; last: {}", w.label(f.index)));
         format!(
-            "no progress in {} in a row ({}{last})",
-            w.attempts(n),
+            "no progress in {} ({}{last})",
+            w.attempts(n).in_a_row(),
             kinds(&stuck, earlier),
         )
     })

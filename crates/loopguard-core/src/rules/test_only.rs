@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::{Descriptor, LoopingFailure, Recovery, RuleSettings};
+use super::{Descriptor, Involves, LoopingFailure, Recovery, RuleSettings, Warns};
 use crate::breaker::TerminalStatus;
 use crate::config::{Profile, RuleAction, at, positive};
 use crate::error::ConfigError;
@@ -20,6 +20,8 @@ pub(crate) const RULE: Descriptor = Descriptor {
     escalates: true,
     terminal: TerminalStatus::AbortedStuck,
     looping_failure: LoopingFailure::None,
+    warns: Warns::Never,
+    involves: Involves::Latest,
     count,
 };
 
@@ -90,14 +92,14 @@ pub(super) fn count(w: &Window<'_>) -> Count {
     let rule = &w.config.rules.test_only;
     let n = w.recent.len() as u64;
     let k = w.recent.iter().filter(|f| f.test_only).count() as u64;
-    let counter = Counter {
-        count: k,
-        limit: Limit::Share {
+    let counter = Counter::of(
+        k,
+        Limit::Share {
             ratio: rule.ratio,
             of: n,
             min: rule.min_iterations.into(),
         },
-    };
+    );
     Count::new(counter, || {
         format!(
             "{k} of the last {} only changed tests, not the code under test",
@@ -128,14 +130,14 @@ mod tests {
         let c = e.counters[&TestOnly];
         assert_eq!(
             c,
-            Counter {
-                count: 2,
-                limit: Limit::Share {
+            Counter::of(
+                2,
+                Limit::Share {
                     ratio: 0.3,
                     of: 3,
                     min: 3
                 }
-            }
+            )
         );
         assert_eq!(c.describe(), "2 of 3 (30% once 3)");
         let mut config = Config::default();

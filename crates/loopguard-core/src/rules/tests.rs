@@ -143,14 +143,14 @@ fn counters_serialise_as_the_contract_says() {
         serde_json::to_value(Counter::at_least(1, 3)).unwrap(),
         serde_json::json!({"count": 1, "threshold": 3})
     );
-    let share = Counter {
-        count: 2,
-        limit: Limit::Share {
+    let share = Counter::of(
+        2,
+        Limit::Share {
             ratio: 0.5,
             of: 6,
             min: 3,
         },
-    };
+    );
     assert_eq!(
         serde_json::to_value(share).unwrap(),
         serde_json::json!({"count": 2, "threshold": 0.5, "of": 6, "min_iterations": 3})

@@ -35,10 +35,10 @@ use std::fmt::Write as _;
 use jiff::Timestamp;
 
 use crate::breaker::{Event, EventKind, State};
-use crate::config::{Config, TripAction};
+use crate::config::Config;
 use crate::ids::CommitId;
 use crate::iteration::{FileChange, FileStatus, Iteration, IterationKind, TestEvidence, ToolCall};
-use crate::report::{Status, WayOut};
+use crate::report::{NearWarning, Status};
 use crate::rules::{RuleName, describe_failure};
 use crate::run::Run;
 
@@ -379,7 +379,7 @@ pub fn on_post_tool(
                 rule: n.rule,
                 after: after.clone(),
             });
-            Answer::Context(warning(n, &failing_test(run)))
+            Answer::Context(NearWarning::in_run(n, config, run).line(|r| as_printed(r, run)))
         }
         None => Answer::Nothing,
     };
@@ -452,34 +452,6 @@ fn failure_text(t: &LastTest) -> String {
     }
 }
 
-/// What the agent reads one step before `n` trips.
-fn warning(n: &crate::rules::NearTrip, failing: &Option<LastTest>) -> String {
-    let next = "one more opens the breaker and stops this session's tool calls — change approach, or ask the user";
-    let what = match (n.rule, failing) {
-        (RuleName::SameError, Some(t)) if n.reason.starts_with("the same failure") => {
-            let first = t
-                .test
-                .failures
-                .as_ref()
-                .and_then(|f| f.first())
-                .map(|f| format!("{f}: "))
-                .unwrap_or_default();
-            let error = t
-                .printed
-                .as_deref()
-                .map(crate::sanitize::printable)
-                .or_else(|| t.test.first_error.clone())
-                .unwrap_or_else(|| "the same signature".to_owned());
-            format!(
-                "the same failure in your last {} test runs ({first}{error})",
-                n.count
-            )
-        }
-        _ => n.reason.clone(),
-    };
-    format!("loopguard: warning ({}): {what}; {next}", n.rule)
-}
-
 /// A reason as the model reads it: printable, and the session's latest failure in it as
 /// the runner printed it instead of normalised (`AssertionError: 3 != 2`, not `<n> != <n>`,
 /// which harnesses that show hook text in markup also HTML-escape).
@@ -504,21 +476,12 @@ fn as_printed(reason: &str, run: &Run) -> String {
 fn refusal(s: &Status, run: &Run, what: &str) -> String {
     let rule = s.rule.map_or_else(String::new, |r| r.to_string());
     let reason = as_printed(s.reason.as_deref().unwrap_or(""), run);
-    let id = run.session.as_ref().map_or("?", |x| x.id.as_str());
     let mut text = format!(
         "loopguard: the breaker of this session is open, so {} is refused.\nrule: {rule}\nreason: {reason}\nStop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.\nways out:\n",
         what.to_lowercase()
     );
-    for way in ways_out(s) {
-        let line = match way {
-            WayOut::Prompt => "the user's next prompt starts a new episode: the loop counters start again and the next tool call decides".to_owned(),
-            WayOut::Cooldown => "after the cooldown the next tool call decides".to_owned(),
-            WayOut::Resume => format!("a person runs `loopguard resume --session {id}`: {}", s.after_resume("tool call")),
-            WayOut::Reset => format!("a person runs `loopguard reset --session {id}`: a new session run"),
-            WayOut::TestsChange => "change the code and run the tests: a run that passes, or fails differently, closes the breaker".to_owned(),
-            WayOut::NewCommit | WayOut::HarnessProgress => continue,
-        };
-        let _ = writeln!(text, "- {line}");
+    for way in s.next().map(|n| n.ways).unwrap_or_default() {
+        let _ = writeln!(text, "- {way}");
     }
     text.trim_end().to_owned()
 }
@@ -547,31 +510,13 @@ pub fn status(config: &Config, run: &Run, calls: &[Iteration], events: &[Event])
         events: &own,
         run: Some(&run.id),
         branch: run.branch.as_deref(),
+        kind: crate::report::RunKind::of(run),
     });
     s.config = run
         .pinned_config
         .as_ref()
         .map(crate::report::ConfigInForce::of);
-    s.ways_out = ways_out(&s);
     s
-}
-
-/// The ways out of a session's open breaker: the tool calls that could mend it are refused
-/// (except under `alert`), so they are the user's prompt and a person's acts.
-pub fn ways_out(s: &Status) -> Vec<WayOut> {
-    if s.aborted {
-        return vec![WayOut::Reset];
-    }
-    let mut ways = Vec::new();
-    if s.state == State::Open {
-        ways.push(WayOut::Prompt);
-    }
-    ways.extend(s.ways_out.iter().copied().filter(|w| match w {
-        WayOut::TestsChange => s.action == TripAction::Alert,
-        WayOut::NewCommit | WayOut::HarnessProgress | WayOut::Prompt => false,
-        WayOut::Cooldown | WayOut::Resume | WayOut::Reset => true,
-    }));
-    ways
 }
 
 /// What the loop cost, since its first repeated failure: tool calls, wall time, tokens.

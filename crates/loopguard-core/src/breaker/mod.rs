@@ -167,9 +167,51 @@ pub struct Trip {
     /// The reason of the trip that began this open/half-open episode, when a reopen gave
     /// a reason of its own (so a reopen says it again instead of nesting reasons).
     pub first_reason: Option<String>,
+    /// Who let the agent try again, while half-open: what a reopen names.
+    pub retried: Option<Retry>,
+}
+
+/// What made an open breaker half-open: the next attempt decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Retry {
+    /// A person's `resume` (in CI, a maintainer removing the label).
+    Resume,
+    /// `on_trip.cooldown` passed.
+    Cooldown,
+    /// A person's turn: a new episode (a session's prompt, a review in CI, a person's
+    /// commit).
+    Turn,
+}
+
+impl Retry {
+    /// What let the agent try again, in a reopen's reason: `no progress after …`.
+    fn by(self) -> &'static str {
+        match self {
+            Retry::Resume => "resume",
+            Retry::Cooldown => "the cooldown",
+            Retry::Turn => "a person's turn",
+        }
+    }
 }
 
 impl Trip {
+    /// The same trip, half-open by `retry`.
+    fn retried_by(&self, retry: Retry) -> Trip {
+        Trip {
+            retried: Some(retry),
+            ..self.clone()
+        }
+    }
+
+    /// The same trip, stopped for good: no one lets the agent try again.
+    fn stopped(&self) -> Trip {
+        Trip {
+            retried: None,
+            ..self.clone()
+        }
+    }
+
     /// The reason that began the episode.
     pub fn original_reason(&self) -> &str {
         self.first_reason.as_deref().unwrap_or(&self.reason)
@@ -355,6 +397,7 @@ impl Breaker {
             at: at.now,
             after: at.len,
             first_reason: None,
+            retried: None,
         };
         self.trips += 1;
         self.phase = if action == TripAction::Abort {
@@ -376,13 +419,19 @@ impl Breaker {
             Reopen::Fired(rule, reason) => (rule, reason),
             Reopen::NoProgress | Reopen::SameFailure => {
                 let what = if why == Reopen::SameFailure {
-                    "the same failure after resume"
+                    "the same failure"
                 } else {
-                    "no progress after resume"
+                    "no progress"
                 };
+                let by = before
+                    .as_ref()
+                    .and_then(|t| t.retried)
+                    .unwrap_or(Retry::Resume)
+                    .by();
+                let what = format!("{what} after {by}");
                 let reason = match &first {
                     Some(b) => format!("{what} (tripped before: {b})"),
-                    None => what.to_owned(),
+                    None => what,
                 };
                 (rule, reason)
             }
@@ -393,6 +442,7 @@ impl Breaker {
             reason,
             at: at.now,
             after: at.len,
+            retried: None,
         };
         self.trips += 1;
         self.phase = if action == TripAction::Abort {
@@ -421,7 +471,7 @@ impl Breaker {
         self.may_change()?;
         match &self.phase {
             Phase::Open(t) => {
-                self.phase = Phase::HalfOpen(t.clone());
+                self.phase = Phase::HalfOpen(t.retried_by(Retry::Resume));
                 self.baseline = at.len;
                 Ok(self.event(at, EventKind::Resume, State::Open))
             }
@@ -439,7 +489,7 @@ impl Breaker {
         if at.now.duration_since(t.at) < cooldown {
             return None;
         }
-        self.phase = Phase::HalfOpen(t.clone());
+        self.phase = Phase::HalfOpen(t.retried_by(Retry::Cooldown));
         self.baseline = at.len;
         Some(self.event(at, EventKind::Cooldown, State::Open))
     }
@@ -505,7 +555,7 @@ impl Breaker {
         self.may_change()?;
         let from = self.state();
         if let Phase::Open(t) = &self.phase {
-            self.phase = Phase::HalfOpen(t.clone());
+            self.phase = Phase::HalfOpen(t.retried_by(Retry::Turn));
         }
         self.baseline = at.len;
         let mut e = self.event(at, EventKind::Episode, from);
@@ -536,12 +586,13 @@ impl Breaker {
             return Err(ResumeError::Finished(s));
         }
         let from = self.state();
-        let trip = self.trip().cloned().unwrap_or_else(|| Trip {
+        let trip = self.trip().map(Trip::stopped).unwrap_or_else(|| Trip {
             rule: RuleName::Stagnation,
             reason: reason.to_owned(),
             at: at.now,
             after: at.len,
             first_reason: None,
+            retried: None,
         });
         self.phase = Phase::Aborted(trip);
         let mut e = self.event(at, EventKind::Finish, from);
@@ -556,12 +607,13 @@ impl Breaker {
         if status.is_done() {
             self.phase = Phase::Done(status);
         } else {
-            let trip = self.trip().cloned().unwrap_or_else(|| Trip {
+            let trip = self.trip().map(Trip::stopped).unwrap_or_else(|| Trip {
                 rule: RuleName::Stagnation,
                 reason: reason.clone(),
                 at: at.now,
                 after: at.len,
                 first_reason: None,
+                retried: None,
             });
             self.phase = Phase::Aborted(trip);
         }
@@ -627,6 +679,9 @@ struct BreakerRecord {
     /// [`Trip::after`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     opened_after: Option<usize>,
+    /// [`Trip::retried`], while half-open (absent in older files: a resume).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    half_open_by: Option<Retry>,
 }
 
 impl From<Breaker> for BreakerRecord {
@@ -643,6 +698,10 @@ impl From<Breaker> for BreakerRecord {
             model: b.model,
             aborted: b.is_aborted(),
             opened_after: trip.as_ref().map(|t| t.after),
+            half_open_by: trip
+                .as_ref()
+                .and_then(|t| t.retried)
+                .filter(|_| b.state() == State::HalfOpen),
             first_reason: trip.and_then(|t| t.first_reason),
         }
     }
@@ -665,6 +724,7 @@ impl TryFrom<BreakerRecord> for Breaker {
                     .opened_after
                     .ok_or_else(|| format!("a {} breaker without opened_after", r.state))?,
                 first_reason: r.first_reason.clone(),
+                retried: r.half_open_by.filter(|_| r.state == State::HalfOpen),
             })
         };
         let phase = match (r.state, r.terminal_status, r.aborted) {
@@ -690,264 +750,4 @@ impl TryFrom<BreakerRecord> for Breaker {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ts(secs: i64) -> Timestamp {
-        Timestamp::from_second(1_800_000_000 + secs).unwrap()
-    }
-
-    fn at(len: usize, secs: i64) -> At {
-        At {
-            run: "r1".to_owned(),
-            now: ts(secs),
-            iteration: None,
-            len,
-        }
-    }
-
-    fn models() -> Vec<String> {
-        ["haiku", "sonnet", "opus"].map(String::from).to_vec()
-    }
-
-    #[test]
-    fn a_trip_opens_and_blocks_under_pause_but_not_alert() {
-        let mut b = Breaker::default();
-        let e = b.trip_on(
-            RuleName::Stagnation,
-            "stuck".into(),
-            TripAction::Pause,
-            &at(3, 0),
-        );
-        assert_eq!(
-            (e.kind, e.from, e.to),
-            (EventKind::Trip, State::Closed, State::Open)
-        );
-        assert_eq!(b.terminal_status(), Some(TerminalStatus::AbortedStuck));
-        assert!(b.blocks(TripAction::Pause));
-        assert!(!b.blocks(TripAction::Alert));
-        assert_eq!(
-            (b.rule(), b.reason()),
-            (Some(RuleName::Stagnation), Some("stuck"))
-        );
-        assert_eq!(b.trips(), 1);
-    }
-
-    #[test]
-    fn constraint_is_aborted_constraint_and_abort_is_final() {
-        let mut b = Breaker::default();
-        b.trip_on(
-            RuleName::Constraint,
-            "touched".into(),
-            TripAction::Abort,
-            &at(1, 0),
-        );
-        assert_eq!(b.terminal_status(), Some(TerminalStatus::AbortedConstraint));
-        assert!(b.is_aborted() && b.blocks(TripAction::Alert));
-        assert_eq!(b.resume(&at(1, 5)), Err(ResumeError::Aborted));
-        assert_eq!(
-            b.continue_after_trip(&at(1, 5)).unwrap_err(),
-            ResumeError::Aborted
-        );
-    }
-
-    #[test]
-    fn resume_half_opens_and_a_failed_attempt_reopens_with_the_first_reason() {
-        let mut b = Breaker::default();
-        assert_eq!(
-            b.resume(&at(0, 0)),
-            Err(ResumeError::NotOpen(State::Closed))
-        );
-        b.trip_on(
-            RuleName::Oscillation,
-            "A B A".into(),
-            TripAction::Pause,
-            &at(4, 0),
-        );
-        let e = b.resume(&at(4, 10)).unwrap();
-        assert_eq!(
-            (e.from, e.to, b.baseline()),
-            (State::Open, State::HalfOpen, 4)
-        );
-        assert_eq!(b.terminal_status(), None);
-        assert_eq!(
-            b.resume(&at(4, 11)),
-            Err(ResumeError::NotOpen(State::HalfOpen))
-        );
-        let e = b.reopen(Reopen::NoProgress, TripAction::Pause, &at(5, 20));
-        assert_eq!(e.kind, EventKind::Reopen);
-        assert_eq!(b.rule(), Some(RuleName::Oscillation));
-        assert_eq!(
-            b.reason(),
-            Some("no progress after resume (tripped before: A B A)")
-        );
-        // A second failed resume quotes the first reason, not the nested one.
-        b.resume(&at(5, 30)).unwrap();
-        b.reopen(Reopen::NoProgress, TripAction::Pause, &at(6, 40));
-        assert_eq!(
-            b.reason(),
-            Some("no progress after resume (tripped before: A B A)")
-        );
-        assert_eq!(b.trips(), 3);
-    }
-
-    #[test]
-    fn close_restarts_the_counters() {
-        let mut b = Breaker::default();
-        b.trip_on(
-            RuleName::SameError,
-            "x".into(),
-            TripAction::Pause,
-            &at(3, 0),
-        );
-        let e = b.close("the tests pass".into(), &at(4, 9));
-        assert_eq!(
-            (e.kind, e.rule, b.state(), b.baseline()),
-            (
-                EventKind::Close,
-                Some(RuleName::SameError),
-                State::Closed,
-                4
-            )
-        );
-        assert_eq!((b.rule(), b.terminal_status()), (None, None));
-    }
-
-    #[test]
-    fn cooldown_half_opens_after_the_duration() {
-        let mut b = Breaker::default();
-        let thirty = jiff::SignedDuration::from_mins(30);
-        assert!(
-            b.cool_down(thirty, &at(3, 3600)).is_none(),
-            "closed: nothing"
-        );
-        b.trip_on(
-            RuleName::Stagnation,
-            "x".into(),
-            TripAction::Pause,
-            &at(3, 0),
-        );
-        assert!(b.cool_down(thirty, &at(3, 29 * 60)).is_none());
-        let e = b.cool_down(thirty, &at(3, 30 * 60)).unwrap();
-        assert_eq!((e.kind, b.state()), (EventKind::Cooldown, State::HalfOpen));
-    }
-
-    #[test]
-    fn escalation_closes_on_the_next_model_until_the_last() {
-        let mut b = Breaker::default();
-        b.trip_on(
-            RuleName::SameError,
-            "x".into(),
-            TripAction::Escalate,
-            &at(3, 0),
-        );
-        let e = b.escalate(&models(), &at(3, 0)).unwrap();
-        assert_eq!(
-            (e.kind, e.to, b.model()),
-            (EventKind::Escalate, State::Closed, 1)
-        );
-        assert_eq!(
-            e.reason.as_deref(),
-            Some("escalated to the next model: sonnet")
-        );
-        assert_eq!(b.baseline(), 3);
-        b.trip_on(
-            RuleName::SameError,
-            "y".into(),
-            TripAction::Escalate,
-            &at(6, 0),
-        );
-        b.escalate(&models(), &at(6, 0)).unwrap();
-        assert_eq!(b.model(), 2);
-        b.trip_on(
-            RuleName::SameError,
-            "z".into(),
-            TripAction::Escalate,
-            &at(9, 0),
-        );
-        assert!(
-            b.escalate(&models(), &at(9, 0)).is_none(),
-            "the last model pauses"
-        );
-        assert!(b.blocks(TripAction::Escalate));
-        assert_eq!(
-            b.next_model(&models(), &at(9, 1)),
-            Err(ResumeError::NoNextModel)
-        );
-    }
-
-    #[test]
-    fn constraint_and_budget_trips_pause_instead_of_escalating() {
-        for rule in [RuleName::Constraint, RuleName::Budget] {
-            let mut b = Breaker::default();
-            b.trip_on(rule, "x".into(), TripAction::Escalate, &at(3, 0));
-            assert!(b.escalate(&models(), &at(3, 0)).is_none(), "{rule}");
-            assert_eq!((b.state(), b.model()), (State::Open, 0), "{rule}");
-            assert!(b.blocks(TripAction::Escalate));
-            // A person may still hand it over.
-            let e = b.next_model(&models(), &at(3, 9)).unwrap();
-            assert_eq!(
-                (e.kind, b.state(), b.model()),
-                (EventKind::Escalate, State::Closed, 1)
-            );
-        }
-    }
-
-    #[test]
-    fn finish_done_closes_and_aborted_stops() {
-        let mut b = Breaker::default();
-        let e = b.finish(TerminalStatus::DoneSuccess, "ok".into(), &at(2, 0));
-        assert_eq!(
-            (e.kind, b.state(), b.terminal_status()),
-            (
-                EventKind::Finish,
-                State::Closed,
-                Some(TerminalStatus::DoneSuccess)
-            )
-        );
-        assert!(b.is_done() && b.is_final());
-        let mut b = Breaker::default();
-        b.finish(
-            TerminalStatus::AbortedStuck,
-            "no progress".into(),
-            &at(2, 0),
-        );
-        assert_eq!(
-            (b.state(), b.rule()),
-            (State::Open, Some(RuleName::Stagnation))
-        );
-        assert!(b.is_aborted());
-    }
-
-    #[test]
-    fn the_record_round_trips_and_refuses_nonsense() {
-        let mut b = Breaker::default();
-        b.trip_on(
-            RuleName::Oscillation,
-            "A B A".into(),
-            TripAction::Pause,
-            &at(4, 0),
-        );
-        b.resume(&at(4, 1)).unwrap();
-        b.reopen(Reopen::NoProgress, TripAction::Pause, &at(5, 2));
-        let json = serde_json::to_string(&b).unwrap();
-        assert_eq!(serde_json::from_str::<Breaker>(&json).unwrap(), b);
-        let v1 = r#"{"state":"open","terminal_status":"aborted_stuck","rule":"stagnation","reason":"x","opened_at":"2027-01-15T08:00:00Z","baseline":0,"trips":1,"model":0,"aborted":false,"opened_after":3}"#;
-        let read = serde_json::from_str::<Breaker>(v1).unwrap();
-        assert_eq!(read.rule(), Some(RuleName::Stagnation));
-        assert_eq!(read.trip().map(|t| t.after), Some(3));
-        for bad in [
-            r#"{"state":"open","rule":null}"#,
-            r#"{"state":"half_open","terminal_status":"done_success"}"#,
-            r#"{"state":"closed","aborted":true}"#,
-            // An open breaker that does not say which iterations came after its trip.
-            r#"{"state":"open","rule":"stagnation","opened_at":"2027-01-15T08:00:00Z"}"#,
-        ] {
-            assert!(serde_json::from_str::<Breaker>(bad).is_err(), "{bad}");
-        }
-        assert_eq!(
-            serde_json::from_str::<Breaker>("{}").unwrap(),
-            Breaker::default()
-        );
-    }
-}
+mod tests;
