@@ -233,6 +233,8 @@ fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
     let exe = std::env::current_exe().context("cannot tell where the loopguard binary is")?;
     // A test repository's hooks honour the tests' knobs (a debug build's only).
     let test_knobs = ws.ctx.settings.invocation.test_knobs && Build::this() == Build::Debug;
+    // A disarmed reference-transaction is an installed one: install writes it again.
+    let waited = hooks::disarmed(&dir);
     let changes = hooks::install(&dir, &hooks::chained_dir(ws.store.dir()), &exe, test_knobs)
         .map_err(|source| HookError::Install {
             dir: dir.clone(),
@@ -242,7 +244,22 @@ fn install_hooks(ws: &Workspace<'_>) -> Result<()> {
     let open = ws.store.open_keys().map_or(true, |k| !k.is_empty());
     ws.arm_reference_transaction(open)?;
     let armed = dir.join("reference-transaction").exists();
+    // It waited disarmed as a copy of the shims: it changed as they did.
+    let shims = changes
+        .iter()
+        .find(|(hook, _)| *hook == "pre-commit")
+        .map(|(_, c)| *c);
     for (hook, change) in &changes {
+        let change = match shims {
+            Some(c)
+                if waited
+                    && *hook == "reference-transaction"
+                    && *change == HookChange::Installed =>
+            {
+                c
+            }
+            _ => *change,
+        };
         if *hook == "reference-transaction" && !armed {
             ws.note(&format!(
                 "hook {hook}: {} (armed only while a breaker is open)",

@@ -116,8 +116,15 @@ fn the_working_tree_iteration_shows_what_it_changed() {
     let rows = table_rows(&md, "Recent iterations");
     let last = rows.last().expect("a row");
     assert_eq!(
-        (last[1], last[3], last[4], last[6]),
-        ("`worktre`", "2", "+2/-1", "new code, same failure"),
+        (last[3], last[4], last[6]),
+        ("2", "+2/-1", "new code, same failure"),
+        "{md}"
+    );
+    // Named by its tree, whole: `worktree-` and the tree's first 7 digits (not `worktre`).
+    let name = last[1].trim_matches('`');
+    assert!(
+        name.strip_prefix("worktree-")
+            .is_some_and(|t| t.len() == 7 && t.bytes().all(|b| b.is_ascii_hexdigit())),
         "{md}"
     );
     let doc = lg(&repo).args(["report", "--json"]).run().ok().json();

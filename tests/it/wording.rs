@@ -2,11 +2,11 @@
 //! the warning one step before a trip on every surface (a commit, `loopguard run`, a
 //! session, CI's comment and summary), numbers and words (a budget, `alert`, counters past
 //! their limit, once and twice, a row of one), a reopen that names what half-opened the
-//! breaker, the edges' reasons in the run report, a replay's answers.
+//! breaker, the edges' reasons in the run report, a replay's answers, a second `init`.
 //! Each test drives the real binary on a real repository and reads the lines themselves.
 
 use crate::session::{Agent, FAIL, PASS, project, project_with};
-use crate::support::{guarded, lg, run_log};
+use crate::support::{fixture, guarded, lg, replay_log, run_log};
 
 const STUCK: &str = "    return len(s)";
 
@@ -226,6 +226,30 @@ fn under_alert_run_warns_what_alert_does_and_counters_show_their_limit() {
     );
 }
 
+/// A second `init` says every hook is already installed, the one that waits disarmed too.
+#[test]
+fn a_second_init_says_already_installed() {
+    let repo = guarded("");
+    let again = lg(&repo).arg("init").run().ok();
+    let hooks: Vec<&str> = again
+        .stderr
+        .lines()
+        .chain(again.stdout.lines())
+        .filter(|l| l.starts_with("hook "))
+        .collect();
+    assert_eq!(
+        hooks,
+        [
+            "hook post-commit: already installed",
+            "hook post-rewrite: already installed",
+            "hook pre-commit: already installed",
+            "hook pre-push: already installed",
+            "hook reference-transaction: already installed (armed only while a breaker is open)",
+        ],
+        "{again:?}"
+    );
+}
+
 /// The edges' reasons a harness gives (`event --edge NAME --reason`) are in the run's
 /// report: each edge, how often it was taken without progress, its latest reasons.
 #[test]
@@ -260,6 +284,21 @@ fn the_run_report_shows_each_edges_reasons() {
         md.contains("\n## Edges\n\n- **plan\\_to\\_act**: taken twice without progress\n  - the planner asked for the same file\n  - the planner asked again\n"),
         "{md}"
     );
+}
+
+/// Tests run on uncommitted changes are named by their working tree, whole:
+/// `worktree-<tree>`, not `worktre`.
+#[test]
+fn a_working_tree_iteration_keeps_its_name() {
+    let repo = guarded("");
+    repo.write("src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n");
+    lg(&repo)
+        .args(["run", "--"])
+        .args(replay_log(&fixture("cargo/assert-count/plain.log"), 101))
+        .run();
+    let text = lg(&repo).args(["report", "--text"]).run().ok().stdout;
+    assert!(text.contains(" worktree-"), "{text}");
+    assert!(!text.contains("worktre "), "{text}");
 }
 
 /// A Claude Code transcript that opens with the user's prompt: the replay says the new

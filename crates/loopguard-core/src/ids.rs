@@ -63,9 +63,12 @@ impl CommitId {
         &self.0
     }
 
-    /// The first 7 characters, as `git log --oneline` shows a commit.
+    /// The first 7 characters, as `git log --oneline` shows a commit; an id a record gives
+    /// keeps the kind it names first (`worktree-4b82aa1`, not `worktre`).
     pub fn short(&self) -> &str {
-        prefix_chars(&self.0, Self::SHORT)
+        let kind = self.0.rfind('-').map_or(0, |i| i + 1);
+        let end = kind + prefix_chars(&self.0[kind..], Self::SHORT).len();
+        &self.0[..end]
     }
 
     /// Whether the id is a git object id (hex), i.e. names a commit `git show` knows.
@@ -213,7 +216,8 @@ mod tests {
             ("0123456789abcdef", Ok("0123456")),
             ("c1", Ok("c1")),
             ("aéééééééé", Ok("aéééééé")),
-            ("worktree-4b82aa", Ok("worktre")),
+            ("worktree-4b82aa", Ok("worktree-4b82aa")),
+            ("worktree-4b82aa91c0ffee", Ok("worktree-4b82aa9")),
             ("", Err(IdError::Empty)),
             ("a b", Err(IdError::BadCharacter)),
             ("a\u{1b}[2K", Err(IdError::BadCharacter)),
