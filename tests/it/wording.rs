@@ -23,7 +23,17 @@ fn looping_session<'r>(repo: &'r crate::support::gitrepo::TestRepo, id: &str) ->
     let a = Agent::new(repo, "claude", id);
     a.prompt("the word count is wrong, fix it");
     a.pytest("pytest -q", FAIL);
-    a.edit("src/wc.py", STUCK, "    return len(s) - 1");
+    // Claude Code names the file it edits by its absolute path.
+    let path = repo.path().join("src/wc.py").display().to_string();
+    a.call(
+        "Edit",
+        serde_json::json!({"file_path": path, "old_string": STUCK, "new_string": "    return len(s) - 1"}),
+        serde_json::json!({"filePath": path}),
+        || {
+            let text = repo.read("src/wc.py").unwrap_or_default();
+            repo.write("src/wc.py", text.replacen(STUCK, "    return len(s) - 1", 1));
+        },
+    );
     a.pytest("python -m pytest tests/test_wc.py", FAIL);
     a.edit(
         "src/wc.py",
@@ -73,6 +83,13 @@ fn the_session_report_says_what_a_session_breaker_does() {
             "a test run is no empty change: {row}"
         );
     }
+    // An edit is named by the repository's path of the file, however the tool gave it.
+    let edits: Vec<&str> = text.lines().filter(|l| l.contains("Edit: ")).collect();
+    assert_eq!(edits.len(), 2, "{text}");
+    for row in edits {
+        assert!(row.contains("Edit: src/wc.py"), "{row}");
+    }
+    assert!(!text.contains(&repo.path().display().to_string()), "{text}");
     let md = lg(&repo)
         .args(["report", "--session", "sess-words", "--markdown"])
         .run()

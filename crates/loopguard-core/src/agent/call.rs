@@ -44,6 +44,10 @@ pub struct CallInput {
     /// The exit status the harness recorded elsewhere than in the hook's input (Codex's
     /// rollout: `session::transcript::exit_status`).
     pub exit_code: Option<i32>,
+    /// The directory the harness made the call in (its `cwd`, the project's root): a path
+    /// inside it is read relative to it, as the repository names its files (tools give
+    /// absolute paths).
+    pub root: Option<String>,
 }
 
 /// The most characters of output kept to judge a call (the end of a long test log holds
@@ -123,9 +127,10 @@ impl CallInput {
         Some(c.split_whitespace().collect::<Vec<_>>().join(" "))
     }
 
-    /// The path a call is about (the file it reads or writes), relative as given.
+    /// The path a call is about (the file it reads or writes): relative to the call's
+    /// root when it is inside it, else as given.
     pub fn path(&self) -> Option<String> {
-        str_field(
+        let path = str_field(
             &self.input,
             &[
                 "file_path",
@@ -135,7 +140,13 @@ impl CallInput {
                 "notebook_path",
                 "target_file",
             ],
-        )
+        )?;
+        let inside = self.root.as_deref().and_then(|root| {
+            path.strip_prefix(root.trim_end_matches('/'))?
+                .strip_prefix('/')
+                .filter(|rest| !rest.is_empty())
+        });
+        Some(inside.map_or(path.clone(), str::to_owned))
     }
 
     /// The normalised input: what makes two calls the same call. Object keys are sorted
@@ -665,6 +676,25 @@ mod tests {
 
     fn call(tool: &str, input: Value, response: Value) -> CallInput {
         CallInput::new(tool, input).returned(response)
+    }
+
+    /// A path inside the call's root is the repository's path of the file; one outside it
+    /// (or a sibling whose name starts the same) stays as given.
+    #[test]
+    fn a_path_inside_the_root_is_relative_to_it() {
+        let edit = |path: &str| {
+            let mut c = CallInput::new("Edit", json!({"file_path": path}));
+            c.root = Some("/work/repo/".to_owned());
+            c.path()
+        };
+        assert_eq!(edit("/work/repo/src/wc.py").as_deref(), Some("src/wc.py"));
+        assert_eq!(edit("src/wc.py").as_deref(), Some("src/wc.py"));
+        assert_eq!(
+            edit("/work/repo2/x.py").as_deref(),
+            Some("/work/repo2/x.py")
+        );
+        assert_eq!(edit("/work/repo").as_deref(), Some("/work/repo"));
+        assert_eq!(edit("/etc/passwd").as_deref(), Some("/etc/passwd"));
     }
 
     #[test]

@@ -190,6 +190,7 @@ fn read(lines: &[Value], turns: &mut Turns) {
                             );
                             call.agent = agent.clone();
                             call.id = part["id"].as_str().map(str::to_owned);
+                            call.root = v.get("cwd").and_then(Value::as_str).map(str::to_owned);
                             turns.call(at, call);
                         }
                         _ => {}

@@ -455,6 +455,7 @@ impl HookEvent {
                     id: text(keys.call_id),
                     output_only: d.quirks.shell_status == ShellStatus::OutputOnly,
                     exit_code: None,
+                    root: cwd.clone(),
                 })
             }
             EventKind::SessionStart | EventKind::Prompt | EventKind::Stop | EventKind::Other => {
