@@ -165,7 +165,7 @@ impl WayOut {
             (WayOut::Resume, RunKind::PullRequest { label }) => format!("a maintainer removes the `{}` label: {}", literal(label, "loopguard"), s.after_resume(attempt)),
             (WayOut::Reset, RunKind::Branch) => "a person starts a new run: `loopguard reset`".to_owned(),
             (WayOut::Reset, RunKind::Session { id }) => format!("a person starts a new run of the session: `loopguard reset --session {}`", literal(id, "ID")),
-            (WayOut::Reset, RunKind::PullRequest { .. }) => "a maintainer takes over: the agent's run on this pull request stays aborted".to_owned(),
+            (WayOut::Reset, RunKind::PullRequest { .. }) => "a maintainer takes the task over".to_owned(),
         }
     }
 }

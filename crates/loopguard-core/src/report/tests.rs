@@ -295,3 +295,69 @@ fn the_guard_shows_only_where_it_applies() {
     assert_eq!(all.to_json()["guarded"], true);
     assert!(!text::status(&all).contains("guard"));
 }
+
+/// CI's comment names the tripping rule's own way out (issue 28 item 3; it told every rule
+/// "tests pass, or a different failure closes the breaker"): a loop in the code is left by
+/// a push that really changes it, a spent budget only by a maintainer.
+#[test]
+fn the_comment_names_the_tripping_rules_own_way_out() {
+    let comment = |s: &Status| {
+        PrView {
+            status: s,
+            pr: Some(7),
+            head: "abc",
+            change: Change::Tripped,
+            issue: None,
+            notes: &[],
+            loop_cost: None,
+        }
+        .comment()
+    };
+    let ways = |md: &str| -> Vec<String> {
+        md.split("**Ways out:**\n\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no ways out:\n{md}"))
+            .lines()
+            .take_while(|l| l.starts_with("- "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let c = Config::default();
+    let flips = History::new()
+        .to("A", "pa")
+        .to("B", "pb")
+        .to("A", "-pb")
+        .to("B", "pb");
+    let s = status_of(&c, &flips).in_pull_request("loopguard:stuck");
+    assert_eq!(s.rule, Some(RuleName::Oscillation));
+    let md = comment(&s);
+    assert!(
+        md.contains(
+            "**What now:** the agent is stuck: this check fails while the breaker is open.\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(
+        ways(&md),
+        [
+            "- a push that really changes the code closes the breaker by itself (not a return to an earlier tree or patch, not whitespace alone; test results do not count)",
+            "- a maintainer removes the `loopguard:stuck` label: the next push decides: progress closes the breaker, another round of the same opens it again",
+            "- a maintainer takes the task over",
+        ]
+    );
+
+    let mut c = Config::default();
+    c.rules.budget.max_iterations = 3;
+    let s =
+        status_of(&c, &History::new().fresh().fresh().fresh()).in_pull_request("loopguard:stuck");
+    assert_eq!(s.rule, Some(RuleName::Budget));
+    let md = comment(&s);
+    assert_eq!(
+        ways(&md),
+        [
+            "- a maintainer removes the `loopguard:stuck` label: the next push decides: progress closes the breaker, another round of the same opens it again",
+            "- a maintainer takes the task over",
+        ]
+    );
+    assert!(!md.contains("tests pass"), "{md}");
+}
