@@ -279,10 +279,7 @@ impl Status {
                     RunKind::Branch | RunKind::Session { .. } => kind.refused().to_owned(),
                 })
             }
-            (State::HalfOpen, _) => Some(format!(
-                "half-open: {}",
-                self.after_resume(kind.attempt())
-            )),
+            (State::HalfOpen, _) => Some(self.after_resume(kind.attempt())),
             // In CI the run that handed the task over says so: the harness reads it.
             (State::Closed, _) if self.escalated() && matches!(kind, RunKind::PullRequest { .. }) => Some(
                 "hand the task to the next model (the `next-model` output); it starts with fresh counters. Another trip escalates again, or on the last model stops the agent".to_owned(),
