@@ -394,8 +394,9 @@ $ git commit -m 'Count words'
 $ loopguard run -- cargo test
 $ git commit -m 'Fix the count'
 $ loopguard run -- cargo test
+loopguard: warning (same_error): the same failure (cargo: counts_words_in_file, assertion `left == right` failed) in 2 iterations in a row; one more opens the breaker and refuses commits and pushes — change approach, or ask the user
 $ git commit -m 'Fix the count again'
-loopguard: warning (same_error): the same failure (cargo: counts_words_in_file, assertion `left == right` failed) in 2 iterations in a row; the next such attempt opens the breaker and refuses commits — change approach, or ask the user
+loopguard: warning (same_error): the same failure (cargo: counts_words_in_file, assertion `left == right` failed) in 2 iterations in a row; one more opens the breaker and refuses commits and pushes — change approach, or ask the user
 $ loopguard run -- cargo test
 loopguard: the breaker opened (same_error): the same failure (cargo: counts_words_in_file, assertion `left == right` failed) in 3 iterations in a row
 loopguard: commits and pushes are refused
@@ -453,13 +454,13 @@ hook post-commit: already installed
 hook post-rewrite: already installed
 hook pre-commit: already installed
 hook pre-push: already installed
-hook reference-transaction: installed (armed only while a breaker is open)
+hook reference-transaction: already installed (armed only while a breaker is open)
 Claude Code: hooked in (.claude/settings.json)
 no .loopguard.yml: the balanced defaults apply; `loopguard init --profile strict|balanced|yolo` writes one
 > Bash: pytest -q
 > Edit src/wc.rs
 > Bash: pytest -q
-loopguard: warning (same_error): the same failure in your last 2 test runs (tests/test_wc.py::test_count: E assert 3 == 2); one more opens the breaker and stops this session's tool calls — change approach, or ask the user
+loopguard: warning (same_error): the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2) in 2 test runs in a row; one more opens the breaker and stops this session's tool calls — change approach, or ask the user
 > Edit src/wc.rs
 > Bash: pytest -q
 loopguard: the breaker of this session is open, so from now on every tool call in this session is refused.
@@ -468,8 +469,8 @@ reason: the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2)
 Stop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.
 ways out:
 - the user's next prompt starts a new episode: the loop counters start again and the next tool call decides
-- a person runs `loopguard resume --session s1`: the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again
-- a person runs `loopguard reset --session s1`: a new session run
+- a person lets the agent try again: `loopguard resume --session s1` (the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again)
+- a person starts a new run of the session: `loopguard reset --session s1`
 what the loop cost since the repeated failure first came (c1): 5 tool calls, 0s
 > Edit src/wc.rs (denied)
 loopguard: the breaker of this session is open, so this tool call is refused.
@@ -478,8 +479,8 @@ reason: the same failure (pytest: tests/test_wc.py::test_count, E assert 3 == 2)
 Stop calling tools. Tell the user what you tried, what keeps happening, and what you would need to go on.
 ways out:
 - the user's next prompt starts a new episode: the loop counters start again and the next tool call decides
-- a person runs `loopguard resume --session s1`: the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again
-- a person runs `loopguard reset --session s1`: a new session run
+- a person lets the agent try again: `loopguard resume --session s1` (the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again)
+- a person starts a new run of the session: `loopguard reset --session s1`
 $ loopguard status
 breaker: closed
 run: RUN on main
