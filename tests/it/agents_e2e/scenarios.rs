@@ -245,7 +245,7 @@ fn repeated_failure(cli: Cli, spellings: [&str; 4], printed: &str) {
         &told.after_call(1),
         "loopguard: warning (same_error): the same call (",
     );
-    assert_has(&told.after_call(1), "failed the same way 2 times in a row");
+    assert_has(&told.after_call(1), "failed the same way twice in a row");
     assert_has(&told.after_call(2), "rule: same_error");
     assert_has(&told.after_call(3), REFUSED);
 }

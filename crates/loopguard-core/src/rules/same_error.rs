@@ -69,7 +69,11 @@ pub(super) fn count(w: &Window<'_>) -> Count {
 /// `3 test runs in a row`; one alone is no row: `1 test run`.
 fn runs_in_a_row(n: u64) -> String {
     let runs = crate::config::plural(n, "test run", "test runs");
-    if n == 1 { runs } else { format!("{runs} in a row") }
+    if n == 1 {
+        runs
+    } else {
+        format!("{runs} in a row")
+    }
 }
 
 /// How near a counter is to its limit, comparable across limits.

@@ -39,7 +39,7 @@ use crate::config::Config;
 use crate::ids::CommitId;
 use crate::iteration::{FileChange, FileStatus, Iteration, IterationKind, TestEvidence, ToolCall};
 use crate::report::{NearWarning, Status};
-use crate::rules::{RuleName, describe_failure};
+use crate::rules::describe_failure;
 use crate::run::Run;
 
 pub use crate::agent::{

@@ -156,7 +156,7 @@ fn the_same_failure_however_spelled_warns_then_trips_and_denies() {
     let text = context(&warned);
     assert_eq!(
         text,
-        "loopguard: warning (same_error): the same failure (pytest: tests/test_wc.py::test_count, AssertionError: assert <n> == <n>) in 2 test runs in a row; one more opens the breaker and stops this session's tool calls — change approach, or ask the user"
+        "loopguard: warning (same_error): the same failure (pytest: tests/test_wc.py::test_count, E assert 2 == 3) in 2 test runs in a row; one more opens the breaker and stops this session's tool calls — change approach, or ask the user"
     );
     s.post(edit("src/wc.py", "return n + 1", "return n * 1"));
     assert_eq!(s.rule(), None);
