@@ -51,9 +51,6 @@ macro_rules! per_cli {
 mod model;
 mod scenarios;
 
-#[cfg(feature = "agent-known-failures")]
-mod known_failures;
-
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
