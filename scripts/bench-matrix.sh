@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
 # The cost of `loopguard fingerprint` across the shapes a CI log takes, each beside
 # `grep -c FAIL` on the same file in the same rounds (close to the memory-bandwidth limit:
-# what passing over a line costs). Prints, per shape, the median wall time of each, their
-# ratio and loopguard's peak RSS.
+# what passing over a line costs). Prints, per shape, the median CPU time (user + system) of
+# each, their ratio, loopguard's median wall time and its peak RSS.
 #
 #   scripts/bench-matrix.sh [SIZE_MIB] [MIXED_MIB]   # default 256 and 1024
 #   LG_BENCH_MAX_RATIO=1.2 LG_BENCH_MAX_RSS_MIB=64 scripts/bench-matrix.sh 16 32
+#
+# What grep is given, and what the ratio means:
+# - grep's count goes to a file, never to /dev/null: GNU grep treats output to /dev/null
+#   as -q and stops at the first match, so a log with a FAIL near its start (go-fail-dense,
+#   mixed) was never read (2 ms for 32 MiB), and those ratios (71, 84, up to 169) measured
+#   that, not the log.
+# - `grep -c FAIL` looks for one literal whose first byte is rare (a memchr skip loop,
+#   about 6 GB/s here); loopguard looks for every runner's triggers (109 literals, 65 once
+#   those containing another are dropped) and parses the lines that hold one. `grep -c -F`
+#   given those 109 literals, the same question, reads a log of bare `test x ... ok` lines
+#   at twice loopguard's CPU time and jest's at 3.7 times: the ratio here is to the cheapest
+#   scan there is, not to grep answering loopguard's question.
+# - CPU time, not wall time: on a loaded machine (2 cores, load 20) a process waits for a
+#   core about ten times as long as it runs, so the wall time of a 30 ms run is the
+#   scheduler's, and wall ratios moved 2.5x between two runs of the same binaries.
 #
 # Shapes (each a generated GitHub Actions log, timestamped, of SIZE_MIB, a real failure of a
 # fixture at its end so that the whole log is read to the end):
@@ -21,7 +36,7 @@
 # either; LG_BENCH_BOUNDS="shape=ratio ..." sets a shape's own ratio bound (.ci/run runs it
 # small that way: a regression fails CI). The target is 1.2 for every shape. LG_BENCH_RUNS rounds
 # (default 5); LG_BENCH_SHAPES="a b" measures only those; LG_BENCH_BEFORE=BINARY adds
-# another build to compare with.
+# another build to compare with. Needs python3 (the generator) and GNU time.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -124,12 +139,16 @@ with open(path, "wb") as out:
 PY
 }
 
-# measure FILE -> sets WALL (seconds) and KIB (peak RSS) of one run of "$@".
+# measure CMD... -> sets CPU (seconds, user + system), WALL (seconds) and KIB (peak RSS) of
+# one run of CMD, its output to a file (see above: not /dev/null). bash's `time` reads the
+# CPU time of its children to the microsecond (GNU time's %U and %S are in hundredths, as
+# long as grep's whole run); GNU time under it gives the peak RSS and costs about 1 ms.
 measure() {
-    local start=$EPOCHREALTIME
-    /usr/bin/time -f '%M' -o "$WORK/time" "$@" >/dev/null 2>&1 || true
-    WALL=$(awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.4f", e - s }')
-    KIB=$(tail -n 1 "$WORK/time")
+    local times user sys
+    times=$( { TIMEFORMAT='%3U %3S %3R'; time /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >"$WORK/out" 2>/dev/null; } 2>&1 )
+    read -r user sys WALL <<<"$times"
+    CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.4f", u + s }')
+    KIB=$(tail -n 1 "$WORK/rss")
 }
 
 median() {
@@ -137,11 +156,11 @@ median() {
         print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $RUNS (median wall, max peak RSS)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $RUNS (median CPU and wall, max peak RSS)"
 if [[ -n $BEFORE ]]; then
-    printf '%-14s %8s %9s %9s %7s %9s %9s %7s\n' shape MiB grep-c lg ratio rss-MiB before ratio
+    printf '%-14s %6s %8s %8s %7s %8s %8s %8s %7s\n' shape MiB grep-cpu lg-cpu ratio lg-wall rss-MiB before ratio
 else
-    printf '%-14s %8s %9s %9s %7s %9s\n' shape MiB grep-c lg ratio rss-MiB
+    printf '%-14s %6s %8s %8s %7s %8s %8s\n' shape MiB grep-cpu lg-cpu ratio lg-wall rss-MiB
 fi
 FAILED=0
 for shape in $SHAPES; do
@@ -150,28 +169,31 @@ for shape in $SHAPES; do
     log=$WORK/$shape.log
     gen "$shape" "$mib" "$log"
     cat "$log" >/dev/null # from the page cache, for every tool alike
-    g=() l=() b=() rss=0
+    g=() l=() lw=() b=() rss=0
     for ((i = 0; i < RUNS; i++)); do
         measure grep -c FAIL "$log"
-        g+=("$WALL")
+        g+=("$CPU")
         measure "$LOOPGUARD" fingerprint "$log"
-        l+=("$WALL")
+        l+=("$CPU")
+        lw+=("$WALL")
         ((KIB > rss)) && rss=$KIB
         if [[ -n $BEFORE ]]; then
             measure "$BEFORE" fingerprint "$log"
-            b+=("$WALL")
+            b+=("$CPU")
         fi
     done
     gm=$(median "${g[@]}")
     lm=$(median "${l[@]}")
+    lwm=$(median "${lw[@]}")
     ratio=$(awk -v l="$lm" -v g="$gm" 'BEGIN { printf "%.2f", l / g }')
     rss_mib=$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')
+    size=$(($(stat -c %s "$log") >> 20))
     if [[ -n $BEFORE ]]; then
         bm=$(median "${b[@]}")
-        printf '%-14s %8s %9.3f %9.3f %7s %9s %9.3f %7.2f\n' "$shape" "$(($(stat -c %s "$log") >> 20))" \
-            "$gm" "$lm" "$ratio" "$rss_mib" "$bm" "$(awk -v b="$bm" -v g="$gm" 'BEGIN { print b / g }')"
+        printf '%-14s %6s %8.3f %8.3f %7s %8.3f %8s %8.3f %7.2f\n' "$shape" "$size" \
+            "$gm" "$lm" "$ratio" "$lwm" "$rss_mib" "$bm" "$(awk -v b="$bm" -v g="$gm" 'BEGIN { print b / g }')"
     else
-        printf '%-14s %8s %9.3f %9.3f %7s %9s\n' "$shape" "$(($(stat -c %s "$log") >> 20))" "$gm" "$lm" "$ratio" "$rss_mib"
+        printf '%-14s %6s %8.3f %8.3f %7s %8.3f %8s\n' "$shape" "$size" "$gm" "$lm" "$ratio" "$lwm" "$rss_mib"
     fi
     bound=${LG_BENCH_MAX_RATIO:-}
     for b in ${LG_BENCH_BOUNDS:-}; do
