@@ -12,7 +12,7 @@ use super::markdown::{self, failure, iterations};
 use super::{Row, Status, picture, text};
 use crate::breaker::{EventKind, State};
 use crate::ids::Signature;
-use crate::rules::{Involves, RuleName};
+use crate::rules::{Involves, Limit, RuleName};
 use crate::sanitize::{code_span, inline};
 
 /// Iteration rows shown in comments and summaries.
@@ -88,7 +88,14 @@ impl PrView<'_> {
             (State::Open, _) => format!("loopguard: stuck loop — {}", markdown::rule_code(s.rule)),
             (State::HalfOpen, _) => "loopguard: half-open — the next push decides".to_owned(),
             (State::Closed, Change::Recovered) => "loopguard: recovered".to_owned(),
-            (State::Closed, _) => "loopguard: no loop".to_owned(),
+            (State::Closed, _) => match s.near.first() {
+                // One more of the same trips it: the headline says so, not "no loop".
+                Some(near) => format!(
+                    "loopguard: warning — {}",
+                    markdown::rule_code(Some(near.rule))
+                ),
+                None => "loopguard: no loop".to_owned(),
+            },
         }
     }
 
@@ -124,6 +131,11 @@ impl PrView<'_> {
             md.push('\n');
             md.push_str(&failure(t));
         }
+        // A healthy PR's comment is one line to read: the rest folded.
+        let quiet = self.quiet();
+        if quiet {
+            md.push_str("\nNothing to do: loopguard judges each push of this PR and says here when the agent loops.\n\n<details><summary>Counters and iterations</summary>\n");
+        }
         let picture = picture::markdown(s);
         if !picture.is_empty() {
             md.push('\n');
@@ -135,6 +147,9 @@ impl PrView<'_> {
         md.push('\n');
         md.push_str(&markdown::counters(s, true));
         md.push_str(&iterations(&s.rows, s.unit, TABLE_ROWS));
+        if quiet {
+            md.push_str("\n</details>\n");
+        }
         let notes: Vec<String> = s
             .notes
             .iter()
@@ -148,6 +163,16 @@ impl PrView<'_> {
             }
         }
         md
+    }
+
+    /// Nothing to say: closed as before, no warning, nothing handed over.
+    fn quiet(&self) -> bool {
+        let s = self.s();
+        s.state == State::Closed
+            && self.change == Change::Quiet
+            && !s.escalated()
+            && s.near.is_empty()
+            && s.warnings.is_empty()
     }
 
     /// What comes next ([`Status::next`]), or how the breaker closed since the last run.
@@ -322,7 +347,7 @@ impl PrView<'_> {
 }
 
 /// The attempts the tripping rule counted, as its descriptor says ([`Involves`]): those
-/// that broke it, or the newest `count` of them.
+/// that broke it, or the loop's ([`loop_rows`]), the newest [`INVOLVED_ROWS`] of them.
 fn involved(s: &Status, rule: Option<RuleName>) -> Vec<&Row> {
     match rule.map(|r| r.descriptor().involves) {
         Some(Involves::Violating) => s
@@ -332,12 +357,45 @@ fn involved(s: &Status, rule: Option<RuleName>) -> Vec<&Row> {
             .take(INVOLVED_ROWS)
             .collect(),
         Some(Involves::Latest) | None => {
-            let count = rule
-                .and_then(|r| s.counters.get(&r))
-                .map_or(1, |c| c.count as usize)
-                .clamp(1, INVOLVED_ROWS);
-            let start = s.rows.len().saturating_sub(count);
-            s.rows[start..].iter().collect()
+            let rows = loop_rows(s, rule);
+            rows[rows.len().saturating_sub(INVOLVED_ROWS)..]
+                .iter()
+                .collect()
         }
     }
+}
+
+/// The loop of this episode: the attempts the rule counted up to its trip, and every
+/// one after it while the breaker stayed open or half-open (a push while open, a reopen
+/// after a resume); not the push that closed it. Without the trip among the rows, the
+/// newest as many as the rule counts now.
+fn loop_rows(s: &Status, rule: Option<RuleName>) -> &[Row] {
+    let at = |e: &crate::breaker::Event| {
+        s.rows
+            .iter()
+            .position(|r| Some(&r.id) == e.iteration.as_ref())
+    };
+    let counter = rule.and_then(|r| s.counters.get(&r));
+    let trip = s
+        .transitions
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::Trip);
+    let Some(tripped) = trip.and_then(at) else {
+        let count = counter.map_or(1, |c| c.count as usize).max(1);
+        return &s.rows[s.rows.len().saturating_sub(count)..];
+    };
+    let counted = match counter.map(|c| c.limit) {
+        Some(Limit::AtLeast(n)) => usize::try_from(n).unwrap_or(1),
+        _ => 1,
+    };
+    let start = tripped + 1 - counted.clamp(1, tripped + 1);
+    let closed = s
+        .transitions
+        .iter()
+        .rev()
+        .find(|e| e.kind == EventKind::Close)
+        .and_then(at)
+        .filter(|c| s.state == State::Closed && *c > tripped);
+    &s.rows[start..closed.unwrap_or(s.rows.len())]
 }
