@@ -5,6 +5,7 @@ use anyhow::Result;
 
 use crate::breaker::{Event, ResumeError, State};
 use crate::error::{InputError, exit};
+use crate::report::{RunKind, already_resumed, resumed};
 use crate::store::Durability;
 
 use super::{Ctx, Workspace, print};
@@ -12,31 +13,28 @@ use super::{Ctx, Workspace, print};
 pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
     let ws = Workspace::open(ctx, None)?;
     let now = ws.now();
-    let result = ws.with_run(now, Durability::Synced, |run, _| {
+    let (result, rule) = ws.with_run(now, Durability::Synced, |run, _| {
         let mut events: Vec<Event> = run.tick(&ws.config, now).into_iter().collect();
-        match run.resume(&ws.config, now) {
+        let rule = run.breaker().rule();
+        let result = match run.resume(&ws.config, now) {
             Ok(e) => {
                 events.extend(e);
-                Ok((Ok(false), events))
+                Ok(false)
             }
             // A person resuming a run that is not stuck takes a turn: a new episode.
             Err(ResumeError::NotOpen(State::Closed)) if !run.iterations().is_empty() => {
-                match run.new_episode(&ws.config, now, None) {
-                    Ok(e) => {
-                        events.extend(e);
-                        Ok((Ok(true), events))
-                    }
-                    Err(e) => Ok((Err(e), events)),
-                }
+                run.new_episode(&ws.config, now, None).map(|e| {
+                    events.extend(e);
+                    true
+                })
             }
-            Err(e) => Ok((Err(e), events)),
-        }
+            Err(e) => Err(e),
+        };
+        Ok(((result, rule), events))
     })?;
     match result {
         Ok(false) => {
-            print(
-                "breaker half-open: the agent may commit again; the next iteration decides (progress closes the breaker, none opens it again)",
-            )?;
+            print(&resumed(rule, &RunKind::Branch))?;
             Ok(exit::OK)
         }
         Ok(true) => {
@@ -46,7 +44,7 @@ pub(super) fn resume(ctx: &Ctx) -> Result<u8> {
             Ok(exit::OK)
         }
         Err(ResumeError::NotOpen(State::HalfOpen)) => {
-            print("breaker already half-open: the next iteration decides")?;
+            print(&already_resumed(rule, &RunKind::Branch))?;
             Ok(exit::OK)
         }
         Err(ResumeError::NotOpen(s)) => {

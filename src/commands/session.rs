@@ -797,13 +797,12 @@ pub(super) fn resume_or_reset(ctx: &Ctx, id: &str, reset: bool) -> Result<u8> {
             ));
         }
         let mut events: Vec<Event> = run.tick(&config, now).into_iter().collect();
+        let rule = run.breaker().rule();
         match run.resume(&config, now) {
             Ok(e) => {
                 events.extend(e);
-                Ok((
-                    "breaker half-open: the agent's tool calls go through again; the next one decides".to_owned(),
-                    events,
-                ))
+                let kind = crate::report::RunKind::of(run);
+                Ok((crate::report::resumed(rule, &kind), events))
             }
             Err(e) => Ok((format!("{e}"), events)),
         }

@@ -430,7 +430,7 @@ counters:
   test_only         0 of 3 (30% once 3)      share of the window's attempts that only touched tests
   budget            3 / 50                   attempts in the whole run
 $ loopguard resume
-breaker half-open: the agent may commit again; the next iteration decides (progress closes the breaker, none opens it again)
+breaker half-open: the agent may commit again; the next attempt with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again
 $ git commit -m 'Count words by whitespace'
 $ loopguard run -- cargo test
 loopguard: the breaker is closed again: the tests pass at <c4>, after the resume

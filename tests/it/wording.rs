@@ -303,6 +303,71 @@ fn the_run_report_shows_each_edges_reasons() {
     );
 }
 
+/// A run that has no iterations yet (a harness's events only) says so in a sentence in its
+/// markdown and HTML reports, instead of a table with a header and no rows.
+#[test]
+fn a_run_without_iterations_says_so_instead_of_an_empty_table() {
+    let repo = guarded("");
+    lg(&repo)
+        .args([
+            "event",
+            "--edge",
+            "plan_to_act",
+            "--reason",
+            "the planner asked",
+        ])
+        .run()
+        .ok();
+    let md = lg(&repo).args(["report", "--markdown"]).run().ok().stdout;
+    assert!(
+        md.ends_with("\n## Recent iterations\n\nNo iterations yet.\n"),
+        "{md}"
+    );
+    assert!(!md.contains("| # |"), "{md}");
+    let html = lg(&repo).args(["report", "--html"]).run().ok().stdout;
+    assert!(
+        html.contains("<h2>Iterations</h2>\n<p>No iterations yet.</p>\n"),
+        "{html}"
+    );
+    assert!(!html.contains("<th>#</th>"), "{html}");
+}
+
+/// `loopguard resume` says what decides as the rule that tripped recovers (its
+/// descriptor): after a loop in the code (three empty commits, `stagnation`) the next
+/// attempt's progress; after a loop of the same failure the next test run, where the same
+/// failure again opens it again (`tests/it/journey.rs`); `resume --session` the same for
+/// a session's tool calls. It said "progress closes the breaker, none opens it again" of
+/// every trip.
+#[test]
+fn resume_says_what_decides_as_the_rule_that_tripped_recovers() {
+    let repo = guarded("");
+    for _ in 0..3 {
+        repo.commit_empty("nothing");
+    }
+    let resumed = lg(&repo).arg("resume").run().ok().stdout;
+    assert_eq!(
+        resumed.trim_end(),
+        "breaker half-open: the agent may commit again; the next attempt decides: progress closes the breaker, another round of the same opens it again"
+    );
+    let again = lg(&repo).arg("resume").run().ok().stdout;
+    assert_eq!(
+        again.trim_end(),
+        "breaker already half-open: the next attempt decides: progress closes the breaker, another round of the same opens it again"
+    );
+    let repo = project("claude");
+    looping_session(&repo, "sess-resumed");
+    let resumed = lg(&repo)
+        .args(["resume", "--session", "sess-resumed"])
+        .by_a_person()
+        .run()
+        .ok()
+        .stdout;
+    assert_eq!(
+        resumed.trim_end(),
+        "breaker half-open: the agent's tool calls go through again; the next tool call with a test run decides: new code whose tests pass, or fail differently, closes the breaker; the same failure again opens it again"
+    );
+}
+
 /// Tests run on uncommitted changes are named by their working tree, whole:
 /// `worktree-<tree>`, not `worktre`.
 #[test]

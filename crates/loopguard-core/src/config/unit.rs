@@ -33,6 +33,14 @@ impl Unit {
         }
     }
 
+    /// None so far, as a sentence: `No iterations yet.`, `No tool calls yet.`
+    pub fn none_yet(self) -> &'static str {
+        match self {
+            Unit::Iteration => "No iterations yet.",
+            Unit::ToolCall => "No tool calls yet.",
+        }
+    }
+
     /// As a heading: `Iterations`, `Tool calls`.
     pub fn heading(self) -> &'static str {
         match self {

@@ -437,6 +437,13 @@ fn warnings(s: &Status) -> String {
 }
 
 fn iterations(s: &Status, points: &[Point]) -> String {
+    if s.rows.is_empty() {
+        return format!(
+            "<h2>{}</h2>\n<p>{}</p>\n",
+            s.unit.heading(),
+            s.unit.none_yet()
+        );
+    }
     let mut h = format!(
         "<h2>{}</h2>\n<table><tr><th>#</th><th>{}</th><th>subject</th><th>files</th><th>+/-</th><th>tests</th><th>notes</th><th>breaker</th></tr>\n",
         s.unit.heading(),

@@ -209,8 +209,12 @@ pub fn tests_cell(t: Option<&TestEvidence>) -> String {
     }
 }
 
-/// The newest `limit` attempts, counted in `unit`, as a markdown table.
+/// The newest `limit` attempts, counted in `unit`, as a markdown table; a sentence when
+/// there are none (no empty table).
 pub fn iterations(rows: &[Row], unit: Unit, limit: usize) -> String {
+    if rows.is_empty() {
+        return format!("\n## Recent {0}\n\n{1}\n", unit.many(), unit.none_yet());
+    }
     let mut md = format!(
         "\n## Recent {}\n\n| # | {} | subject | files | +/- | tests | notes |\n|---:|---|---|---:|---|---|---|\n",
         unit.many(),

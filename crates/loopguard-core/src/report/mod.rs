@@ -23,7 +23,7 @@ pub mod picture;
 pub mod session;
 pub mod text;
 
-pub use next::{NearWarning, Next, RunKind, WayOut, after_resume};
+pub use next::{NearWarning, Next, RunKind, WayOut, after_resume, already_resumed, resumed};
 
 use std::collections::BTreeMap;
 

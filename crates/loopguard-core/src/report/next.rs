@@ -73,6 +73,15 @@ impl RunKind {
         }
     }
 
+    /// What a resume lets the agent do again.
+    fn again(&self) -> &'static str {
+        match self {
+            RunKind::Branch => "the agent may commit again",
+            RunKind::Session { .. } => "the agent's tool calls go through again",
+            RunKind::PullRequest { .. } => "the agent's next push is judged again",
+        }
+    }
+
     /// What goes on under `on_trip.action: alert`.
     fn goes_on(&self) -> &'static str {
         match self {
@@ -218,6 +227,24 @@ pub fn after_resume(rule: Option<RuleName>, attempt: &str) -> String {
             "the next {attempt} decides: progress closes the breaker, another round of the same opens it again"
         )
     }
+}
+
+/// What a person reads after resuming a breaker `rule` opened on a run of `kind`: it is
+/// half-open, what the agent may do again, and what decides ([`after_resume`]).
+pub fn resumed(rule: Option<RuleName>, kind: &RunKind) -> String {
+    format!(
+        "breaker half-open: {}; {}",
+        kind.again(),
+        after_resume(rule, kind.attempt())
+    )
+}
+
+/// What a person reads resuming a breaker that is already half-open.
+pub fn already_resumed(rule: Option<RuleName>, kind: &RunKind) -> String {
+    format!(
+        "breaker already half-open: {}",
+        after_resume(rule, kind.attempt())
+    )
 }
 
 /// What comes next for a run: where the breaker leaves the agent now, and the ways out.
