@@ -15,7 +15,8 @@
 //! - [`agent`] — a coding agent as its harness speaks (harnesses, tool calls, answers);
 //!   [`session`] — its session judged tool call by tool call;
 //! - [`fingerprint`] — failure fingerprints of test output;
-//! - [`ci`] — CI mode's decisions; [`github`] — GitHub's payloads, typed.
+//! - [`ci`] — CI mode's decisions; [`github`] — GitHub's payloads, typed;
+//! - [`names`] — the text form of the runners', rules' and harnesses' names.
 
 // The core never prints: output goes through values the shell renders.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -35,6 +36,7 @@ pub mod first_parent;
 pub mod github;
 pub mod ids;
 pub mod iteration;
+pub mod names;
 pub mod patch;
 pub mod preview;
 #[cfg(test)]

@@ -12,6 +12,7 @@ use serde_saphyr::Spanned;
 
 use super::{MAX_COMPLETION_PATTERNS, MAX_GLOBS, MAX_LIST_ENTRIES, Notify, Profile, TripAction};
 use crate::error::ConfigError;
+use crate::names::did_you_mean;
 
 thread_local! {
     /// The limit a bounded list or mapping was refused past while this thread read a
@@ -284,43 +285,6 @@ fn explain(e: &serde_saphyr::Error, key: &str) -> (String, Option<String>) {
 /// The last step of a key path (`max_iterations` of `rules.budget.max_iterations`).
 fn last(key: &str) -> &str {
     key.rsplit('.').next().unwrap_or(key)
-}
-
-/// The one of `expected` that `field` is a misspelling of: at most one edit in four
-/// characters away (`same_eror`, `threshhold`, `windwo`), the nearest first.
-fn did_you_mean<'a>(field: &str, expected: &[&'a str]) -> Option<&'a str> {
-    let len = field.chars().count();
-    let limit = (len / 4).max(1);
-    expected
-        .iter()
-        // At least as many edits as the lengths differ: a long key is compared with none.
-        .filter(|e| e.chars().count().abs_diff(len) <= limit)
-        .map(|&e| (edits(field, e), e))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, e)| e)
-}
-
-/// The edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`, in
-/// three rows of `b`'s length.
-fn edits(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Row i holds the edits from a[..i] to each b[..j]; a swap looks two rows back.
-    let mut before: Vec<usize> = Vec::new();
-    let mut up: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            row[j] = (up[j] + 1).min(row[j - 1] + 1).min(up[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                row[j] = row[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut up, row);
-    }
-    up[b.len()]
 }
 
 fn empty() -> RawConfig {

@@ -108,7 +108,7 @@ mod testing;
 
 pub use failure::{Failure, FailureKind};
 pub use normalize::{normalize_id, normalize_message};
-pub use runner::{Descriptor as RunnerDescriptor, UnknownRunner};
+pub use runner::Descriptor as RunnerDescriptor;
 pub use signature::{FINGERPRINT_VERSION, Fingerprint, failure_hash};
 pub use stream::Fingerprinter;
 

@@ -6,9 +6,6 @@
 //! tests), its fixtures under `tests/fixtures/logs/<runner>/`, and its line in `runners!`.
 
 use super::Runner;
-use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
 
 /// Everything the rest of loopguard knows about one runner, declared in its module.
 #[derive(Debug)]
@@ -102,60 +99,7 @@ macro_rules! with_parser {
 
 pub(super) use {runners, with_parser};
 
-impl Runner {
-    /// Its name in every document (the descriptor's).
-    pub fn as_str(self) -> &'static str {
-        self.descriptor().name
-    }
-}
-
-impl fmt::Display for Runner {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A runner name that is not one of [`Runner::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownRunner(pub String);
-
-impl fmt::Display for UnknownRunner {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown runner {:?} (expected one of ", self.0)?;
-        for (i, r) in Runner::ALL.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            write!(f, "{sep}{r}")?;
-        }
-        f.write_str(")")
-    }
-}
-
-impl std::error::Error for UnknownRunner {}
-
-impl FromStr for Runner {
-    type Err = UnknownRunner;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Runner::ALL
-            .iter()
-            .copied()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| UnknownRunner(s.to_string()))
-    }
-}
-
-impl Serialize for Runner {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Runner {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::names::named!(Runner, "runner");
 
 #[cfg(test)]
 mod tests {

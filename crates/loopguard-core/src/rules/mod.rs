@@ -25,7 +25,6 @@ mod tests;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -255,49 +254,12 @@ rules! {
     Budget => budget: budget::BudgetRule,
 }
 
-impl RuleName {
-    /// Its name in every document and its config section (the descriptor's).
-    pub fn as_str(self) -> &'static str {
-        self.descriptor().name
-    }
+crate::names::named!(RuleName, "rule");
 
+impl RuleName {
     /// The configured action of this rule.
     pub fn action(self, config: &Config) -> RuleAction {
         config.rules.action(self)
-    }
-}
-
-impl fmt::Display for RuleName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RuleName {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        RuleName::ALL
-            .iter()
-            .copied()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = RuleName::ALL.iter().map(|r| r.as_str()).collect();
-                format!("unknown rule `{s}`, expected one of {}", names.join(", "))
-            })
-    }
-}
-
-impl Serialize for RuleName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for RuleName {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -78,7 +78,13 @@ fn every_rule_names_itself_once_and_round_trips() {
     let mut sorted = RuleName::ALL.to_vec();
     sorted.sort();
     assert_eq!(sorted, RuleName::ALL, "ALL is in the enum's order");
-    assert!("stagnaton".parse::<RuleName>().is_err());
+    let typo = "stagnaton".parse::<RuleName>().unwrap_err();
+    assert_eq!(typo.nearest(), Some("stagnation"));
+    assert!(
+        typo.to_string()
+            .starts_with("unknown rule \"stagnaton\" (did you mean \"stagnation\"? expected one of constraint, same_error, "),
+        "{typo}"
+    );
 }
 
 #[test]

@@ -10,10 +10,6 @@
 //! The descriptor is data and pure functions: the shell reads and writes the files it
 //! names (`src/agents_config.rs`), the core judges what arrives.
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::call::CallInput;
@@ -304,11 +300,9 @@ harnesses! {
     Cursor => cursor,
 }
 
-impl Harness {
-    pub fn as_str(self) -> &'static str {
-        self.descriptor().name
-    }
+crate::names::named!(Harness, "agent");
 
+impl Harness {
     /// The harness's name for people.
     pub fn title(self) -> &'static str {
         self.descriptor().title
@@ -320,40 +314,6 @@ impl Harness {
         Harness::ALL
             .iter()
             .flat_map(|h| h.descriptor().config.guards.iter().copied())
-    }
-}
-
-impl fmt::Display for Harness {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Harness {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Harness::ALL
-            .iter()
-            .copied()
-            .find(|h| h.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Harness::ALL.iter().map(|h| h.as_str()).collect();
-                format!("unknown agent `{s}`, expected one of {}", names.join(", "))
-            })
-    }
-}
-
-impl Serialize for Harness {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for Harness {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
     }
 }
 

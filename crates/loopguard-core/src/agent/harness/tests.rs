@@ -131,11 +131,16 @@ fn every_descriptor_holds_together() {
             d.name
         );
     }
+    let unknown = "cline".parse::<Harness>().unwrap_err();
     assert!(
-        "cline"
-            .parse::<Harness>()
-            .unwrap_err()
-            .contains("expected one of claude")
+        unknown
+            .to_string()
+            .starts_with("unknown agent \"cline\" (expected one of claude, "),
+        "{unknown}"
+    );
+    assert_eq!(
+        "codx".parse::<Harness>().unwrap_err().nearest(),
+        Some("codex")
     );
 }
 
