@@ -18,9 +18,9 @@ use std::time::Duration;
 use http::Uri;
 use jiff::Timestamp;
 
-use crate::github::event::ActionsVars;
-use crate::github::seal::StateKey;
-use crate::github::{DEFAULT_API_URL, DEFAULT_SERVER_URL, RepoId, Token};
+use loopguard_core::github::event::ActionsVars;
+use loopguard_core::github::seal::StateKey;
+use loopguard_core::github::types::RepoId;
 
 /// Variable prefixes and names captured.
 const PREFIXES: &[&str] = &["GITHUB_", "RUNNER_", "LOOPGUARD_", "PRE_COMMIT_"];
@@ -54,6 +54,52 @@ pub const RUN_DEADLINE: Duration = Duration::from_secs(600);
 pub const RUN_DEADLINE_ENV: &str = "LOOPGUARD_CI_DEADLINE";
 /// The variable that sets the deadline of each attempt.
 pub const REQUEST_DEADLINE_ENV: &str = "LOOPGUARD_GITHUB_REQUEST_DEADLINE";
+
+/// The GitHub API's root when `GITHUB_API_URL` is unset (github.com).
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+/// GitHub's web root when `GITHUB_SERVER_URL` is unset (github.com).
+pub const DEFAULT_SERVER_URL: &str = "https://github.com";
+
+/// The API token (`GITHUB_TOKEN`). It is only ever sent to the API host, never to a
+/// redirect target (`crate::github`); it has no `Display`, its `Debug` is redacted, and
+/// error messages are scrubbed of it.
+#[derive(Clone)]
+pub struct Token(String);
+
+impl Token {
+    /// Trims surrounding whitespace (secrets read from files end in a newline) and refuses
+    /// characters that cannot be in a header, without echoing the value.
+    pub fn new(raw: &str) -> Result<Self, SettingsError> {
+        let token = raw.trim();
+        if token.is_empty() {
+            return Err(SettingsError::Secret {
+                name: "GITHUB_TOKEN",
+                problem: "is empty",
+                fix: "set it from the action's `token` input (default `${{ github.token }}`)",
+            });
+        }
+        if !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(SettingsError::Secret {
+                name: "GITHUB_TOKEN",
+                problem: "holds characters a token cannot have (inner whitespace or non-ASCII)",
+                fix: "check the `token` input",
+            });
+        }
+        Ok(Token(token.to_owned()))
+    }
+
+    /// The secret itself: for the GitHub client's `Authorization` header and the scrubber
+    /// of its errors, nothing else.
+    pub(crate) fn secret(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(***)")
+    }
+}
 
 /// A variable that does not hold what loopguard reads from it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -4,12 +4,12 @@ use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
-use super::client::{DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient};
+use super::client::GitHubClient;
 use super::retry::{Pacer, RetryPolicy};
-use super::token::Token;
 use super::types::RepoId;
 use crate::settings::{
-    ClientSettings, REQUEST_DEADLINE, RUN_DEADLINE, SettingsError, parse_http_url,
+    ClientSettings, DEFAULT_API_URL, DEFAULT_SERVER_URL, REQUEST_DEADLINE, RUN_DEADLINE,
+    SettingsError, Token, parse_http_url,
 };
 
 /// Builds a [`GitHubClient`]; [`GitHubClientBuilder::from_settings`] takes what the
@@ -137,11 +137,14 @@ impl GitHubClientBuilder {
             .into();
         Ok(GitHubClient {
             agent,
-            authorization: self.token.as_ref().map(|t| format!("Bearer {}", t.0)),
+            authorization: self
+                .token
+                .as_ref()
+                .map(|t| format!("Bearer {}", t.secret())),
             api_uri,
             api_url,
             server_url,
-            secret: self.token.map(|t| t.0),
+            secret: self.token.map(|t| t.secret().to_owned()),
             repo,
             dry_run: self.dry_run,
             planned: Mutex::new(Vec::new()),

@@ -23,11 +23,6 @@ use super::permissions::Permission;
 use super::retry::{Pacer, ResponseFacts, RetryPolicy, Verdict};
 use super::types::RepoId;
 
-/// Default API root (github.com).
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
-/// Default web root (github.com).
-pub const DEFAULT_SERVER_URL: &str = "https://github.com";
-
 /// Largest JSON body read.
 const MAX_JSON_BYTES: usize = 64 << 20;
 /// Largest job log kept; longer logs keep their tail, where failures are summarised.

@@ -18,20 +18,20 @@ mod paging;
 mod permissions;
 mod pulls;
 pub mod retry;
-mod token;
 
 pub use loopguard_core::github::{event, seal, sticky, timeline, types};
 
 pub use actions::RunFilter;
 pub use builder::GitHubClientBuilder;
-pub use client::{DEFAULT_API_URL, DEFAULT_SERVER_URL, GitHubClient, MAX_LOG_BYTES};
+pub use client::{GitHubClient, MAX_LOG_BYTES};
 pub use dashboard::CommentScan;
 pub use dry_run::PlannedWrite;
 pub use error::{Failure, GitHubError, LinkProblem, TransportError};
 pub use event::{CiContext, EventKind};
 pub use issues::IssueUpdate;
 pub use permissions::{Permission, permissions_hint};
-pub use token::Token;
+// What the environment configures the client with: read, and kept secret, by the settings.
+pub use crate::settings::{DEFAULT_API_URL, DEFAULT_SERVER_URL, Token};
 pub use types::{
     Commit, CommitFile, Issue, IssueComment, Job, JobLog, Label, PullRequest, RepoId, User,
     WorkflowRun,
