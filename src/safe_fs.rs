@@ -242,6 +242,16 @@ pub fn read_range(path: &Path, offset: u64, len: u64) -> io::Result<Vec<u8>> {
 /// syncs it (and, when it created the file, its directory). A link or special file there
 /// is [`Refused`], never written through.
 pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    append_as(path, bytes, true)
+}
+
+/// [`append`] with nothing synced (after a crash of the machine the log may end before
+/// `bytes`, or with part of them: its readers skip a line that does not parse).
+pub fn append_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    append_as(path, bytes, false)
+}
+
+fn append_as(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let mut options = OpenOptions::new();
     options.append(true).create(true);
     #[cfg(unix)]
@@ -252,9 +262,11 @@ pub fn append(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let created = fs::symlink_metadata(path).is_err();
     let mut file = open_checked(path, &mut options, Follow::No)?;
     file.write_all(bytes)?;
-    file.sync_data()?;
-    if created {
-        sync_dir(path.parent().expect("a file path has a parent"))?;
+    if sync {
+        file.sync_data()?;
+        if created {
+            sync_dir(path.parent().expect("a file path has a parent"))?;
+        }
     }
     Ok(())
 }
@@ -369,15 +381,35 @@ pub fn write_atomic_unsynced_rename(
     write_synced(path, bytes, crash)
 }
 
+/// [`write_atomic`] with nothing synced: readers see the old file or the new one, whole,
+/// and a crash of loopguard leaves one or the other; after a crash of the machine `path`
+/// may hold either, or be empty where the file system does not order a rename after its
+/// data. For state that can be lost with the machine: what a reader rebuilds, or judges as
+/// missing on the safe side (the caller says which, where it calls this).
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
+    write_renamed(path, bytes, false, crash)
+}
+
 /// The new content synced in a temporary file, then renamed to `path`.
 fn write_synced(path: &Path, bytes: &[u8], crash: impl FnOnce()) -> io::Result<()> {
+    write_renamed(path, bytes, true, crash)
+}
+
+/// The new content in a temporary file (synced when `sync`), then renamed to `path`.
+fn write_renamed(path: &Path, bytes: &[u8], sync: bool, crash: impl FnOnce()) -> io::Result<()> {
     let dir = path.parent().expect("a file path has a parent");
-    ensure_dir_durably(dir)?;
+    if sync {
+        ensure_dir_durably(dir)?;
+    } else {
+        ensure_dir(dir)?;
+    }
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
-    tmp.as_file().sync_data()?;
+    if sync {
+        tmp.as_file().sync_data()?;
+    }
     crash();
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -171,7 +171,7 @@ impl Watched {
 }
 
 /// One watched thing, what was seen there, and the metadata it was seen with.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Item {
     watched: Watched,
     path: PathBuf,
@@ -349,6 +349,24 @@ impl Surface {
                 })
             })
             .collect()
+    }
+
+    /// Whether this snapshot must replace `stored` as the one the next snapshot starts
+    /// from: it saw something else, metadata included (else the next would read those
+    /// paths again), or `stored` holds paths it cannot vouch for by their metadata (they
+    /// changed too close to its time) that this one can. Otherwise `stored` serves the
+    /// next snapshot as well as this one would, and writing it again is work for nothing.
+    pub fn replaces(&self, stored: &Surface) -> bool {
+        let racy =
+            |s: &Surface, i: &Item| i.stat.is_some_and(|t| !t.settled(s.taken, RACY_SECONDS));
+        self.schema != stored.schema
+            || self.items != stored.items
+            || self.worktrees != stored.worktrees
+            || stored
+                .items
+                .iter()
+                .zip(&self.items)
+                .any(|(old, new)| racy(stored, old) && !racy(self, new))
     }
 
     /// What was seen at `watched`, when it is watched here.

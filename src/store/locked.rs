@@ -72,6 +72,14 @@ pub enum Durability {
     /// for its record, not two). A change that writes more (events, a start, a report,
     /// dropped calls) goes through the journal and is synced all the same.
     Derivable,
+    /// Nothing synced: the journal, the logs' appends, the run file and the report are
+    /// written in the same order, so a crash of loopguard anywhere still leaves the old
+    /// state or the new (the journal finishes it), but a crash of the machine may lose the
+    /// change, or its end. Only for what loopguard can do without: the calls of a coding
+    /// agent's session whose breaker is closed before and after the change and that opens
+    /// nothing (the caller says why, where it chooses this). A marker is synced whatever
+    /// the durability: a marker too many is allowed, one too few never.
+    Rebuildable,
 }
 
 /// A change on its way to disk (readers take its run as the branch's: [`Store::peek_run`]).
@@ -197,13 +205,15 @@ impl Locked<'_> {
         {
             // One file: its rename is all or nothing.
             let path = self.run_path(key);
-            if durability == Durability::Derivable {
-                self.ready_dir(path.parent().expect("a file path has a parent"))?;
-                safe_fs::write_atomic_unsynced_rename(&path, &run_bytes, || {
-                    self.crash_at("temp-written");
-                })?;
-            } else {
-                self.write_atomic(&path, &run_bytes)?;
+            match durability {
+                Durability::Derivable => {
+                    self.ready_dir(path.parent().expect("a file path has a parent"))?;
+                    safe_fs::write_atomic_unsynced_rename(&path, &run_bytes, || {
+                        self.crash_at("temp-written");
+                    })?;
+                }
+                Durability::Rebuildable => self.write_as(&path, &run_bytes, durability)?,
+                Durability::Synced => self.write_atomic(&path, &run_bytes)?,
             }
             if !open {
                 self.mark_open(key, false)?;
@@ -228,9 +238,15 @@ impl Locked<'_> {
             report: change.report,
         };
         let bytes = serde_json::to_vec(&journal).map_err(io::Error::other)?;
-        self.write_atomic(&self.journal_path(key), &bytes)?;
+        // A journal of a change that need not survive the machine need not either; the
+        // others are synced (Derivable's too: more than the run file changes).
+        let durability = match durability {
+            Durability::Rebuildable => Durability::Rebuildable,
+            Durability::Synced | Durability::Derivable => Durability::Synced,
+        };
+        self.write_as(&self.journal_path(key), &bytes, durability)?;
         self.crash_at("journal-written");
-        self.apply(key, &journal, Some(run_bytes))
+        self.apply(key, &journal, Some(run_bytes), durability)
     }
 
     /// Finishes what a writer that died left: its journal is applied, and temporary files
@@ -251,7 +267,7 @@ impl Locked<'_> {
         };
         match serde_json::from_slice::<Journal>(&bytes) {
             Ok(j) if j.format <= RUN_FORMAT && j.run.format <= RUN_FORMAT => {
-                self.apply(key, &j, None)?;
+                self.apply(key, &j, None, Durability::Synced)?;
                 out.applied = true;
             }
             Ok(_) | Err(_) => {
@@ -268,34 +284,41 @@ impl Locked<'_> {
 
     /// Applies a journal: events (once), start, run, report; then removes it. The run's
     /// marker is set first when it is open (a journal a writer left may predate markers)
-    /// and cleared last when it is not.
-    fn apply(&self, key: &str, j: &Journal, run_bytes: Option<Vec<u8>>) -> io::Result<()> {
+    /// and cleared last when it is not. Each file is written as durably as `durability`
+    /// says (the markers always synced).
+    fn apply(
+        &self,
+        key: &str,
+        j: &Journal,
+        run_bytes: Option<Vec<u8>>,
+        durability: Durability,
+    ) -> io::Result<()> {
         let open = j.run.is_open();
         if open {
             self.mark_open(key, true)?;
         }
         let log = json_lines(&j.events)?;
         if !log.is_empty() {
-            self.append_once(&self.events_path(key), j.events_at, &log)?;
+            self.append_once(&self.events_path(key), j.events_at, &log, durability)?;
         }
         self.crash_at("events-appended");
         let calls = json_lines(&j.calls)?;
         if !calls.is_empty() {
-            self.append_once(&self.calls_path(&j.run.id), j.calls_at, &calls)?;
+            self.append_once(&self.calls_path(&j.run.id), j.calls_at, &calls, durability)?;
         }
         self.crash_at("calls-appended");
         if let Some(start) = &j.start {
             let bytes = serde_json::to_vec_pretty(start).map_err(io::Error::other)?;
-            self.write_atomic(&self.start_path(key), &bytes)?;
+            self.write_as(&self.start_path(key), &bytes, durability)?;
         }
         let run_bytes = match run_bytes {
             Some(b) => b,
             None => serde_json::to_vec(&j.run).map_err(io::Error::other)?,
         };
-        self.write_atomic(&self.run_path(key), &run_bytes)?;
+        self.write_as(&self.run_path(key), &run_bytes, durability)?;
         self.crash_at("state-written");
         if let Some((run_id, markdown)) = &j.report {
-            self.write_atomic(&self.report_path(run_id), markdown.as_bytes())?;
+            self.write_as(&self.report_path(run_id), markdown.as_bytes(), durability)?;
         }
         self.crash_at("report-written");
         match fs::remove_file(self.journal_path(key)) {
@@ -328,7 +351,17 @@ impl Locked<'_> {
 
     /// Appends `log` to the log at `path` unless it is already there at `at` (a writer
     /// that died after appending); a torn append of it is cut back first.
-    fn append_once(&self, path: &Path, at: u64, log: &[u8]) -> io::Result<()> {
+    fn append_once(
+        &self,
+        path: &Path,
+        at: u64,
+        log: &[u8],
+        durability: Durability,
+    ) -> io::Result<()> {
+        let append = |path: &Path, log: &[u8]| match durability {
+            Durability::Rebuildable => safe_fs::append_unsynced(path, log),
+            Durability::Synced | Durability::Derivable => safe_fs::append(path, log),
+        };
         self.ready_dir(path.parent().expect("a file path has a parent"))?;
         let len = self.log_len(path)?;
         let end = at + log.len() as u64;
@@ -341,11 +374,11 @@ impl Locked<'_> {
                 safe_fs::truncate(path, at)?;
             }
         }
-        match safe_fs::append(path, log) {
+        match append(path, log) {
             Err(e) if is_refusal(&e) => {
                 // Swapped for something else since: set it aside, start a new log.
                 set_aside(path, "refused", &self.tag_now())?;
-                safe_fs::append(path, log)
+                append(path, log)
             }
             other => other,
         }
@@ -466,6 +499,16 @@ impl Locked<'_> {
     fn write_atomic(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.ready_dir(path.parent().expect("a file path has a parent"))?;
         safe_fs::write_atomic(path, bytes, || self.crash_at("temp-written"))
+    }
+
+    /// [`Locked::write_atomic`], with nothing synced for a [`Durability::Rebuildable`]
+    /// change.
+    fn write_as(&self, path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+        if durability != Durability::Rebuildable {
+            return self.write_atomic(path, bytes);
+        }
+        self.ready_dir(path.parent().expect("a file path has a parent"))?;
+        safe_fs::write_atomic_unsynced(path, bytes, || self.crash_at("temp-written"))
     }
 
     /// Makes sure `dir` and every directory between the store and it are directories of

@@ -38,7 +38,10 @@
 //! start, run and report before the journal goes. Removals are not synced (a marker too
 //! many is allowed; a journal's removal reaches the disk with the next rename in `runs/`,
 //! and a journal that comes back is applied again to the same effect). What a common commit
-//! costs: two syncs, the run file's and its directory's (README, "Benchmarks").
+//! costs: two syncs, the run file's and its directory's (README, "Benchmarks"). A writer
+//! may choose less for what it can lose with the machine ([`Durability`]): the commits a
+//! hook records (git gives them back), the calls of a coding agent's session whose breaker
+//! is closed (nothing synced; the markers always are).
 //!
 //! **Open markers.** The `open/` markers let the `reference-transaction` hook, which git
 //! runs on every ref update, tell "no breaker is open anywhere" from one directory listing
@@ -432,15 +435,22 @@ impl Store {
 }
 
 fn parse_run(bytes: &[u8]) -> Result<Run, String> {
-    match serde_json::from_slice::<serde_json::Value>(bytes) {
-        Err(e) => Err(format!("it is not valid JSON ({e})")),
-        Ok(v) => match v.get("format").and_then(serde_json::Value::as_u64) {
-            Some(f) if f > u64::from(RUN_FORMAT) => Err(format!(
-                "it has format {f}, newer than this loopguard understands ({RUN_FORMAT}); upgrade loopguard to keep using it"
-            )),
-            _ => serde_json::from_value::<Run>(v)
-                .map_err(|e| format!("it does not hold a run ({e})")),
-        },
+    /// The format alone (the rest skipped, its syntax still checked): a run's file is
+    /// parsed straight into a run once its format is known, never through a
+    /// `serde_json::Value` (which cost a hook as much again).
+    #[derive(Deserialize)]
+    struct Format {
+        format: Option<serde_json::Value>,
+    }
+    match serde_json::from_slice::<Format>(bytes) {
+        Err(e) if e.is_syntax() || e.is_eof() => Err(format!("it is not valid JSON ({e})")),
+        Ok(Format {
+            format: Some(serde_json::Value::Number(f)),
+        }) if f.as_u64().is_some_and(|f| f > u64::from(RUN_FORMAT)) => Err(format!(
+            "it has format {f}, newer than this loopguard understands ({RUN_FORMAT}); upgrade loopguard to keep using it"
+        )),
+        _ => serde_json::from_slice::<Run>(bytes)
+            .map_err(|e| format!("it does not hold a run ({e})")),
     }
 }
 

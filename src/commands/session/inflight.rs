@@ -221,7 +221,7 @@ pub(super) fn keep_harness(store: &Store, key: &str, p: Process) -> io::Result<(
     }
     let bytes = serde_json::to_vec(&p).map_err(io::Error::other)?;
     safe_fs::ensure_dir(path.parent().expect("a file path has a parent"))?;
-    safe_fs::write_atomic_unsynced_rename(&path, &bytes, || {})
+    safe_fs::write_atomic_unsynced(&path, &bytes, || {})
 }
 
 fn read_harness(path: &Path) -> Option<Process> {

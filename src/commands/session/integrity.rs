@@ -40,6 +40,26 @@ pub(super) struct Integrity {
     /// The sessions' store.
     dir: PathBuf,
     place: Place,
+    /// `surface/last.json` as this hook read it: its file's identity and what it holds.
+    last: std::cell::OnceCell<Option<(FileId, Surface)>>,
+}
+
+/// A file's identity (device, inode): the same while no rename replaces it.
+type FileId = (u64, u64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 impl Integrity {
@@ -47,7 +67,22 @@ impl Integrity {
         Integrity {
             dir: sessions_dir.to_owned(),
             place: Place::of(&ws.repo, &ws.ctx.settings),
+            last: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The last snapshot a hook kept (`surface/last.json`), read once.
+    fn read_last(&self) -> Option<Surface> {
+        self.last
+            .get_or_init(|| {
+                let path = self.last_path();
+                let id = file_id(&path)?;
+                let surface = read_snapshot(&path)?;
+                // Replaced while it was read: no identity to link to.
+                (file_id(&path) == Some(id)).then_some((id, surface))
+            })
+            .as_ref()
+            .map(|(_, s)| s.clone())
     }
 
     fn last_path(&self) -> PathBuf {
@@ -95,7 +130,8 @@ impl Integrity {
     fn since_last(&self, busy: impl FnOnce() -> bool) -> (Surface, Option<String>) {
         let store = self.place.common_dir.join("loopguard");
         // Before the first call: the surface as `init` left it.
-        let last = read_snapshot(&self.last_path())
+        let last = self
+            .read_last()
             .or_else(|| crate::guard_surface::own::last(&store).map(|o| o.surface));
         let now = Surface::snapshot(&self.place, last.as_ref());
         let Some(last) = last else {
@@ -128,13 +164,34 @@ impl Integrity {
     /// Before the call `call` of the session `key` runs: `surface` (the surface now,
     /// [`Integrity::between_calls`]) kept for its result's hook, and each watched file's
     /// content kept by its digest (once).
+    ///
+    /// Where the last snapshot a hook kept saw the same (the common case: nothing changed
+    /// between two calls), it is not written again: the call's snapshot is one more name
+    /// for its file (a hard link), checked to be the file that was read. Neither is synced
+    /// (see [`Integrity::keep_last`]); a call's snapshot lost with the machine is a call
+    /// whose harness is gone too.
     pub(super) fn before_call(&self, key: &str, call: &str, surface: &Surface) -> io::Result<()> {
         self.keep_contents(surface);
-        let bytes = serde_json::to_vec(surface).map_err(io::Error::other)?;
         let path = self.call_path(key, call);
         safe_fs::ensure_dir(path.parent().expect("a file path has a parent"))?;
-        safe_fs::write_atomic_unsynced_rename(&path, &bytes, || {})?;
-        safe_fs::write_atomic_unsynced_rename(&self.last_path(), &bytes, || {})
+        let kept = self
+            .last
+            .get()
+            .and_then(Option::as_ref)
+            .filter(|(_, stored)| !surface.replaces(stored))
+            .map(|(id, _)| *id);
+        if let Some(id) = kept {
+            let _ = std::fs::remove_file(&path);
+            if std::fs::hard_link(self.last_path(), &path).is_ok() && file_id(&path) == Some(id) {
+                return Ok(());
+            }
+        }
+        let bytes = serde_json::to_vec(surface).map_err(io::Error::other)?;
+        safe_fs::write_atomic_unsynced(&path, &bytes, || {})?;
+        if kept.is_none() {
+            safe_fs::write_atomic_unsynced(&self.last_path(), &bytes, || {})?;
+        }
+        Ok(())
     }
 
     /// After the call `call` (`what`: the call, for people) of the session `key`: what
@@ -143,6 +200,7 @@ impl Integrity {
     /// no before-call snapshot: it was not announced, which is judged apart).
     pub(super) fn after_call(&self, key: &str, call: &str, what: &str) -> Option<String> {
         let path = self.call_path(key, call);
+        let id = file_id(&path);
         let before = read_snapshot(&path)?;
         let _ = std::fs::remove_file(&path);
         let after = Surface::snapshot(&self.place, Some(&before));
@@ -152,7 +210,11 @@ impl Integrity {
             .filter(|c| self.guards(c, &after))
             .collect();
         if changes.is_empty() {
-            self.keep_last(&after);
+            // The last snapshot is still the call's (linked to it before the call) and
+            // saw the same: nothing to write.
+            if after.replaces(&before) || id.is_none() || file_id(&self.last_path()) != id {
+                self.keep_last(&after);
+            }
             return None;
         }
         let told: Vec<String> = changes
@@ -167,10 +229,14 @@ impl Integrity {
         ))
     }
 
+    /// Keeps `surface` as the one the next snapshot starts from and compares with. Not
+    /// synced: after a crash of the machine the next hook finds the previous one, or
+    /// none, and then compares with an older reading (the surface `init` left, at the
+    /// oldest) — it may see more changes than happened since, never fewer.
     fn keep_last(&self, surface: &Surface) {
         if let Ok(bytes) = serde_json::to_vec(surface) {
             let _ = safe_fs::ensure_dir(&self.dir.join("surface"));
-            let _ = safe_fs::write_atomic_unsynced_rename(&self.last_path(), &bytes, || {});
+            let _ = safe_fs::write_atomic_unsynced(&self.last_path(), &bytes, || {});
         }
     }
 

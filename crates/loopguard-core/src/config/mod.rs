@@ -344,9 +344,13 @@ fn completion_pattern(pattern: &str, unicode: bool) -> Result<CompletionPattern,
 }
 
 /// The default completion pattern, compiled with ASCII classes: on ASCII text it matches
-/// exactly what the Unicode build would, and it builds in a fraction of the time.
+/// exactly what the Unicode build would, and it builds in a fraction of the time. Built
+/// once per process (a clone shares it): a hook builds a config more than once.
 fn default_completion() -> CompletionPattern {
-    completion_pattern(DEFAULT_COMPLETION, false).expect("the default pattern is valid")
+    static DEFAULT: std::sync::LazyLock<CompletionPattern> = std::sync::LazyLock::new(|| {
+        completion_pattern(DEFAULT_COMPLETION, false).expect("the default pattern is valid")
+    });
+    DEFAULT.clone()
 }
 
 impl Default for Config {

@@ -93,7 +93,7 @@ pub struct Raw {
 pub(crate) fn defaults(profile: Profile) -> ConstraintRule {
     ConstraintRule {
         action: RuleAction::Trip,
-        protected: PatternSet::builtin(DEFAULT_PROTECTED, GlobKind::Path),
+        protected: DEFAULT_PROTECTED_SET.clone(),
         guard_workflows: true,
         guarded: Vec::new(),
         forbid_test_skips: true,
@@ -102,9 +102,16 @@ pub(crate) fn defaults(profile: Profile) -> ConstraintRule {
             Profile::Strict => RuleAction::Trip,
             Profile::Balanced | Profile::Yolo => RuleAction::Warn,
         },
-        ci_paths: PatternSet::builtin(CI_PATHS, GlobKind::Path),
+        ci_paths: CI_PATHS_SET.clone(),
     }
 }
+
+/// The built-in globs, compiled once per process (a hook builds a config more than once:
+/// the defaults, then the file's over them).
+static DEFAULT_PROTECTED_SET: std::sync::LazyLock<PatternSet> =
+    std::sync::LazyLock::new(|| PatternSet::builtin(DEFAULT_PROTECTED, GlobKind::Path));
+static CI_PATHS_SET: std::sync::LazyLock<PatternSet> =
+    std::sync::LazyLock::new(|| PatternSet::builtin(CI_PATHS, GlobKind::Path));
 
 impl RuleSettings for ConstraintRule {
     type Raw = Raw;
