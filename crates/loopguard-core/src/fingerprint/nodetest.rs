@@ -35,8 +35,11 @@ pub(crate) const TRIGGERS: &[&str] = &[
 /// Deeper than this, suites are not told apart (a bounded stack).
 const MAX_DEPTH: usize = 32;
 
+/// `✖ name (3.2ms)`: one space after the mark. gotestsum's package lines put two there
+/// (`✖  ./pkg (31ms)`): they are not a test of node's.
 static SPEC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\s*)(\u{25b6}|\u{2716}) (.+?)(?: \([\d.]+m?s\))?$").expect("because it is valid")
+    Regex::new(r"^(\s*)(\u{25b6}|\u{2716}) (\S.*?)(?: \([\d.]+m?s\))?$")
+        .expect("because it is valid")
 });
 static TAP_NOT_OK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\s*)not ok \d+ - (.+?)(?: # .*)?$").expect("because it is valid")
@@ -317,5 +320,20 @@ mod tests {
             triples(&fp),
             [("waits", FailureKind::Timeout, "test timed out after <dur>")]
         );
+    }
+
+    #[test]
+    fn gotestsums_package_lines_are_not_tests() {
+        // gotestsum's default format: a package that failed, one that passed, one with no
+        // tests. None of them is a test of `node --test`.
+        let log =
+            "\u{2716}  . (31ms)\n\u{2713}  internal/report (cached)\n\u{2205}  internal/empty\n";
+        let fp = crate::fingerprint::fingerprint_bytes(log.as_bytes());
+        assert!(
+            fp.failures.iter().all(|f| f.runner != Runner::Node),
+            "{}",
+            fp.render_text()
+        );
+        assert_ne!(fp.runner, Some(Runner::Node));
     }
 }
