@@ -123,11 +123,14 @@ mod tests {
     }
 
     #[test]
-    fn runner_names_are_distinct_lowercase_words() {
+    fn runner_names_are_distinct_lowercase_words_and_versions() {
         for (i, r) in Runner::ALL.iter().enumerate() {
             let name = r.as_str();
             assert!(
-                !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()),
+                name.starts_with(|c: char| c.is_ascii_lowercase())
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
                 "{name:?}"
             );
             assert!(
