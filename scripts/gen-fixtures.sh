@@ -1667,7 +1667,7 @@ done
 
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest junitconsole gradle jasmine native heldout native_heldout)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest junitconsole gradle jasmine heldout)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}

@@ -13,7 +13,7 @@
 use super::collect::{Collector, LineParser};
 use super::ghactions::CleanLine;
 use super::normalize::cut_message;
-use super::{FailureKind, Runner, cmocka, runner::Descriptor};
+use super::{FailureKind, Runner, runner::Descriptor};
 
 pub(crate) const RUNNER: Descriptor = Descriptor { name: "gtest" };
 
@@ -30,9 +30,6 @@ pub(crate) struct GtestParser {
     block: Option<Vec<String>>,
     /// The message of the last block, for the verdict that follows it.
     message: Option<String>,
-    /// Since a cmocka group's `[==========]` line (until another runner's): cmocka's lines
-    /// look like these ([`super::cmocka`]) and are not GoogleTest's.
-    cmocka: bool,
 }
 
 impl LineParser for GtestParser {
@@ -50,12 +47,6 @@ impl LineParser for GtestParser {
             if self.message.is_none() {
                 self.message = Some(cut_message(&lines.join(" ")));
             }
-        }
-        if text.starts_with("[==========] ") {
-            self.cmocka = cmocka::GROUP.is_match(text);
-        }
-        if self.cmocka {
-            return;
         }
         if let Some(test) = text.strip_prefix("[ RUN      ] ") {
             out.saw(Runner::Gtest);

@@ -104,18 +104,6 @@ runner::runners! {
     Gradle => gradle: GradleParser,
     /// Jasmine's console reporter.
     Jasmine => jasmine: JasmineParser,
-    /// Catch2's console reporter.
-    Catch2 => catch2: Catch2Parser,
-    /// doctest's console reporter.
-    Doctest => doctest: DoctestParser,
-    /// Check (C), its console output.
-    Check => check: CheckParser,
-    /// Criterion (C, C++), its console.
-    Criterion => criterion: CriterionParser,
-    /// CUnit's basic interface.
-    Cunit => cunit: CunitParser,
-    /// cmocka's standard output.
-    Cmocka => cmocka: CmockaParser,
     ;
     tsc: TscParser,
     bats: BatsParser,
