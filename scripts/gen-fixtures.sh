@@ -52,8 +52,6 @@ copy_project() {
         case $project in
         playwright | bun | deno | heldout/playwright | heldout/bun | heldout/deno)
             ln -s "$(js_tools)/node_modules" "$dir/node_modules" ;;
-        jasmine | heldout/jasmine)
-            ln -s "$(managed_js_tools)/node_modules" "$dir/node_modules" ;;
         *) ln -s "$(node_tools)/node_modules" "$dir/node_modules" ;;
         esac
     fi
@@ -1480,7 +1478,7 @@ PY
 #
 #   scripts/gen-fixtures.sh heldout              # every runner's
 #   scripts/gen-fixtures.sh heldout/RUNNER[,..]  # some runners'
-HELDOUT_RUNNERS="unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest go junitconsole gradle jasmine"
+HELDOUT_RUNNERS="unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest go"
 HELDOUT_FAILING=(wrong-total out-of-stock bad-parse missing-report setup-error two-files)
 
 # LG_HELDOUT_FAILURES="a b" makes only those failures (and keeps the others' logs).
@@ -1667,7 +1665,7 @@ done
 
 main() {
     local args=("$@")
-    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest junitconsole gradle jasmine heldout)
+    [[ ${#args[@]} -gt 0 ]] || args=(cargo nextest pytest go jest vitest mocha tsc junit unittest rspec minitest phpunit exunit ctest tap node playwright bun deno dotnet gtest heldout)
     local arg r s
     for arg in "${args[@]}"; do
         r=${arg%%/*}

@@ -98,12 +98,6 @@ runner::runners! {
     Tap => tap: TapParser,
     /// GoogleTest's console.
     Gtest => gtest: GtestParser,
-    /// The JUnit 5 console launcher (`junit-platform-console-standalone`), every `--details`.
-    JunitConsole => junitconsole: JunitConsoleParser,
-    /// Gradle's console (`gradle test`, `./gradlew build`).
-    Gradle => gradle: GradleParser,
-    /// Jasmine's console reporter.
-    Jasmine => jasmine: JasmineParser,
     ;
     tsc: TscParser,
     bats: BatsParser,
